@@ -1,0 +1,66 @@
+/* alloc.c: the per-thread allocator hook and the growable byte buffer. */
+#include <stdlib.h>
+
+#include "common_internal.h"
+
+static _Thread_local ade_alloc_fn hook;
+static _Thread_local void *hook_ud;
+
+void ade_set_allocator(ade_alloc_fn fn, void *ud) {
+  hook = fn;
+  hook_ud = ud;
+}
+
+void *ade__realloc(void *p, size_t size) {
+  if (hook) return hook(hook_ud, p, size);
+  if (size == 0) {
+    free(p);
+    return NULL;
+  }
+  return realloc(p, size);
+}
+
+void *ade__alloc(size_t size) { return ade__realloc(NULL, size ? size : 1); }
+
+void *ade__calloc(size_t n, size_t size) {
+  size_t total = ade__mul_size(n, size);
+  void *p = total == SIZE_MAX ? NULL : ade__alloc(total);
+  if (p) memset(p, 0, total);
+  return p;
+}
+
+void ade__free(void *p) {
+  if (p) ade__realloc(p, 0);
+}
+
+char *ade__strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = ade__alloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+int ade__buf_reserve(ade__buf *b, size_t extra) {
+  if (b->cap - b->len >= extra) return ADE_OK;
+  if (extra > SIZE_MAX / 2 - b->len) return ADE_ENOMEM;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap - b->len < extra) cap *= 2;
+  unsigned char *p = ade__realloc(b->p, cap);
+  if (!p) return ADE_ENOMEM;
+  b->p = p;
+  b->cap = cap;
+  return ADE_OK;
+}
+
+int ade__buf_put(ade__buf *b, const void *src, size_t n) {
+  if (ade__buf_reserve(b, n)) return ADE_ENOMEM;
+  if (n) memcpy(b->p + b->len, src, n);
+  b->len += n;
+  return ADE_OK;
+}
+
+void ade__buf_free(ade__buf *b) {
+  ade__free(b->p);
+  b->p = NULL;
+  b->len = b->cap = 0;
+}

@@ -1,0 +1,101 @@
+/* common_internal.h: helpers shared by the modules (errors, allocation, buffers, varints). */
+#ifndef ADE_COMMON_INTERNAL_H
+#define ADE_COMMON_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "adelim.h"
+
+/* Set the thread's detail message and return status (GSL_ERROR's shape). */
+int ade__fail(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Clear the detail message. */
+void ade__clear_error(void);
+
+/* All allocation goes through the thread's hook (see ade_set_allocator). */
+void *ade__alloc(size_t size);
+void *ade__calloc(size_t n, size_t size);
+void *ade__realloc(void *p, size_t size);
+void ade__free(void *p);
+char *ade__strdup(const char *s);
+/* n * size, or SIZE_MAX on overflow (so the allocation fails cleanly). */
+static inline size_t ade__mul_size(size_t n, size_t size) {
+  return (size && n > SIZE_MAX / size) ? SIZE_MAX : n * size;
+}
+
+/* A growable byte buffer. */
+typedef struct ade__buf {
+  unsigned char *p;
+  size_t len, cap;
+} ade__buf;
+
+int ade__buf_reserve(ade__buf *b, size_t extra);
+int ade__buf_put(ade__buf *b, const void *src, size_t n);
+void ade__buf_free(ade__buf *b);
+
+/* Unsigned LEB128 varints: at most 10 bytes for 64 bits. */
+static inline size_t ade__varint_put(unsigned char *dst, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    dst[n++] = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  dst[n++] = (unsigned char)v;
+  return n;
+}
+static inline int ade__buf_varint(ade__buf *b, uint64_t v) {
+  if (b->cap - b->len < 10 && ade__buf_reserve(b, 10)) return ADE_ENOMEM;
+  b->len += ade__varint_put(b->p + b->len, v);
+  return ADE_OK;
+}
+/* Read a varint from [*p, end); 0 on success, -1 if truncated or overlong. */
+static inline int ade__varint_get(const unsigned char **p, const unsigned char *end,
+                                  uint64_t *v) {
+  uint64_t r = 0;
+  for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+    unsigned char c = *(*p)++;
+    r |= (uint64_t)(c & 0x7f) << shift;
+    if (!(c & 0x80)) {
+      if (shift == 63 && c > 1) return -1;
+      *v = r;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* Little-endian fixed-width load/store (the tape format is little-endian). */
+static inline void ade__st32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void ade__st64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline uint32_t ade__ld32(const unsigned char *p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+static inline uint64_t ade__ld64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+static inline void ade__stf64(unsigned char *p, double d) {
+  uint64_t v;
+  memcpy(&v, &d, 8);
+  ade__st64(p, v);
+}
+static inline double ade__ldf64(const unsigned char *p) {
+  uint64_t v = ade__ld64(p);
+  double d;
+  memcpy(&d, &v, 8);
+  return d;
+}
+
+#define ADE__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define ADE__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif

@@ -1,0 +1,13 @@
+# The convenience library holds everything; libadelim.la re-exports it.
+noinst_LTLIBRARIES += libadelim-core.la
+libadelim_core_la_CFLAGS = $(AM_CFLAGS) $(ADE_DEPS_CFLAGS)
+libadelim_core_la_LIBADD = $(ADE_DEPS_LIBS)
+libadelim_core_la_SOURCES = \
+	%D%/common_internal.h \
+	%D%/error.c \
+	%D%/alloc.c
+
+lib_LTLIBRARIES += libadelim.la
+libadelim_la_SOURCES =
+libadelim_la_LIBADD = libadelim-core.la
+libadelim_la_LDFLAGS = -version-info $(ADE_LT_VERSION)

@@ -1,0 +1,1 @@
+include_HEADERS += %D%/adelim.h

@@ -1,0 +1,2 @@
+libadelim_core_la_SOURCES += \
+	%D%/tape_internal.h

@@ -1,0 +1,62 @@
+/* testutil.h: shared test helpers (relative comparison, random inputs, failing allocator). */
+#ifndef ADE_TESTUTIL_H
+#define ADE_TESTUTIL_H
+
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "adelim.h"
+
+/* |got - want| <= tol * max(1, |want|), with NaN == NaN and equal infinities
+ * (GSL's gsl_test_rel shape); prints both at %.17g on failure. */
+#define ade_assert_rel(got, want, tol)                                         \
+  do {                                                                         \
+    double ade_g_ = (got), ade_w_ = (want), ade_t_ = (tol);                    \
+    int ade_ok_;                                                               \
+    if (isnan(ade_w_)) ade_ok_ = isnan(ade_g_);                                \
+    else if (isinf(ade_w_)) ade_ok_ = ade_g_ == ade_w_;                        \
+    else ade_ok_ = isfinite(ade_g_) &&                                         \
+        fabs(ade_g_ - ade_w_) <= ade_t_ * fmax(1.0, fabs(ade_w_));             \
+    ck_assert_msg(ade_ok_, "%s = %.17g, expected %s = %.17g (tol %.3g)", #got, \
+                  ade_g_, #want, ade_w_, ade_t_);                              \
+  } while (0)
+
+/* A small deterministic generator (splitmix64) so failures reproduce. */
+static inline uint64_t ade_test_rand(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+/* Uniform in [lo, hi). */
+static inline double ade_test_uniform(uint64_t *s, double lo, double hi) {
+  return lo + (hi - lo) * (double)(ade_test_rand(s) >> 11) * 0x1.0p-53;
+}
+
+/* An allocator that fails the k-th allocation (k counts from 0) and counts
+ * live blocks, for out-of-memory tests (CSparse Tcov, Lua debug_realloc). */
+typedef struct ade_test_alloc {
+  long fail_at;   /* -1: never fail */
+  long count;     /* allocations so far */
+  long live;      /* blocks not yet freed */
+} ade_test_alloc;
+
+static inline void *ade_test_alloc_fn(void *ud, void *p, size_t n) {
+  ade_test_alloc *a = ud;
+  if (n == 0) {
+    if (p) a->live--;
+    free(p);
+    return NULL;
+  }
+  if (a->fail_at >= 0 && a->count++ == a->fail_at) return NULL;
+  if (a->fail_at < 0) a->count++;
+  void *q = realloc(p, n);
+  if (q && !p) a->live++;
+  return q;
+}
+
+#endif
