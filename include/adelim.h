@@ -267,7 +267,7 @@ ADE_API void ade_region_end(void);
 
 /* ------------------------------------------------------ inspecting a tape */
 
-typedef struct ade_tape_stats {
+typedef struct ade_stats {
   uint64_t records;          /* operations recorded (each defines one variable) */
   uint64_t independents;
   uint64_t dependents;
@@ -282,10 +282,10 @@ typedef struct ade_tape_stats {
   int capture;               /* call sites recorded */
   int complete;              /* 0: recording failed; the tape is a prefix */
   uint64_t op_count[256];    /* records by opcode */
-} ade_tape_stats;
+} ade_stats;
 
-/*! ade_tape_stats: counts and sizes of a finished tape. */
-ADE_API int ade_tape_stats(const ade_tape *tape, ade_tape_stats *s);
+/*! ade_tape_stats: counts and sizes of a finished tape (type ade_stats). */
+ADE_API int ade_tape_stats(const ade_tape *tape, ade_stats *s);
 /*! ade_tape_num_indep / ade_tape_num_dep: n and m of a finished tape. */
 ADE_API size_t ade_tape_num_indep(const ade_tape *tape);
 ADE_API size_t ade_tape_num_dep(const ade_tape *tape);
@@ -311,14 +311,16 @@ typedef struct ade_region {
   int depth;
   uint64_t first_op;     /* records [first_op, end_op) belong to it */
   uint64_t end_op;
-  size_t nframes;        /* user call stack when it began (capture on) */
-  const char *const *frames;
+  size_t nframes;        /* frames of the user call stack when it began */
 } ade_region;
 
 ADE_API size_t ade_tape_num_diagnostics(const ade_tape *tape);
 ADE_API int ade_tape_diagnostic(const ade_tape *tape, size_t i, ade_diagnostic *d);
 ADE_API size_t ade_tape_num_regions(const ade_tape *tape);
 ADE_API int ade_tape_region(const ade_tape *tape, size_t i, ade_region *r);
+/*! ade_tape_region_frame: frame k (0 = innermost) of region i's call stack
+ * as "function+0xoff (module)"; NULL if out of range. */
+ADE_API const char *ade_tape_region_frame(const ade_tape *tape, size_t i, size_t k);
 
 /* ----------------------------------------------------- first-order sweeps */
 

@@ -1,4 +1,11 @@
 libadelim_core_la_SOURCES += \
 	%D%/ops_internal.h \
 	%D%/ops_rules.h \
-	%D%/ops.c
+	%D%/record_internal.h \
+	%D%/ops.c \
+	%D%/tape.c \
+	%D%/record.c \
+	%D%/callsite.c \
+	%D%/reader.c \
+	%D%/sweep.c \
+	%D%/inspect.c

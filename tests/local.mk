@@ -10,3 +10,19 @@ check_PROGRAMS += %D%/check_ops
 %C%_check_ops_CFLAGS = $(TEST_CFLAGS)
 %C%_check_ops_LDADD = $(TEST_LDADD)
 TESTS += %D%/check_ops
+
+check_PROGRAMS += %D%/check_record
+%C%_check_record_SOURCES = %D%/check_record.c %D%/randprog.h
+%C%_check_record_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_record_CFLAGS = $(TEST_CFLAGS)
+%C%_check_record_LDADD = $(TEST_LDADD)
+TESTS += %D%/check_record
+
+check_PROGRAMS += %D%/check_tape
+%C%_check_tape_SOURCES = %D%/check_tape.c %D%/randprog.h
+%C%_check_tape_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_tape_CFLAGS = $(TEST_CFLAGS)
+%C%_check_tape_LDADD = $(TEST_LDADD)
+TESTS += %D%/check_tape
+EXTRA_DIST += %D%/data/good-v1.adt %D%/data/bad-version.adt %D%/data/bad-magic.adt \
+	%D%/data/bad-checksum.adt %D%/data/truncated.adt %D%/data/empty.adt

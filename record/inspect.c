@@ -1,0 +1,77 @@
+/* inspect.c: statistics, diagnostics, regions and verification of a finished tape. */
+#include "record_internal.h"
+
+int ade_tape_stats(const ade_tape *t, ade_stats *s) {
+  int st = ade__tape_readable(t);
+  if (st) return st;
+  if (!s) return ade__fail(ADE_EINVAL, "ade_tape_stats: NULL stats");
+  const ade__meta *m = &t->meta;
+  memset(s, 0, sizeof *s);
+  s->records = m->records;
+  s->independents = m->nindep;
+  s->dependents = m->ndep;
+  s->chunks = m->nchunks;
+  s->raw_bytes = m->raw_bytes;
+  s->stored_bytes = t->store.size;
+  s->stored_values = m->stored_values;
+  s->regions = m->nregions;
+  s->diagnostics = m->ndiags;
+  s->callsites = m->nstrings;
+  uint64_t chunk_bytes = 0;
+  for (size_t i = 0; i < m->nchunks; i++) chunk_bytes += m->chunks[i].stored_size;
+  s->bytes_per_op = m->records ? (double)s->stored_bytes / (double)m->records : 0.0;
+  s->compression_ratio = chunk_bytes ? (double)m->raw_bytes / (double)chunk_bytes : 1.0;
+  s->level = t->hdr.level;
+  s->capture = t->hdr.capture;
+  s->complete = m->complete;
+  memcpy(s->op_count, m->opcount, sizeof s->op_count);
+  return ADE_OK;
+}
+
+size_t ade_tape_num_indep(const ade_tape *t) { return t ? t->meta.nindep : 0; }
+size_t ade_tape_num_dep(const ade_tape *t) { return t ? t->meta.ndep : 0; }
+size_t ade_tape_num_diagnostics(const ade_tape *t) { return t ? t->meta.ndiags : 0; }
+size_t ade_tape_num_regions(const ade_tape *t) { return t ? t->meta.nregions : 0; }
+
+int ade_tape_diagnostic(const ade_tape *t, size_t i, ade_diagnostic *d) {
+  int st = ade__tape_readable(t);
+  if (st) return st;
+  if (!d || i >= t->meta.ndiags)
+    return ade__fail(ADE_EINVAL, "diagnostic %zu out of range (%zu)", i, t->meta.ndiags);
+  const ade__diag_rec *r = &t->meta.diags[i];
+  d->op = r->op;
+  d->opcode = r->opcode;
+  d->kind = r->kind;
+  d->site = r->site ? t->meta.strings[r->site - 1] : "";
+  return ADE_OK;
+}
+
+int ade_tape_region(const ade_tape *t, size_t i, ade_region *r) {
+  int st = ade__tape_readable(t);
+  if (st) return st;
+  if (!r || i >= t->meta.nregions)
+    return ade__fail(ADE_EINVAL, "region %zu out of range (%zu)", i, t->meta.nregions);
+  const ade__region_rec *g = &t->meta.regions[i];
+  r->name = t->meta.strings[g->name];
+  r->parent = g->parent;
+  r->depth = 0;
+  for (int p = g->parent; p >= 0; p = t->meta.regions[p].parent) r->depth++;
+  r->first_op = g->first_op;
+  r->end_op = g->end_op;
+  r->nframes = g->nframes;
+  return ADE_OK;
+}
+
+const char *ade_tape_region_frame(const ade_tape *t, size_t i, size_t k) {
+  if (!t || i >= t->meta.nregions || k >= t->meta.regions[i].nframes) return NULL;
+  return t->meta.strings[t->meta.regions[i].frames[k]];
+}
+
+int ade_tape_verify(ade_tape *t) {
+  int st = ade__tape_readable(t);
+  for (size_t c = 0; c < t->meta.nchunks && !st; c++) {
+    t->view_chunk = SIZE_MAX;
+    st = ade__view_load(t, c);
+  }
+  return st;
+}

@@ -1,0 +1,219 @@
+/* reader.c: decode a chunk into a view of records, operands and values, validating everything. */
+#include "record_internal.h"
+
+static int view_reserve(ade__view *v, uint32_t n) {
+  if (n <= v->cap) return ADE_OK;
+  uint8_t *op = ade__realloc(v->op, n);
+  if (op) v->op = op;
+  uint64_t *arg = ade__realloc(v->arg, ade__mul_size(3 * (size_t)n, sizeof *arg));
+  if (arg) v->arg = arg;
+  double *argv = ade__realloc(v->argv, ade__mul_size(3 * (size_t)n, sizeof *argv));
+  if (argv) v->argv = argv;
+  double *val = ade__realloc(v->val, ade__mul_size(n, sizeof *val));
+  if (val) v->val = val;
+  uint32_t *site = ade__realloc(v->site, ade__mul_size(n, sizeof *site));
+  if (site) v->site = site;
+  if (!op || !arg || !argv || !val || !site) return ADE_ENOMEM;
+  v->cap = n;
+  return ADE_OK;
+}
+
+typedef struct imports {
+  size_t n;
+  const unsigned char *ids, *vals;
+} imports;
+
+/* Parse the imports column: count, ascending id deltas, values. */
+static int imports_parse(const ade__chunkdata *d, uint64_t first, imports *im, size_t chunk) {
+  const unsigned char *p = d->col[ADE__COL_IMPORTS], *end = p + d->collen[ADE__COL_IMPORTS];
+  uint64_t n = 0, id = 0, delta;
+  if (d->collen[ADE__COL_IMPORTS] == 0) {
+    im->n = 0;
+    return ADE_OK;
+  }
+  if (ade__varint_get(&p, end, &n) || n > (uint64_t)(end - p) / 9)
+    return ade__fail(ADE_EFORMAT, "chunk %zu: bad imports column", chunk);
+  im->ids = p;
+  for (uint64_t i = 0; i < n; i++) {
+    if (ade__varint_get(&p, end, &delta) || delta == 0 || delta > first - id)
+      return ade__fail(ADE_EFORMAT, "chunk %zu: import %llu is not an earlier record", chunk,
+                       (unsigned long long)i);
+    id += delta;
+  }
+  if ((uint64_t)(end - p) != 8 * n)
+    return ade__fail(ADE_EFORMAT, "chunk %zu: imports column has %zu value bytes for %llu imports",
+                     chunk, (size_t)(end - p), (unsigned long long)n);
+  im->n = (size_t)n;
+  im->vals = p;
+  return ADE_OK;
+}
+
+/* Value of import id: a linear merge would need sorted references, so look
+ * it up by scanning the (ascending) id list once per chunk into a table. */
+static int import_table(const imports *im, uint64_t **ids, size_t *cap) {
+  if (im->n > *cap) {
+    uint64_t *p = ade__realloc(*ids, ade__mul_size(im->n, sizeof *p));
+    if (!p) return ADE_ENOMEM;
+    *ids = p;
+    *cap = im->n;
+  }
+  const unsigned char *p = im->ids;
+  uint64_t id = 0, delta = 0;
+  for (size_t i = 0; i < im->n; i++) {
+    ade__varint_get(&p, im->vals, &delta);
+    (*ids)[i] = id += delta;
+  }
+  return ADE_OK;
+}
+
+static long import_find(const uint64_t *ids, size_t n, uint64_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ids[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && ids[lo] == id ? (long)lo : -1;
+}
+
+/* Position of the first element >= id in a sorted id list. */
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+typedef struct decoder {
+  const unsigned char *ref, *ref_end, *site, *site_end;
+  const unsigned char *val, *val_end, *cst, *cst_end;
+  size_t indep, dep; /* next expected positions in the footer's lists */
+} decoder;
+
+static int decode_operand(ade_tape *t, decoder *dc, uint64_t rid, const uint64_t *imp,
+                          const imports *im, uint64_t *arg, double *argv, size_t chunk) {
+  ade__view *v = &t->view;
+  uint64_t delta;
+  if (ade__varint_get(&dc->ref, dc->ref_end, &delta) || delta >= rid)
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: bad operand reference", chunk,
+                     (unsigned long long)(rid - 1));
+  if (!delta) {
+    if (dc->cst_end - dc->cst < 8)
+      return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: constants column exhausted", chunk,
+                       (unsigned long long)(rid - 1));
+    *arg = 0;
+    *argv = ade__ldf64(dc->cst);
+    dc->cst += 8;
+    return ADE_OK;
+  }
+  uint64_t id = rid - delta;
+  *arg = id;
+  if (id > v->first) {
+    *argv = v->val[id - v->first - 1];
+    return ADE_OK;
+  }
+  long k = import_find(imp, im->n, id);
+  if (k < 0)
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: operand %llu missing from the imports",
+                     chunk, (unsigned long long)(rid - 1), (unsigned long long)id);
+  *argv = ade__ldf64(im->vals + 8 * (size_t)k);
+  return ADE_OK;
+}
+
+/* The footer's independent and dependent lists must name exactly the INDEP
+ * and DEP records, in order. */
+static int check_role(const ade__meta *m, unsigned op, uint64_t rid, decoder *dc, size_t chunk) {
+  if (op == ADE_OP_INDEP && (dc->indep >= m->nindep || m->indep[dc->indep++] != rid))
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: independent not in the footer's list", chunk,
+                     (unsigned long long)(rid - 1));
+  if (op == ADE_OP_DEP && (dc->dep >= m->ndep || m->dep[dc->dep++] != rid))
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: dependent not in the footer's list", chunk,
+                     (unsigned long long)(rid - 1));
+  return ADE_OK;
+}
+
+static int decode_record(ade_tape *t, decoder *dc, uint32_t i, const uint64_t *imp,
+                         const imports *im, size_t chunk) {
+  ade__view *v = &t->view;
+  unsigned op = v->op[i];
+  uint64_t rid = v->first + i + 1;
+  if (op >= ADE_OP_COUNT)
+    return ade__fail(op == ADE_OP_VECTOR_ELEMENTAL ? ADE_EUNSUPPORTED : ADE_EFORMAT,
+                     "chunk %zu, op %llu: %s opcode %u", chunk, (unsigned long long)(rid - 1),
+                     op == ADE_OP_VECTOR_ELEMENTAL ? "vector elementals are not supported: "
+                                                   : "unknown", op);
+  int st = check_role(&t->meta, op, rid, dc, chunk);
+  const ade__opinfo *info = &ade__optab[op];
+  for (int k = 0; k < info->arity && !st; k++)
+    st = decode_operand(t, dc, rid, imp, im, &v->arg[3 * i + k], &v->argv[3 * i + k], chunk);
+  if (st) return st;
+  if (info->flags & ADE__STORE) {
+    if (dc->val_end - dc->val < 8)
+      return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: values column exhausted", chunk,
+                       (unsigned long long)(rid - 1));
+    v->val[i] = ade__ldf64(dc->val);
+    dc->val += 8;
+  } else {
+    v->val[i] = ade__op_value(op, &v->argv[3 * i]);
+  }
+  uint64_t s = 0;
+  if (dc->site && (ade__varint_get(&dc->site, dc->site_end, &s) || s > t->meta.nstrings))
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: bad call site", chunk, (unsigned long long)(rid - 1));
+  v->site[i] = (uint32_t)s;
+  return ADE_OK;
+}
+
+static int decode(ade_tape *t, size_t chunk, uint64_t **imp, size_t *impcap) {
+  ade__view *v = &t->view;
+  const ade__chunkdata *d = &t->cd;
+  imports im = {0, NULL, NULL};
+  int st = imports_parse(d, v->first, &im, chunk);
+  if (!st && import_table(&im, imp, impcap)) st = ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  if (st) return st;
+  if (d->collen[ADE__COL_OPS] != v->n)
+    return ade__fail(ADE_EFORMAT, "chunk %zu: %zu opcodes for %u records", chunk,
+                     d->collen[ADE__COL_OPS], v->n);
+  decoder dc = {d->col[ADE__COL_REFS], d->col[ADE__COL_REFS] + d->collen[ADE__COL_REFS], NULL, NULL,
+                d->col[ADE__COL_VALUES], d->col[ADE__COL_VALUES] + d->collen[ADE__COL_VALUES],
+                d->col[ADE__COL_CONSTS], d->col[ADE__COL_CONSTS] + d->collen[ADE__COL_CONSTS],
+                lower_bound(t->meta.indep, t->meta.nindep, v->first + 1),
+                lower_bound(t->meta.dep, t->meta.ndep, v->first + 1)};
+  if (t->hdr.capture) {
+    dc.site = d->col[ADE__COL_SITES];
+    dc.site_end = dc.site + d->collen[ADE__COL_SITES];
+  } else if (d->collen[ADE__COL_SITES]) {
+    return ade__fail(ADE_EFORMAT, "chunk %zu: call sites on a tape recorded without capture", chunk);
+  }
+  memcpy(v->op, d->col[ADE__COL_OPS], v->n);
+  for (uint32_t i = 0; i < v->n && !st; i++) st = decode_record(t, &dc, i, *imp, &im, chunk);
+  if (!st && (dc.ref != dc.ref_end || dc.val != dc.val_end || dc.cst != dc.cst_end ||
+              dc.site != dc.site_end))
+    st = ade__fail(ADE_EFORMAT, "chunk %zu: columns longer than its records need", chunk);
+  uint64_t end = v->first + v->n;
+  if (!st && ((dc.indep < t->meta.nindep && t->meta.indep[dc.indep] <= end) ||
+              (dc.dep < t->meta.ndep && t->meta.dep[dc.dep] <= end)))
+    st = ade__fail(ADE_EFORMAT, "chunk %zu: the footer lists an independent or dependent that is "
+                   "not an indep/dep record", chunk);
+  return st;
+}
+
+int ade__view_load(ade_tape *t, size_t chunk) {
+  if (t->view_chunk == chunk) return ADE_OK;
+  t->view_chunk = SIZE_MAX;
+  if (!t->dctx && !(t->dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
+  int st = ade__chunk_read(&t->store, t->dctx, &t->meta, chunk, &t->scratch, &t->cd);
+  if (st) return st;
+  const ade__chunkent *e = &t->meta.chunks[chunk];
+  if (view_reserve(&t->view, e->records)) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  t->view.first = e->first;
+  t->view.n = e->records;
+  uint64_t *imp = NULL;
+  size_t impcap = 0;
+  st = decode(t, chunk, &imp, &impcap);
+  ade__free(imp);
+  if (!st) t->view_chunk = chunk;
+  return st;
+}

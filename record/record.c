@@ -1,0 +1,329 @@
+/* record.c: recording operations onto the current tape (columns, imports, flush). */
+#include <stdlib.h>
+
+#include "record_internal.h"
+
+#define SITE() __builtin_return_address(0)
+
+void ade__writer_free(ade__writer *w) {
+  if (!w) return;
+  for (int c = 0; c < ADE__NCOLS; c++) ade__buf_free(&w->col[c]);
+  ade__buf_free(&w->scratch[0]);
+  ade__buf_free(&w->scratch[1]);
+  ade__free(w->imp_key);
+  ade__free(w->imp_val);
+  ade__free(w->site_key);
+  ade__free(w->site_val);
+  ade__free(w->rstack);
+  ade__free(w);
+}
+
+/* ---------------------------------------------------------------- imports */
+
+static uint32_t hash64(uint64_t k, uint32_t mask) {
+  k *= 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(k >> 32) & mask;
+}
+
+static int import_grow(ade__writer *w) {
+  uint32_t cap = w->imp_cap ? 2 * w->imp_cap : 1024;
+  uint64_t *key = ade__calloc(cap, sizeof *key);
+  double *val = ade__alloc(ade__mul_size(cap, sizeof *val));
+  if (!key || !val) {
+    ade__free(key);
+    ade__free(val);
+    return ADE_ENOMEM;
+  }
+  for (uint32_t i = 0; i < w->imp_cap; i++) {
+    if (!w->imp_key[i]) continue;
+    uint32_t h = hash64(w->imp_key[i], cap - 1);
+    while (key[h]) h = (h + 1) & (cap - 1);
+    key[h] = w->imp_key[i];
+    val[h] = w->imp_val[i];
+  }
+  ade__free(w->imp_key);
+  ade__free(w->imp_val);
+  w->imp_key = key;
+  w->imp_val = val;
+  w->imp_cap = cap;
+  return ADE_OK;
+}
+
+/* Remember the value of an operand defined in an earlier chunk (id 1-based). */
+static int import_add(ade__writer *w, uint64_t id, double v) {
+  if (2 * (w->imp_n + 1) > w->imp_cap && import_grow(w)) return ADE_ENOMEM;
+  uint32_t h = hash64(id, w->imp_cap - 1);
+  while (w->imp_key[h] && w->imp_key[h] != id) h = (h + 1) & (w->imp_cap - 1);
+  if (!w->imp_key[h]) {
+    w->imp_key[h] = id;
+    w->imp_val[h] = v;
+    w->imp_n++;
+  }
+  return ADE_OK;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The imports column: count, ascending ids as deltas, then their values. */
+static int import_column(ade__writer *w) {
+  ade__buf *b = &w->col[ADE__COL_IMPORTS];
+  uint64_t *ids = ade__alloc(ade__mul_size(w->imp_n + 1, sizeof *ids));
+  if (!ids) return ADE_ENOMEM;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < w->imp_cap; i++)
+    if (w->imp_key[i]) ids[n++] = w->imp_key[i];
+  qsort(ids, n, sizeof *ids, cmp_u64);
+  int st = ade__buf_varint(b, n) || ade__buf_reserve(b, (size_t)n * 18);
+  for (uint32_t i = 0; i < n && !st; i++) st = ade__buf_varint(b, ids[i] - (i ? ids[i - 1] : 0));
+  for (uint32_t i = 0; i < n && !st; i++) {
+    uint32_t h = hash64(ids[i], w->imp_cap - 1);
+    while (w->imp_key[h] != ids[i]) h = (h + 1) & (w->imp_cap - 1);
+    unsigned char d[8];
+    ade__stf64(d, w->imp_val[h]);
+    st = ade__buf_put(b, d, 8);
+  }
+  ade__free(ids);
+  return st ? ADE_ENOMEM : ADE_OK;
+}
+
+/* ------------------------------------------------------------------ flush */
+
+int ade__writer_flush(ade_tape *t) {
+  ade__writer *w = t->w;
+  ade__chunkent e;
+  if (import_column(w))
+    return ade__fail(ADE_ENOMEM, "out of memory writing chunk %zu", t->meta.nchunks);
+  int st = ade__chunk_write(&t->store, t->cctx, t->hdr.level, (uint32_t)t->meta.nchunks, w->first,
+                            w->n, w->col, w->scratch, &e);
+  if (!st) st = ade__meta_add_chunk(&t->meta, &e);
+  if (st) return st;
+  for (int op = 0; op < 256; op++) t->meta.opcount[op] += w->opcount[op];
+  memset(w->opcount, 0, sizeof w->opcount);
+  t->meta.stored_values += w->stored;
+  t->meta.raw_bytes += e.raw_size;
+  t->meta.records = w->first + w->n;
+  w->stored = 0;
+  w->first += w->n;
+  w->n = 0;
+  for (int c = 0; c < ADE__NCOLS; c++) w->col[c].len = 0;
+  if (w->imp_n) memset(w->imp_key, 0, w->imp_cap * sizeof *w->imp_key);
+  w->imp_n = 0;
+  return ADE_OK;
+}
+
+/* ----------------------------------------------------------------- append */
+
+static ade_double passive_with_error(ade_tape *t, double r, int st, const char *what) {
+  if (t) ade__record_error(t, st, "%s at op %llu", what, (unsigned long long)(t->w->first + t->w->n));
+  else ade__fail(st, "%s (no tape is recording on this thread)", what);
+  return ade_passive(r);
+}
+
+static int check_operand(const ade_tape *t, ade_double x) {
+  uint64_t local = x.id & ADE__ID_MASK;
+  return (x.id & ~ADE__ID_MASK) == t->serial && local >= 1 && local <= t->w->first + t->w->n;
+}
+
+/* Append one record; x holds the k operands, r the result. */
+ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
+                       const void *site) {
+  ade__writer *w = t->w;
+  uint64_t rid = w->first + w->n + 1;
+  if (rid > ADE__ID_MASK) return passive_with_error(t, r, ADE_ETOOBIG, "tape is full (2^44 records)");
+  for (int i = 0; i < k; i++)
+    if (x[i].id && !check_operand(t, x[i]))
+      return passive_with_error(t, r, ADE_ESTATE, "operand from another tape or a finished one");
+  ade__buf *c = w->col;
+  if (ade__buf_reserve(&c[ADE__COL_OPS], 1) || ade__buf_reserve(&c[ADE__COL_REFS], 30) ||
+      ade__buf_reserve(&c[ADE__COL_VALUES], 8) || ade__buf_reserve(&c[ADE__COL_CONSTS], 24) ||
+      ade__buf_reserve(&c[ADE__COL_SITES], 10))
+    return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
+  c[ADE__COL_OPS].p[c[ADE__COL_OPS].len++] = (unsigned char)op;
+  for (int i = 0; i < k; i++) {
+    uint64_t local = x[i].id & ADE__ID_MASK;
+    ade__buf *refs = &c[ADE__COL_REFS];
+    refs->len += ade__varint_put(refs->p + refs->len, local ? rid - local : 0);
+    if (!local) {
+      ade__stf64(c[ADE__COL_CONSTS].p + c[ADE__COL_CONSTS].len, x[i].v);
+      c[ADE__COL_CONSTS].len += 8;
+    } else if (local <= w->first && import_add(w, local, x[i].v)) {
+      return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
+    }
+  }
+  if (ade__optab[op].flags & ADE__STORE) {
+    ade__stf64(c[ADE__COL_VALUES].p + c[ADE__COL_VALUES].len, r);
+    c[ADE__COL_VALUES].len += 8;
+    w->stored++;
+  }
+  uint32_t sidx = 0;
+  if (t->hdr.capture) {
+    if (ade__site_intern(t, site, &sidx)) return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
+    c[ADE__COL_SITES].len += ade__varint_put(c[ADE__COL_SITES].p + c[ADE__COL_SITES].len, sidx + 1);
+  }
+  double a[ADE__MAX_ARITY];
+  for (int i = 0; i < k; i++) a[i] = x[i].v;
+  int kind = k ? ade__op_check(op, a, r) : 0;
+  /* Flag where a non-finite value arises, not everywhere it propagates. */
+  for (int i = 0; i < k && kind == ADE_DIAG_NONFINITE; i++)
+    if (!isfinite(a[i])) kind = 0;
+  if (kind) {
+    ade__diag_rec d = {rid - 1, (uint8_t)op, (uint8_t)kind, t->hdr.capture ? sidx + 1 : 0};
+    if (ade__meta_add_diag(&t->meta, &d)) return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
+  }
+  w->opcount[op]++;
+  w->n++;
+  if (w->n == t->hdr.chunk_records) {
+    int st = ade__writer_flush(t);
+    if (st) ade__record_error(t, st, "writing chunk %zu: %s", t->meta.nchunks, ade_errmsg());
+  }
+  ade_double res = {r, t->serial | rid};
+  return res;
+}
+
+/* ------------------------------------------------------ public operations */
+
+/* Record op on k operands: plain arithmetic when nothing is active. */
+static inline __attribute__((always_inline)) ade_double rec(unsigned op, int k,
+                                                            const ade_double *x,
+                                                            const void *site) {
+  double a[ADE__MAX_ARITY];
+  uint64_t any = 0;
+  for (int i = 0; i < k; i++) {
+    a[i] = x[i].v;
+    any |= x[i].id;
+  }
+  double r = ade__op_value(op, a);
+  if (!any) return ade_passive(r);
+  ade_tape *t = ade__current();
+  if (!t) return passive_with_error(NULL, r, ADE_ESTATE, "active operand");
+  if (t->w->status) return ade_passive(r);
+  return ade__append(t, op, k, x, r, site);
+}
+
+ade_double ade_indep(double v) {
+  ade_tape *t = ade__current();
+  if (!t || t->w->status) return ade_passive(v);
+  ade_double r = ade__append(t, ADE_OP_INDEP, 0, NULL, v, SITE());
+  if (r.id && ade__meta_add_id(&t->meta.indep, &t->meta.nindep, &t->meta.indepcap, r.id & ADE__ID_MASK))
+    ade__record_error(t, ADE_ENOMEM, "out of memory adding an independent");
+  return r;
+}
+
+double ade_dep(ade_double y) {
+  ade_tape *t = ade__current();
+  if (!t) {
+    if (y.id) passive_with_error(NULL, y.v, ADE_ESTATE, "ade_dep on an active value");
+    return y.v;
+  }
+  if (t->w->status) return y.v;
+  ade_double r = ade__append(t, ADE_OP_DEP, 1, &y, y.v, SITE());
+  if (r.id && ade__meta_add_id(&t->meta.dep, &t->meta.ndep, &t->meta.depcap, r.id & ADE__ID_MASK))
+    ade__record_error(t, ADE_ENOMEM, "out of memory adding a dependent");
+  return y.v;
+}
+
+#define DEF_UNARY(f, OP)                                                       \
+  ade_double ade_##f(ade_double a) { return rec(ADE_OP_##OP, 1, &a, SITE()); }
+#define DEF_BINARY(f, OP)                                                      \
+  ade_double ade_##f(ade_double a, ade_double b) {                             \
+    ade_double x[2] = {a, b};                                                  \
+    return rec(ADE_OP_##OP, 2, x, SITE());                                     \
+  }
+#define DEF_COMPARE(f, OP)                                                     \
+  int ade_##f(ade_double a, ade_double b) {                                    \
+    ade_double x[2] = {a, b};                                                  \
+    return rec(ADE_OP_##OP, 2, x, SITE()).v != 0.0;                            \
+  }
+
+DEF_UNARY(neg, NEG)
+DEF_UNARY(square, SQUARE)
+DEF_UNARY(sqrt, SQRT)
+DEF_UNARY(cbrt, CBRT)
+DEF_UNARY(exp, EXP)
+DEF_UNARY(expm1, EXPM1)
+DEF_UNARY(log, LOG)
+DEF_UNARY(log1p, LOG1P)
+DEF_UNARY(log10, LOG10)
+DEF_UNARY(sin, SIN)
+DEF_UNARY(cos, COS)
+DEF_UNARY(tan, TAN)
+DEF_UNARY(asin, ASIN)
+DEF_UNARY(acos, ACOS)
+DEF_UNARY(atan, ATAN)
+DEF_UNARY(sinh, SINH)
+DEF_UNARY(cosh, COSH)
+DEF_UNARY(tanh, TANH)
+DEF_UNARY(asinh, ASINH)
+DEF_UNARY(acosh, ACOSH)
+DEF_UNARY(atanh, ATANH)
+DEF_UNARY(erf, ERF)
+DEF_UNARY(erfc, ERFC)
+DEF_UNARY(fabs, FABS)
+DEF_UNARY(floor, FLOOR)
+DEF_UNARY(ceil, CEIL)
+DEF_UNARY(trunc, TRUNC)
+DEF_UNARY(round, ROUND)
+DEF_BINARY(add, ADD)
+DEF_BINARY(sub, SUB)
+DEF_BINARY(mul, MUL)
+DEF_BINARY(div, DIV)
+DEF_BINARY(pow, POW)
+DEF_BINARY(atan2, ATAN2)
+DEF_BINARY(hypot, HYPOT)
+DEF_BINARY(fmin, FMIN)
+DEF_BINARY(fmax, FMAX)
+DEF_BINARY(copysign, COPYSIGN)
+DEF_COMPARE(lt, LT)
+DEF_COMPARE(le, LE)
+DEF_COMPARE(gt, GT)
+DEF_COMPARE(ge, GE)
+DEF_COMPARE(eq, EQ)
+DEF_COMPARE(ne, NE)
+
+ade_double ade_fma(ade_double a, ade_double b, ade_double c) {
+  ade_double x[3] = {a, b, c};
+  return rec(ADE_OP_FMA, 3, x, SITE());
+}
+
+/* ---------------------------------------------------------------- regions */
+
+void ade_region_begin(const char *name) {
+  ade_tape *t = ade__current();
+  if (!t || t->w->status) return;
+  ade__writer *w = t->w;
+  ade__region_rec r = {0};
+  r.parent = w->rdepth ? (int32_t)w->rstack[w->rdepth - 1] : -1;
+  r.first_op = r.end_op = w->first + w->n;
+  int st = ade__meta_add_string(&t->meta, name ? name : "", &r.name);
+  if (!st && t->hdr.capture) st = ade__site_stack(t, &r.frames, &r.nframes);
+  if (!st && w->rdepth == w->rcap) {
+    size_t cap = w->rcap ? 2 * w->rcap : 16;
+    uint32_t *s = ade__realloc(w->rstack, cap * sizeof *s);
+    if (s) {
+      w->rstack = s;
+      w->rcap = cap;
+    } else {
+      st = ADE_ENOMEM;
+    }
+  }
+  if (!st) st = ade__meta_add_region(&t->meta, &r);
+  if (st) {
+    ade__free(r.frames);
+    ade__record_error(t, st, "out of memory opening region '%s'", name ? name : "");
+    return;
+  }
+  w->rstack[w->rdepth++] = (uint32_t)(t->meta.nregions - 1);
+}
+
+void ade_region_end(void) {
+  ade_tape *t = ade__current();
+  if (!t || t->w->status) return;
+  if (!t->w->rdepth) {
+    ade__record_error(t, ADE_ESTATE, "ade_region_end without an open region");
+    return;
+  }
+  t->meta.regions[t->w->rstack[--t->w->rdepth]].end_op = t->w->first + t->w->n;
+}

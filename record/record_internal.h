@@ -1,0 +1,80 @@
+/* record_internal.h: the tape object, the recorder's state and decoded chunk views. */
+#ifndef ADE_RECORD_INTERNAL_H
+#define ADE_RECORD_INTERNAL_H
+
+#include "ops_internal.h"
+#include "tape_internal.h"
+
+/* An active value's id: the tape's serial in the high bits, the 1-based
+ * record index in the low ADE__ID_BITS (0 = passive). */
+#define ADE__ID_BITS 44
+#define ADE__ID_MASK ((UINT64_C(1) << ADE__ID_BITS) - 1)
+#define ADE__SERIAL_MASK ((UINT64_C(1) << (64 - ADE__ID_BITS)) - 1)
+
+enum { ADE__NEW, ADE__RECORDING, ADE__FINISHED };
+
+/* The recorder: column buffers of the open chunk and its lookup tables. */
+typedef struct ade__writer {
+  ade__buf col[ADE__NCOLS];
+  uint32_t n;          /* records in the open chunk */
+  uint64_t first;      /* record index of its first record */
+  uint64_t *imp_key;   /* operands from earlier chunks: open addressing */
+  double *imp_val;
+  uint32_t imp_cap, imp_n;
+  uintptr_t *site_key; /* call-site address -> string index */
+  uint32_t *site_val;
+  size_t site_cap, site_n;
+  uint32_t *rstack;    /* open regions (indices into meta.regions) */
+  size_t rdepth, rcap;
+  uint64_t opcount[256]; /* of the open chunk, added to the footer's at flush */
+  uint64_t stored;     /* values stored in the open chunk */
+  ade__buf scratch[2];
+  int status;          /* sticky error */
+  char errmsg[512];
+} ade__writer;
+
+/* A decoded chunk: records [first, first + n) with operands and values. */
+typedef struct ade__view {
+  uint64_t first;
+  uint32_t n;
+  size_t cap;
+  uint8_t *op;
+  uint64_t *arg;       /* 3 per record: 1-based operand ids, 0 = constant */
+  double *argv;        /* 3 per record: operand values at the recorded point */
+  double *val;         /* results at the recorded point */
+  uint32_t *site;      /* call-site string index + 1, 0 = none */
+} ade__view;
+
+struct ade_tape {
+  int state;
+  uint64_t serial;     /* shifted into the high id bits */
+  ade__store store;
+  ade__header hdr;
+  ade__meta meta;
+  void *cctx, *dctx;
+  ade__writer *w;      /* while recording */
+  ade__chunkdata cd;   /* reading */
+  ade__buf scratch;
+  ade__view view;
+  size_t view_chunk;   /* chunk held in view, SIZE_MAX = none */
+  double *work;        /* sweep workspace, grown on demand */
+  size_t workcap;
+};
+
+/* Recording. */
+ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
+                       const void *site);
+int ade__site_intern(ade_tape *t, const void *addr, uint32_t *index);
+int ade__site_stack(ade_tape *t, uint32_t **frames, uint32_t *n);
+void ade__record_error(ade_tape *t, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ade__writer_free(ade__writer *w);
+int ade__writer_flush(ade_tape *t);
+ade_tape *ade__current(void);
+
+/* Reading. */
+int ade__view_load(ade_tape *t, size_t chunk);
+int ade__tape_readable(const ade_tape *t);
+double *ade__work(ade_tape *t, size_t n);
+
+#endif

@@ -1,0 +1,247 @@
+/* tape.c: tape objects: create, trace on/off, open, load, save, free. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "record_internal.h"
+
+static _Thread_local ade_tape *cur;
+
+/* The one process-wide value: a counter that gives every tape a serial, so
+ * a variable from another tape is recognised. */
+static atomic_uint_fast64_t serials;
+
+ade_tape *ade__current(void) { return cur; }
+
+void ade_tape_options_init(ade_tape_options *o) {
+  o->path = NULL;
+  o->level = 3;
+  o->chunk_ops = 65536;
+  o->capture = 0;
+}
+
+static ade_tape *tape_new(void) {
+  ade_tape *t = ade__calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->store.fd = -1;
+  t->view_chunk = SIZE_MAX;
+  t->serial = ((atomic_fetch_add(&serials, 1) % ADE__SERIAL_MASK) + 1) << ADE__ID_BITS;
+  return t;
+}
+
+void ade_tape_free(ade_tape *t) {
+  if (!t) return;
+  if (t->state == ADE__RECORDING && cur == t) ade_trace_off();
+  ade__writer_free(t->w);
+  ade__store_close(&t->store);
+  ade__meta_free(&t->meta);
+  ade__zstd_free_cctx(t->cctx);
+  ade__zstd_free_dctx(t->dctx);
+  ade__buf_free(&t->cd.raw);
+  ade__buf_free(&t->cd.plain);
+  ade__buf_free(&t->scratch);
+  ade__free(t->view.op);
+  ade__free(t->view.arg);
+  ade__free(t->view.argv);
+  ade__free(t->view.val);
+  ade__free(t->view.site);
+  ade__free(t->work);
+  ade__free(t);
+}
+
+int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {
+  ade_tape_options def;
+  if (!tp) return ade__fail(ADE_EINVAL, "ade_tape_create: tape pointer is NULL");
+  *tp = NULL;
+  if (!o) {
+    ade_tape_options_init(&def);
+    o = &def;
+  }
+  if (o->level < 0 || o->level > 19 || o->chunk_ops < 1 || o->chunk_ops > ADE__MAX_CHUNK_RECORDS)
+    return ade__fail(ADE_EINVAL, "tape options: level must be 0..19 and chunk_ops 1..%u",
+                     ADE__MAX_CHUNK_RECORDS);
+  ade_tape *t = tape_new();
+  int st = t ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory creating a tape");
+  if (!st) {
+    t->hdr.capture = o->capture != 0;
+    t->hdr.level = o->level;
+    t->hdr.chunk_records = o->chunk_ops;
+    t->meta.complete = 1;
+    if (!(t->w = ade__calloc(1, sizeof *t->w)) ||
+        (o->level > 0 && !(t->cctx = ade__zstd_cctx(o->level))))
+      st = ade__fail(ADE_ENOMEM, "out of memory creating a tape");
+  }
+  if (!st && o->path) st = ade__store_open_file(&t->store, o->path, 1);
+  if (!st) {
+    unsigned char h[ADE__HEADER_SIZE];
+    ade__header_encode(h, &t->hdr);
+    st = ade__store_append(&t->store, h, sizeof h);
+  }
+  if (st) {
+    ade_tape_free(t);
+    return st;
+  }
+  *tp = t;
+  return ADE_OK;
+}
+
+int ade_trace_on(ade_tape *t) {
+  if (!t) return ade__fail(ADE_EINVAL, "ade_trace_on: tape is NULL");
+  if (t->state != ADE__NEW)
+    return ade__fail(ADE_ESTATE, "ade_trace_on: the tape was already recorded (a tape records once)");
+  if (cur) return ade__fail(ADE_ESTATE, "ade_trace_on: another tape is recording on this thread");
+  t->state = ADE__RECORDING;
+  cur = t;
+  return ADE_OK;
+}
+
+/* The sticky error: the first one wins; recording continues passively. */
+void ade__record_error(ade_tape *t, int status, const char *fmt, ...) {
+  if (t->w->status) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(t->w->errmsg, sizeof t->w->errmsg, fmt, ap);
+  va_end(ap);
+  t->w->status = status;
+}
+
+/* Close open regions, flush the last chunk, write the footer. */
+static int finish(ade_tape *t) {
+  ade__writer *w = t->w;
+  while (w->rdepth) t->meta.regions[w->rstack[--w->rdepth]].end_op = w->first + w->n;
+  int st = w->status;
+  if (!st && w->n) st = ade__writer_flush(t);
+  if (st) {
+    /* Keep the chunks written so far; drop the open one (it is not on disk). */
+    t->meta.complete = 0;
+    t->meta.status = st;
+    while (t->meta.nindep && t->meta.indep[t->meta.nindep - 1] > w->first) t->meta.nindep--;
+    while (t->meta.ndep && t->meta.dep[t->meta.ndep - 1] > w->first) t->meta.ndep--;
+    while (t->meta.ndiags && t->meta.diags[t->meta.ndiags - 1].op >= w->first) t->meta.ndiags--;
+    for (size_t i = 0; i < t->meta.nregions; i++) {
+      ade__region_rec *r = &t->meta.regions[i];
+      r->first_op = ADE__MIN(r->first_op, w->first);
+      r->end_op = ADE__MIN(r->end_op, w->first);
+    }
+  }
+  int fst = ade__footer_write(&t->store, t->cctx, t->hdr.level, &t->meta);
+  return st ? st : fst;
+}
+
+int ade_trace_off(void) {
+  ade_tape *t = cur;
+  if (!t) return ade__fail(ADE_ESTATE, "ade_trace_off: no tape is recording on this thread");
+  cur = NULL;
+  int st = finish(t);
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", t->w->errmsg);
+  ade__writer_free(t->w);
+  t->w = NULL;
+  t->state = ADE__FINISHED;
+  if (st && msg[0]) return ade__fail(st, "recording failed: %s", msg);
+  return st;
+}
+
+int ade__tape_readable(const ade_tape *t) {
+  if (!t) return ade__fail(ADE_EINVAL, "tape is NULL");
+  if (t->state != ADE__FINISHED)
+    return ade__fail(ADE_ESTATE, "the tape is still being recorded (call ade_trace_off first)");
+  return ADE_OK;
+}
+
+/* Read header and footer of a store into a fresh finished tape. */
+static int open_store(ade_tape *t) {
+  unsigned char h[ADE__HEADER_SIZE];
+  int st = ade__store_read(&t->store, 0, h, sizeof h);
+  if (st == ADE_ETRUNC) {
+    size_t n = (size_t)t->store.size;
+    ade__store_read(&t->store, 0, h, n);
+    st = memcmp(h, "\x89" "ADT", ADE__MIN(n, 4)) || n == 0 ? ADE_EFORMAT : ADE_ETRUNC;
+    if (n == 0) st = ADE_ETRUNC;
+    st = ade__fail(st, st == ADE_ETRUNC ? "tape truncated: %zu bytes, shorter than its header"
+                                        : "not an adelim tape (%zu bytes, bad magic)", n);
+  }
+  if (!st) st = ade__header_decode(h, &t->hdr);
+  if (!st && !(t->dctx = ade__zstd_dctx())) st = ade__fail(ADE_ENOMEM, "out of memory opening a tape");
+  if (!st) st = ade__footer_read(&t->store, t->dctx, &t->meta);
+  t->state = ADE__FINISHED;
+  return st;
+}
+
+int ade_tape_open(ade_tape **tp, const char *path) {
+  if (!tp || !path) return ade__fail(ADE_EINVAL, "ade_tape_open: NULL argument");
+  *tp = NULL;
+  ade_tape *t = tape_new();
+  if (!t) return ade__fail(ADE_ENOMEM, "out of memory opening '%s'", path);
+  int st = ade__store_open_file(&t->store, path, 0);
+  if (!st) st = open_store(t);
+  if (st) {
+    ade_tape_free(t);
+    return st;
+  }
+  *tp = t;
+  return ADE_OK;
+}
+
+int ade_tape_from_bytes(ade_tape **tp, const void *bytes, size_t size) {
+  if (!tp || (!bytes && size)) return ade__fail(ADE_EINVAL, "ade_tape_from_bytes: NULL argument");
+  *tp = NULL;
+  ade_tape *t = tape_new();
+  int st = t ? ade__store_append(&t->store, bytes, size) : ade__fail(ADE_ENOMEM, "out of memory");
+  if (!st) st = open_store(t);
+  if (st) {
+    ade_tape_free(t);
+    return st;
+  }
+  *tp = t;
+  return ADE_OK;
+}
+
+int ade_tape_load(ade_tape **tp, const char *path) {
+  if (!tp || !path) return ade__fail(ADE_EINVAL, "ade_tape_load: NULL argument");
+  *tp = NULL;
+  ade__store f = {{0}, -1, 0, 0};
+  ade__buf b = {0};
+  int st = ade__store_open_file(&f, path, 0);
+  if (!st && f.size > SIZE_MAX / 2) st = ade__fail(ADE_ETOOBIG, "'%s' is too large to load", path);
+  if (!st && ade__buf_reserve(&b, (size_t)f.size + 1)) st = ade__fail(ADE_ENOMEM, "out of memory loading '%s'", path);
+  if (!st) st = ade__store_read(&f, 0, b.p, (size_t)f.size);
+  if (!st) st = ade_tape_from_bytes(tp, b.p, (size_t)f.size);
+  ade__store_close(&f);
+  ade__buf_free(&b);
+  return st;
+}
+
+int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
+  int st = ade__tape_readable(t);
+  if (st) return st;
+  if (t->store.fd >= 0) return ade__fail(ADE_EINVAL, "the tape lives in a file, not in memory");
+  *bytes = t->store.mem.p;
+  *size = t->store.mem.len;
+  return ADE_OK;
+}
+
+int ade_tape_save(const ade_tape *t, const char *path) {
+  int st = ade__tape_readable(t);
+  if (st) return st;
+  ade__store out = {{0}, -1, 0, 0};
+  unsigned char buf[1 << 16];
+  if ((st = ade__store_open_file(&out, path, 1))) return st;
+  for (uint64_t off = 0; off < t->store.size && !st; off += sizeof buf) {
+    size_t n = (size_t)ADE__MIN((uint64_t)sizeof buf, t->store.size - off);
+    st = ade__store_read(&t->store, off, buf, n);
+    if (!st) st = ade__store_append(&out, buf, n);
+  }
+  ade__store_close(&out);
+  return st;
+}
+
+double *ade__work(ade_tape *t, size_t n) {
+  if (n > t->workcap) {
+    double *p = ade__realloc(t->work, ade__mul_size(n, sizeof(double)));
+    if (!p) return NULL;
+    t->work = p;
+    t->workcap = n;
+  }
+  return t->work;
+}

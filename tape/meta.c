@@ -1,0 +1,229 @@
+/* meta.c: the footer's tables (chunk index, independents, dependents, strings, regions, diagnostics). */
+#include "tape_internal.h"
+
+/* Grow *v (elements of size sz) to hold one more. */
+static int grow(void **v, size_t n, size_t *cap, size_t sz) {
+  if (n < *cap) return ADE_OK;
+  size_t c = *cap ? 2 * *cap : 16;
+  void *p = ade__realloc(*v, ade__mul_size(c, sz));
+  if (!p) return ade__fail(ADE_ENOMEM, "out of memory growing tape metadata");
+  *v = p;
+  *cap = c;
+  return ADE_OK;
+}
+
+int ade__meta_add_chunk(ade__meta *m, const ade__chunkent *e) {
+  if (grow((void **)&m->chunks, m->nchunks, &m->chunkcap, sizeof *e)) return ADE_ENOMEM;
+  m->chunks[m->nchunks++] = *e;
+  return ADE_OK;
+}
+
+int ade__meta_add_id(uint64_t **v, size_t *n, size_t *cap, uint64_t id) {
+  if (grow((void **)v, *n, cap, sizeof **v)) return ADE_ENOMEM;
+  (*v)[(*n)++] = id;
+  return ADE_OK;
+}
+
+int ade__meta_add_string(ade__meta *m, const char *s, uint32_t *index) {
+  if (grow((void **)&m->strings, m->nstrings, &m->stringcap, sizeof(char *))) return ADE_ENOMEM;
+  if (!(m->strings[m->nstrings] = ade__strdup(s))) return ade__fail(ADE_ENOMEM, "out of memory");
+  *index = (uint32_t)m->nstrings++;
+  return ADE_OK;
+}
+
+int ade__meta_add_region(ade__meta *m, const ade__region_rec *r) {
+  if (grow((void **)&m->regions, m->nregions, &m->regioncap, sizeof *r)) return ADE_ENOMEM;
+  m->regions[m->nregions++] = *r;
+  return ADE_OK;
+}
+
+int ade__meta_add_diag(ade__meta *m, const ade__diag_rec *d) {
+  if (grow((void **)&m->diags, m->ndiags, &m->diagcap, sizeof *d)) return ADE_ENOMEM;
+  m->diags[m->ndiags++] = *d;
+  return ADE_OK;
+}
+
+void ade__meta_free(ade__meta *m) {
+  for (size_t i = 0; i < m->nstrings; i++) ade__free(m->strings[i]);
+  for (size_t i = 0; i < m->nregions; i++) ade__free(m->regions[i].frames);
+  ade__free(m->strings);
+  ade__free(m->regions);
+  ade__free(m->diags);
+  ade__free(m->chunks);
+  ade__free(m->indep);
+  ade__free(m->dep);
+  memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------- serialize */
+
+static int put(ade__buf *b, uint64_t v) { return ade__buf_varint(b, v); }
+
+static int put_ids(ade__buf *b, const uint64_t *ids, size_t n) {
+  int st = put(b, n);
+  for (size_t i = 0, prev = 0; i < n && !st; prev = ids[i++]) st = put(b, ids[i] - prev);
+  return st;
+}
+
+int ade__meta_encode(ade__buf *b, const ade__meta *m) {
+  int st = put(b, (uint64_t)m->complete) || put(b, (uint64_t)(-m->status)) ||
+           put(b, m->records) || put(b, m->stored_values) || put(b, m->raw_bytes) ||
+           put(b, m->nchunks);
+  for (size_t i = 0; i < m->nchunks && !st; i++) {
+    const ade__chunkent *e = &m->chunks[i];
+    st = put(b, e->offset) || put(b, e->records) || put(b, e->raw_size) || put(b, e->stored_size);
+  }
+  st = st || put_ids(b, m->indep, m->nindep) || put_ids(b, m->dep, m->ndep) || put(b, 256);
+  for (int i = 0; i < 256 && !st; i++) st = put(b, m->opcount[i]);
+  st = st || put(b, m->nstrings);
+  for (size_t i = 0; i < m->nstrings && !st; i++) {
+    size_t n = strlen(m->strings[i]);
+    st = put(b, n) || ade__buf_put(b, m->strings[i], n);
+  }
+  st = st || put(b, m->nregions);
+  for (size_t i = 0; i < m->nregions && !st; i++) {
+    const ade__region_rec *r = &m->regions[i];
+    st = put(b, r->name) || put(b, (uint64_t)(r->parent + 1)) || put(b, r->first_op) ||
+         put(b, r->end_op) || put(b, r->nframes);
+    for (uint32_t k = 0; k < r->nframes && !st; k++) st = put(b, r->frames[k]);
+  }
+  st = st || put(b, m->ndiags);
+  for (size_t i = 0; i < m->ndiags && !st; i++) {
+    const ade__diag_rec *d = &m->diags[i];
+    st = put(b, d->op) || put(b, d->opcode) || put(b, d->kind) || put(b, d->site);
+  }
+  return st ? ade__fail(ADE_ENOMEM, "out of memory writing the footer") : ADE_OK;
+}
+
+/* ----------------------------------------------------------- deserialize */
+
+typedef struct cursor {
+  const unsigned char *p, *end;
+  int bad;
+} cursor;
+
+static uint64_t get(cursor *c) {
+  uint64_t v = 0;
+  if (!c->bad && ade__varint_get(&c->p, c->end, &v)) c->bad = 1;
+  return c->bad ? 0 : v;
+}
+
+/* A count of elements that each take at least one more byte: bounded by what
+ * is left, so a hostile count cannot cause a huge allocation. */
+static size_t get_count(cursor *c) {
+  uint64_t n = get(c);
+  if (n > (uint64_t)(c->end - c->p)) c->bad = 1;
+  return c->bad ? 0 : (size_t)n;
+}
+
+static int get_ids(cursor *c, uint64_t **v, size_t *n, size_t *cap) {
+  size_t k = get_count(c);
+  uint64_t id = 0;
+  for (size_t i = 0; i < k && !c->bad; i++) {
+    uint64_t d = get(c);
+    if (d == 0 || id + d < id) c->bad = 1; /* ids strictly increase */
+    else if (ade__meta_add_id(v, n, cap, id += d)) return ADE_ENOMEM;
+  }
+  return ADE_OK;
+}
+
+static int get_strings(cursor *c, ade__meta *m) {
+  size_t k = get_count(c);
+  char buf[4096];
+  for (size_t i = 0; i < k && !c->bad; i++) {
+    uint64_t len = get(c);
+    uint32_t idx;
+    if (len >= sizeof buf || len > (uint64_t)(c->end - c->p)) {
+      c->bad = 1;
+      break;
+    }
+    memcpy(buf, c->p, len);
+    buf[len] = '\0';
+    c->p += len;
+    if (memchr(buf, '\0', len)) c->bad = 1;
+    else if (ade__meta_add_string(m, buf, &idx)) return ADE_ENOMEM;
+  }
+  return ADE_OK;
+}
+
+static int get_regions(cursor *c, ade__meta *m) {
+  size_t k = get_count(c);
+  for (size_t i = 0; i < k && !c->bad; i++) {
+    ade__region_rec r = {0};
+    r.name = (uint32_t)get(c);
+    r.parent = (int32_t)get(c) - 1;
+    r.first_op = get(c);
+    r.end_op = get(c);
+    r.nframes = (uint32_t)get_count(c);
+    if (c->bad || r.name >= m->nstrings || r.parent >= (int32_t)i || r.first_op > r.end_op ||
+        r.end_op > m->records) {
+      c->bad = 1;
+      break;
+    }
+    if (r.nframes && !(r.frames = ade__calloc(r.nframes, sizeof *r.frames))) return ADE_ENOMEM;
+    for (uint32_t f = 0; f < r.nframes; f++)
+      if ((r.frames[f] = (uint32_t)get(c)) >= m->nstrings) c->bad = 1;
+    if (ade__meta_add_region(m, &r)) {
+      ade__free(r.frames);
+      return ADE_ENOMEM;
+    }
+  }
+  return ADE_OK;
+}
+
+static int get_diags(cursor *c, ade__meta *m) {
+  size_t k = get_count(c);
+  for (size_t i = 0; i < k && !c->bad; i++) {
+    ade__diag_rec d;
+    d.op = get(c);
+    uint64_t op = get(c), kind = get(c), site = get(c);
+    if (op > 255 || kind < 1 || kind > 3 || site > m->nstrings || d.op >= m->records) c->bad = 1;
+    d.opcode = (uint8_t)op;
+    d.kind = (uint8_t)kind;
+    d.site = (uint32_t)site;
+    if (!c->bad && ade__meta_add_diag(m, &d)) return ADE_ENOMEM;
+  }
+  return ADE_OK;
+}
+
+static int get_chunks(cursor *c, ade__meta *m) {
+  size_t k = get_count(c);
+  uint64_t first = 0;
+  for (size_t i = 0; i < k && !c->bad; i++) {
+    ade__chunkent e;
+    e.offset = get(c);
+    e.first = first;
+    uint64_t rec = get(c), raw = get(c), stored = get(c);
+    if (rec == 0 || rec > ADE__MAX_CHUNK_RECORDS || raw > ADE__MAX_CHUNK_BYTES ||
+        stored > ADE__MAX_CHUNK_BYTES) {
+      c->bad = 1;
+      break;
+    }
+    e.records = (uint32_t)rec;
+    e.raw_size = (uint32_t)raw;
+    e.stored_size = (uint32_t)stored;
+    first += rec;
+    if (ade__meta_add_chunk(m, &e)) return ADE_ENOMEM;
+  }
+  return ADE_OK;
+}
+
+int ade__meta_decode(const unsigned char *p, size_t n, ade__meta *m) {
+  cursor c = {p, p + n, 0};
+  int st;
+  m->complete = get(&c) == 1;
+  m->status = -(int)(get(&c) & 0xff);
+  m->records = get(&c);
+  m->stored_values = get(&c);
+  m->raw_bytes = get(&c);
+  if ((st = get_chunks(&c, m)) || (st = get_ids(&c, &m->indep, &m->nindep, &m->indepcap)) ||
+      (st = get_ids(&c, &m->dep, &m->ndep, &m->depcap)))
+    return st;
+  if (get(&c) != 256) c.bad = 1;
+  for (int i = 0; i < 256 && !c.bad; i++) m->opcount[i] = get(&c);
+  if ((st = get_strings(&c, m)) || (st = get_regions(&c, m)) || (st = get_diags(&c, m))) return st;
+  if (!c.bad && c.p != c.end) c.bad = 1;
+  if (c.bad)
+    return ade__fail(ADE_EFORMAT, "malformed footer at byte %zu of its payload", (size_t)(c.p - p));
+  return ADE_OK;
+}

@@ -1,0 +1,84 @@
+/* store.c: where tape bytes live (memory buffer or file), and the byte-plane shuffle. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tape_internal.h"
+
+int ade__store_open_file(ade__store *s, const char *path, int write) {
+  int flags = write ? O_RDWR | O_CREAT | O_TRUNC : O_RDONLY;
+  s->fd = open(path, flags | O_CLOEXEC, 0644);
+  if (s->fd < 0) return ade__fail(ADE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  s->writing = write;
+  s->size = 0;
+  if (!write) {
+    struct stat st;
+    if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close(s->fd);
+      s->fd = -1;
+      return ade__fail(ADE_EIO, "'%s' is not a regular file", path);
+    }
+    s->size = (uint64_t)st.st_size;
+  }
+  return ADE_OK;
+}
+
+int ade__store_append(ade__store *s, const void *p, size_t n) {
+  if (s->fd < 0) {
+    if (ade__buf_put(&s->mem, p, n)) return ade__fail(ADE_ENOMEM, "out of memory growing the tape");
+    s->size += n;
+    return ADE_OK;
+  }
+  const unsigned char *c = p;
+  while (n) {
+    ssize_t w = write(s->fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0)
+      return ade__fail(ADE_EIO, "writing the tape at offset %llu: %s",
+                       (unsigned long long)s->size, w < 0 ? strerror(errno) : "no space");
+    c += w;
+    n -= (size_t)w;
+    s->size += (uint64_t)w;
+  }
+  return ADE_OK;
+}
+
+int ade__store_read(const ade__store *s, uint64_t off, void *dst, size_t n) {
+  if (off > s->size || n > s->size - off)
+    return ade__fail(ADE_ETRUNC, "tape truncated: need %zu bytes at offset %llu, size %llu", n,
+                     (unsigned long long)off, (unsigned long long)s->size);
+  if (s->fd < 0) {
+    memcpy(dst, s->mem.p + off, n);
+    return ADE_OK;
+  }
+  unsigned char *c = dst;
+  while (n) {
+    ssize_t r = pread(s->fd, c, n, (off_t)off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0)
+      return ade__fail(r < 0 ? ADE_EIO : ADE_ETRUNC, "reading the tape at offset %llu: %s",
+                       (unsigned long long)off, r < 0 ? strerror(errno) : "end of file");
+    c += r;
+    n -= (size_t)r;
+    off += (uint64_t)r;
+  }
+  return ADE_OK;
+}
+
+void ade__store_close(ade__store *s) {
+  if (s->fd >= 0) close(s->fd);
+  s->fd = -1;
+  ade__buf_free(&s->mem);
+}
+
+void ade__shuffle8(unsigned char *dst, const unsigned char *src, size_t n) {
+  for (size_t k = 0; k < 8; k++)
+    for (size_t i = 0; i < n; i++) dst[k * n + i] = src[8 * i + k];
+}
+
+void ade__unshuffle8(unsigned char *dst, const unsigned char *src, size_t n) {
+  for (size_t k = 0; k < 8; k++)
+    for (size_t i = 0; i < n; i++) dst[8 * i + k] = src[k * n + i];
+}
