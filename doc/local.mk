@@ -1,1 +1,9 @@
-# doc/local.mk
+# doc/local.mk: the man page, written in pandoc markdown. The generated
+# adelim.1 is committed, so building and installing never need pandoc.
+dist_man_MANS += %D%/adelim.1
+EXTRA_DIST += %D%/adelim.1.md
+
+# Maintainer rule: `make update-man` after editing adelim.1.md (needs pandoc).
+.PHONY: update-man
+update-man:
+	pandoc -s -t man $(srcdir)/%D%/adelim.1.md -o $(srcdir)/%D%/adelim.1

@@ -1,0 +1,70 @@
+/* cli.h: shared declarations of the adelim command-line tool. */
+#ifndef ADE_CLI_H
+#define ADE_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses (doc/adelim.1.md, EXIT STATUS). */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* One subcommand: a row of the dispatch table in adelim.c. run gets the
+ * arguments after the subcommand name (argv[0] is the name) and returns an
+ * exit status. */
+typedef struct cli_cmd {
+  const char *name;
+  int (*run)(const struct cli_cmd *self, int argc, char **argv);
+  const char *summary; /* one line for `adelim --help` */
+  const char *usage;   /* full text for `adelim help NAME` */
+} cli_cmd;
+
+/* A flag option of a subcommand ("--json" sets *flag to 1). */
+typedef struct cli_opt {
+  const char *name; /* without the leading "--" */
+  int *flag;
+} cli_opt;
+
+/* The dispatch table lookup (adelim.c). */
+const cli_cmd *cli_find(const char *name);
+
+/* cli_parse: parse argv[1..argc-1] of a subcommand: set the flags in opts
+ * (NULL-terminated by name), move the operands to argv[0..*nargs-1].
+ * "--" ends the options; "-h"/"--help" prints the usage.
+ * @return -1 to continue, else the exit status to leave with. */
+int cli_parse(const cli_cmd *cmd, int argc, char **argv, const cli_opt *opts,
+              int *nargs);
+
+/* "adelim: <message>" on stderr. */
+void cli_error(const char *fmt, ...);
+/* A usage error of cmd (NULL: the top level), with a pointer to --help.
+ * @return CLI_USAGE. */
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...);
+/* A failed library call on path: status, detail message and a hint.
+ * @return CLI_FAIL. */
+int cli_tape_error(const char *path, const char *what, int status);
+/* The library's detail message, or "" when it has none. */
+const char *cli_errmsg(void);
+/* Flush stdout and report a write error. @return status or CLI_FAIL. */
+int cli_finish(int status);
+
+/* Text from a tape is untrusted: print it with control characters as '?'. */
+void cli_put_text(FILE *f, const char *s);
+/* The same into a JSON string literal (quoted, escaped, valid UTF-8). */
+void cli_put_json_str(FILE *f, const char *s);
+/* A JSON number, null when not finite. */
+void cli_put_json_num(FILE *f, double x);
+
+/* A text table: a label column and one right-aligned column per value. */
+typedef struct cli_table cli_table;
+cli_table *cli_table_create(size_t ncols);
+void cli_table_free(cli_table *t);
+/* Append a row: label and ncols cells, copied (cells NULL or a cell NULL:
+ * empty). @return 0 or -1 when out of memory. */
+int cli_table_add(cli_table *t, const char *label, const char *const *cells);
+void cli_table_print(const cli_table *t, FILE *f);
+
+/* Subcommands. */
+int cli_cmd_stats(const cli_cmd *self, int argc, char **argv);
+int cli_cmd_verify(const cli_cmd *self, int argc, char **argv);
+
+#endif /* ADE_CLI_H */

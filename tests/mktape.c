@@ -1,0 +1,53 @@
+/* mktape.c: record a small tape for tests/cli.test: mktape PATH [VARIANT].
+ * Variant 1 (default): capture on, zstd level 3, small chunks, two nested
+ * regions and a kink (fabs at 0). Variant 2: no capture, raw chunks, a longer
+ * loop. Exit 0, or 1 with a message on stderr. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <adelim.h>
+
+/* The recorded function: f(x) = (sum_k sin(x0 + k x1) exp(x1)/(k+1), |x2|). */
+static void model(int n) {
+  ade_double x0 = ade_indep(2.385), x1 = ade_indep(-0.731), x2 = ade_indep(0.0);
+  ade_double s = ade_passive(0.0);
+  ade_region_begin("model");
+  ade_region_begin("smooth");
+  for (int k = 0; k < n; k++) {
+    ade_double t = ADE_ADD(x0, ADE_MUL((double)k, x1));
+    s = ADE_ADD(s, ADE_DIV(ADE_MUL(ADE_SIN(t), ADE_EXP(x1)), (double)(k + 1)));
+  }
+  ade_region_end();
+  ade_region_begin("kink");
+  ade_double a = ADE_FABS(x2); /* non-differentiable point: flagged */
+  ade_region_end();
+  ade_region_end();
+  ade_dep(s);
+  ade_dep(ADE_MUL(a, x0));
+}
+
+static int fail(const char *what, int status) {
+  fprintf(stderr, "mktape: %s: %s: %s\n", what, ade_strerror(status), ade_errmsg());
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  ade_tape_options o;
+  ade_tape *tape = NULL;
+  int variant = argc > 2 ? atoi(argv[2]) : 1, rc;
+  if (argc < 2 || argc > 3 || variant < 1 || variant > 2) {
+    fputs("usage: mktape PATH [1|2]\n", stderr);
+    return 2;
+  }
+  ade_tape_options_init(&o);
+  o.path = argv[1];
+  o.capture = variant == 1;
+  o.level = variant == 1 ? 3 : 0;
+  o.chunk_ops = 16;
+  if ((rc = ade_tape_create(&tape, &o)) != ADE_OK) return fail("create", rc);
+  if ((rc = ade_trace_on(tape)) != ADE_OK) return fail("trace on", rc);
+  model(variant == 1 ? 12 : 40);
+  rc = ade_trace_off();
+  ade_tape_free(tape);
+  return rc < 0 ? fail("trace off", rc) : 0;
+}
