@@ -5,7 +5,8 @@ libadelim_core_la_LIBADD = $(ADE_DEPS_LIBS)
 libadelim_core_la_SOURCES = \
 	%D%/common_internal.h \
 	%D%/error.c \
-	%D%/alloc.c
+	%D%/alloc.c \
+	%D%/sparse.c
 
 lib_LTLIBRARIES += libadelim.la
 libadelim_la_SOURCES =

@@ -353,6 +353,33 @@ enum ade_mode { ADE_FORWARD = 0, ADE_REVERSE = 1 };
  * directions) or vector reverse (m weights) mode. */
 ADE_API int ade_jacobian_dense(ade_tape *t, int mode, const double *x, double *J);
 
+/* --------------------------------------------------------- sparse matrices */
+
+/* A sparse matrix in compressed sparse row form. A symmetric matrix stores
+ * its lower triangle only (col <= row in every row). */
+typedef struct ade_sparse {
+  size_t m, n, nnz;
+  size_t *rowptr;  /* m + 1 row starts into col/val */
+  size_t *col;     /* nnz column indices, ascending within a row */
+  double *val;     /* nnz values */
+  int symmetric;
+} ade_sparse;
+
+/*! ade_sparse_create: an m x n matrix with room for nnz entries (rowptr
+ * zeroed, the caller fills it). @return ADE_OK, ADE_ENOMEM. */
+ADE_API int ade_sparse_create(ade_sparse **A, size_t m, size_t n, size_t nnz, int symmetric);
+/*! ade_sparse_free: release A (NULL is fine). */
+ADE_API void ade_sparse_free(ade_sparse *A);
+/*! ade_sparse_to_dense: D (m x n, row-major) = A; a symmetric A is expanded. */
+ADE_API int ade_sparse_to_dense(const ade_sparse *A, double *D);
+/*! ade_sparse_write_mtx: write A as a Matrix Market coordinate file
+ * ("symmetric" for symmetric matrices, 1-based, %.17g). */
+ADE_API int ade_sparse_write_mtx(const ade_sparse *A, const char *path);
+
+/* ------------------------------------------ Jacobians by elimination (elim/) */
+
+/* ------------------------------------------------------ Hessians (hessian/) */
+
 #ifdef __cplusplus
 }
 #endif

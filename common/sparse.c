@@ -1,0 +1,59 @@
+/* sparse.c: the compressed-sparse-row matrix shared by Jacobians and Hessians. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "common_internal.h"
+
+int ade_sparse_create(ade_sparse **Ap, size_t m, size_t n, size_t nnz, int symmetric) {
+  if (!Ap) return ade__fail(ADE_EINVAL, "ade_sparse_create: NULL result pointer");
+  ade_sparse *A = ade__calloc(1, sizeof *A);
+  if (A) {
+    A->m = m;
+    A->n = n;
+    A->nnz = nnz;
+    A->symmetric = symmetric != 0;
+    A->rowptr = ade__calloc(m + 1, sizeof *A->rowptr);
+    A->col = ade__alloc(ade__mul_size(nnz, sizeof *A->col));
+    A->val = ade__alloc(ade__mul_size(nnz, sizeof *A->val));
+  }
+  if (!A || !A->rowptr || !A->col || !A->val) {
+    ade_sparse_free(A);
+    *Ap = NULL;
+    return ade__fail(ADE_ENOMEM, "out of memory for a %zu x %zu sparse matrix with %zu entries", m, n, nnz);
+  }
+  *Ap = A;
+  return ADE_OK;
+}
+
+void ade_sparse_free(ade_sparse *A) {
+  if (!A) return;
+  ade__free(A->rowptr);
+  ade__free(A->col);
+  ade__free(A->val);
+  ade__free(A);
+}
+
+int ade_sparse_to_dense(const ade_sparse *A, double *D) {
+  if (!A || !D) return ade__fail(ADE_EINVAL, "ade_sparse_to_dense: NULL argument");
+  memset(D, 0, ade__mul_size(A->m, A->n * sizeof *D));
+  for (size_t i = 0; i < A->m; i++)
+    for (size_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+      D[i * A->n + A->col[k]] = A->val[k];
+      if (A->symmetric) D[A->col[k] * A->n + i] = A->val[k];
+    }
+  return ADE_OK;
+}
+
+int ade_sparse_write_mtx(const ade_sparse *A, const char *path) {
+  if (!A || !path) return ade__fail(ADE_EINVAL, "ade_sparse_write_mtx: NULL argument");
+  FILE *f = fopen(path, "w");
+  if (!f) return ade__fail(ADE_EIO, "cannot write '%s': %s", path, strerror(errno));
+  fprintf(f, "%%%%MatrixMarket matrix coordinate real %s\n%zu %zu %zu\n",
+          A->symmetric ? "symmetric" : "general", A->m, A->n, A->nnz);
+  for (size_t i = 0; i < A->m; i++)
+    for (size_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      fprintf(f, "%zu %zu %.17g\n", i + 1, A->col[k] + 1, A->val[k]);
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) return ade__fail(ADE_EIO, "writing '%s' failed", path);
+  return ADE_OK;
+}

@@ -1,0 +1,1 @@
+# elim/local.mk: Jacobians by elimination.

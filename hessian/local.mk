@@ -1,0 +1,1 @@
+# hessian/local.mk: Hessians.
