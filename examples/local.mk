@@ -1,1 +1,38 @@
-# examples/local.mk
+# examples/local.mk: small instrumented C programs users can copy.
+# They use only <adelim.h> and link the shared library, as a user's program
+# would. `make check` runs each one and compares its output with the
+# committed examples/NAME.out (examples/run-example.sh).
+EXAMPLE_CPPFLAGS = -I$(top_srcdir)/include
+EXAMPLE_LDADD = libadelim.la $(ADE_DEPS_LIBS)
+
+noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain
+
+%C%_quickstart_SOURCES = %D%/quickstart.c
+%C%_quickstart_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+%C%_quickstart_LDADD = $(EXAMPLE_LDADD)
+
+%C%_speelpenning_SOURCES = %D%/speelpenning.c
+%C%_speelpenning_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+%C%_speelpenning_LDADD = $(EXAMPLE_LDADD)
+
+# One simulation source built twice: recording, and as plain double code
+# that needs nothing but libm.
+%C%_pde_SOURCES = %D%/pde.c %D%/pde_sim.h
+%C%_pde_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+%C%_pde_LDADD = $(EXAMPLE_LDADD)
+%C%_pde_plain_SOURCES = %D%/pde.c %D%/pde_sim.h
+%C%_pde_plain_CPPFLAGS = $(EXAMPLE_CPPFLAGS) -DPDE_PLAIN
+%C%_pde_plain_LDADD =
+
+EXAMPLE_TESTS = %D%/quickstart.test %D%/speelpenning.test %D%/pde.test \
+	%D%/pde-plain.test
+EXAMPLE_OUTS = %D%/quickstart.out %D%/speelpenning.out %D%/pde.out \
+	%D%/pde-plain.out
+TESTS += $(EXAMPLE_TESTS)
+EXTRA_DIST += $(EXAMPLE_TESTS) $(EXAMPLE_OUTS) %D%/run-example.sh
+CLEANFILES += %D%/*.adt %D%/*.stdout %D%/*.want %D%/*.got
+
+# The expected outputs are sources. Without a rule of their own, make's
+# built-in rule `%.out: %' would "remake" examples/pde.out by copying the
+# program examples/pde over it (make dist does ask for it).
+$(EXAMPLE_OUTS): ;
