@@ -348,6 +348,16 @@ ADE_API int ade_adjoint_vec(ade_tape *t, size_t q, const double *x,
 /*! ade_gradient: g = grad f(x) for a tape with one dependent; f may be NULL. */
 ADE_API int ade_gradient(ade_tape *t, const double *x, double *f, double *g);
 
+/*! ade_tape_set_memory_limit: sweeps keep one double per variable and
+ * direction while that fits in bytes (default 256 MiB); beyond it, reverse
+ * sweeps at the recorded point keep the adjoints of the live variables only,
+ * so memory is bounded by the live set and a few chunks, not by the tape.
+ * Forward sweeps and sweeps at a new point keep one value per variable. */
+ADE_API void ade_tape_set_memory_limit(ade_tape *t, size_t bytes);
+/*! ade_tape_peak_live: the most live adjoints held by the last reverse sweep
+ * that ran on live adjoints (0 if none did). */
+ADE_API size_t ade_tape_peak_live(const ade_tape *t);
+
 enum ade_mode { ADE_FORWARD = 0, ADE_REVERSE = 1 };
 /*! ade_jacobian_dense: the dense m x n Jacobian by vector forward (n
  * directions) or vector reverse (m weights) mode. */

@@ -8,4 +8,5 @@ libadelim_core_la_SOURCES += \
 	%D%/callsite.c \
 	%D%/reader.c \
 	%D%/sweep.c \
+	%D%/livemap.c \
 	%D%/inspect.c

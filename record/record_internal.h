@@ -45,6 +45,18 @@ typedef struct ade__view {
   uint32_t *site;      /* call-site string index + 1, 0 = none */
 } ade__view;
 
+/* Adjoint vectors (q doubles) of live variables, keyed by id. */
+typedef struct ade__livemap {
+  uint64_t *key;       /* 0 = empty slot */
+  double *val;         /* cap * q */
+  size_t cap, n, q, peak;
+} ade__livemap;
+
+double *ade__livemap_find(const ade__livemap *m, uint64_t id);
+double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: ENOMEM */
+void ade__livemap_remove(ade__livemap *m, uint64_t id);
+void ade__livemap_free(ade__livemap *m);
+
 struct ade_tape {
   int state;
   uint64_t serial;     /* shifted into the high id bits */
@@ -59,6 +71,8 @@ struct ade_tape {
   size_t view_chunk;   /* chunk held in view, SIZE_MAX = none */
   double *work;        /* sweep workspace, grown on demand */
   size_t workcap;
+  size_t memlimit;     /* dense adjoints above this many bytes: live map */
+  size_t peak_live;    /* live variables at most, in the last live-map sweep */
 };
 
 /* Recording. */

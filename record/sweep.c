@@ -96,46 +96,85 @@ static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, 
   return ADE_OK;
 }
 
-/* Reverse over all chunks: q adjoints, seeded at the dependents with Yb. */
-static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, double *A) {
+/* Adjoints: a dense array over all variables, or only the live ones. */
+typedef struct adjstore {
+  double *dense;
+  ade__livemap map;
+} adjstore;
+
+static inline double *adj_find(adjstore *A, uint64_t id, size_t q) {
+  return A->dense ? A->dense + id * q : ade__livemap_find(&A->map, id);
+}
+static inline double *adj_get(adjstore *A, uint64_t id, size_t q) {
+  return A->dense ? A->dense + id * q : ade__livemap_get(&A->map, id);
+}
+static inline void adj_drop(adjstore *A, uint64_t id) {
+  if (!A->dense) ade__livemap_remove(&A->map, id);
+}
+
+/* Propagate the adjoint R of record i of the view to its operands. */
+static int push_adjoint(sweep *s, adjstore *A, uint32_t i, const double *R, size_t q) {
+  const ade__view *v = &s->t->view;
+  unsigned op = v->op[i];
+  double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
+  double r = operands(s, i, a);
+  ade__op_partials(op, a, r, d, NULL);
+  for (int j = 0; j < ade__optab[op].arity; j++) {
+    uint64_t id = v->arg[3 * i + j];
+    if (!id) continue;
+    double *Aa = adj_get(A, id, q);
+    if (!Aa) return ade__fail(ADE_ENOMEM, "out of memory for live adjoints (%zu live)", A->map.n);
+    for (size_t l = 0; l < q; l++) Aa[l] += d[j] * R[l];
+  }
+  return ADE_OK;
+}
+
+/* Reverse over all chunks: q adjoints, seeded at the dependents with Yb.
+ * R is q doubles of scratch; y (may be NULL) gets the recorded F. */
+static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A, double *R,
+                   double *y) {
   ade_tape *t = s->t;
   const ade__meta *m = &t->meta;
-  size_t ix = m->nindep;
-  memset(A, 0, ade__mul_size((size_t)m->records + 1, q * sizeof *A));
-  for (size_t j = 0; j < m->ndep; j++)
-    for (size_t l = 0; l < q; l++) A[m->dep[j] * q + l] += Yb[j * q + l];
+  size_t ix = m->nindep, iy = m->ndep;
+  if (A->dense) memset(A->dense, 0, ade__mul_size((size_t)m->records + 1, q * sizeof *R));
+  for (size_t j = 0; j < m->ndep; j++) {
+    double *Ay = adj_get(A, m->dep[j], q);
+    if (!Ay) return ade__fail(ADE_ENOMEM, "out of memory seeding adjoints");
+    for (size_t l = 0; l < q; l++) Ay[l] += Yb[j * q + l];
+  }
   for (size_t c = m->nchunks; c-- > 0;) {
     int st = ade__view_load(t, c);
     if (st) return st;
     const ade__view *v = &t->view;
     for (uint32_t i = v->n; i-- > 0;) {
-      unsigned op = v->op[i];
-      double *Ar = A + (v->first + i + 1) * q;
-      if (op == ADE_OP_INDEP) {
-        ix--;
-        for (size_t l = 0; l < q; l++) Xb[ix * q + l] = Ar[l];
-        continue;
-      }
-      if (ade__optab[op].flags & ADE__PASSIVE) continue;
+      uint64_t rid = v->first + i + 1;
+      const double *Ar = adj_find(A, rid, q);
       int nz = 0;
-      for (size_t l = 0; l < q && !nz; l++) nz = Ar[l] != 0.0;
-      if (!nz) continue;
-      double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
-      double r = operands(s, i, a);
-      ade__op_partials(op, a, r, d, NULL);
-      for (int j = 0; j < ade__optab[op].arity; j++) {
-        uint64_t id = v->arg[3 * i + j];
-        if (!id) continue;
-        double *Aa = A + id * q;
-        for (size_t l = 0; l < q; l++) Aa[l] += d[j] * Ar[l];
+      for (size_t l = 0; Ar && l < q; l++) {
+        R[l] = Ar[l];
+        nz |= Ar[l] != 0.0;
+      }
+      adj_drop(A, rid);
+      if (v->op[i] == ADE_OP_DEP && y) y[--iy] = v->val[i];
+      if (v->op[i] == ADE_OP_INDEP) {
+        ix--;
+        for (size_t l = 0; l < q; l++) Xb[ix * q + l] = Ar ? R[l] : 0.0;
+      } else if (nz && !(ade__optab[v->op[i]].flags & ADE__PASSIVE) &&
+                 (st = push_adjoint(s, A, i, R, q))) {
+        return st;
       }
     }
   }
+  if (!A->dense) t->peak_live = A->map.peak;
   return ADE_OK;
 }
 
-/* Check the tape, size the workspace: V (if x) then nvec doubles per variable. */
-static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, double **W) {
+/* Check the tape and size the workspace: V (if x), nvec doubles per
+ * variable, and for a reverse sweep q scratch doubles. A reverse sweep at the
+ * recorded point whose dense adjoints would exceed the tape's memory limit
+ * keeps the adjoints of the live variables only. */
+static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, double **W,
+                 adjstore *A) {
   int st = ade__tape_readable(t);
   if (st) return st;
   if (!t->meta.complete)
@@ -144,7 +183,8 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, double **W
   size_t nv = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16 || (nvec && nv > SIZE_MAX / 8 / nvec - 1))
     return ade__fail(ADE_ETOOBIG, "workspace for %zu variables is too large", nv);
-  size_t need = (x ? nv : 0) + nv * nvec;
+  int live = A && !x && nv * nvec > t->memlimit / sizeof(double);
+  size_t need = (x ? nv : 0) + (live ? 0 : nv * nvec) + q;
   double *w = ade__work(t, need ? need : 1);
   if (!w) return ade__fail(ADE_ENOMEM, "out of memory for the sweep workspace (%zu doubles)", need);
   s->t = t;
@@ -152,6 +192,11 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, double **W
   s->V = x ? w : NULL;
   s->flips = 0;
   *W = w + (x ? nv : 0);
+  if (A) {
+    A->map.q = nvec;
+    A->dense = live ? NULL : *W;
+    *W += live ? 0 : nv * nvec; /* now the q scratch doubles */
+  }
   return ADE_OK;
 }
 
@@ -159,7 +204,7 @@ int ade_replay(ade_tape *t, const double *x, double *y) {
   sweep s;
   double *W;
   if (!x) return ade__fail(ADE_EINVAL, "ade_replay: x is NULL");
-  int st = setup(&s, t, x, 0, &W);
+  int st = setup(&s, t, x, 0, 0, &W, NULL);
   if (!st) st = forward(&s, 0, NULL, y, NULL, W);
   return finish(&s, st);
 }
@@ -168,7 +213,7 @@ int ade_tangent_vec(ade_tape *t, size_t p, const double *x, const double *Xd, do
   sweep s;
   double *W;
   if (!p || !Xd || !Yd) return ade__fail(ADE_EINVAL, "ade_tangent: p = 0 or NULL Xd/Yd");
-  int st = setup(&s, t, x, p, &W);
+  int st = setup(&s, t, x, p, 0, &W, NULL);
   if (!st) st = forward(&s, p, Xd, y, Yd, W);
   return finish(&s, st);
 }
@@ -177,14 +222,21 @@ int ade_tangent(ade_tape *t, const double *x, const double *xd, double *y, doubl
   return ade_tangent_vec(t, 1, x, xd, y, yd);
 }
 
-int ade_adjoint_vec(ade_tape *t, size_t q, const double *x, const double *Yb, double *Xb) {
-  sweep s;
+/* Values at x (if given), then the reverse sweep; y (may be NULL) gets F. */
+static int adjoint(ade_tape *t, size_t q, const double *x, const double *Yb, double *Xb, double *y) {
+  sweep s = {0};
+  adjstore A = {0};
   double *W;
-  if (!q || !Yb || !Xb) return ade__fail(ADE_EINVAL, "ade_adjoint: q = 0 or NULL Yb/Xb");
-  int st = setup(&s, t, x, q, &W);
-  if (!st && x) st = forward(&s, 0, NULL, NULL, NULL, W);
-  if (!st) st = reverse(&s, q, Yb, Xb, W);
+  int st = setup(&s, t, x, q, q, &W, &A);
+  if (!st && x) st = forward(&s, 0, NULL, y, NULL, NULL);
+  if (!st) st = reverse(&s, q, Yb, Xb, &A, W, x ? NULL : y);
+  ade__livemap_free(&A.map);
   return finish(&s, st);
+}
+
+int ade_adjoint_vec(ade_tape *t, size_t q, const double *x, const double *Yb, double *Xb) {
+  if (!q || !Yb || !Xb) return ade__fail(ADE_EINVAL, "ade_adjoint: q = 0 or NULL Yb/Xb");
+  return adjoint(t, q, x, Yb, Xb, NULL);
 }
 
 int ade_adjoint(ade_tape *t, const double *x, const double *yb, double *xb) {
@@ -192,17 +244,20 @@ int ade_adjoint(ade_tape *t, const double *x, const double *yb, double *xb) {
 }
 
 int ade_gradient(ade_tape *t, const double *x, double *f, double *g) {
-  sweep s;
-  double *W, one = 1.0;
+  const double one = 1.0;
   int st = ade__tape_readable(t);
   if (!st && t->meta.ndep != 1)
     st = ade__fail(ADE_EINVAL, "ade_gradient: the tape has %zu dependents, not 1", t->meta.ndep);
   if (!st && !g) st = ade__fail(ADE_EINVAL, "ade_gradient: g is NULL");
-  if (!st) st = setup(&s, t, x, 1, &W);
-  if (!st) st = forward(&s, 0, NULL, f, NULL, W);
-  if (!st) st = reverse(&s, 1, &one, g, W);
-  return st ? st : finish(&s, st);
+  return st ? st : adjoint(t, 1, x, &one, g, f);
 }
+
+/* The live-map limit: see ade_tape_set_memory_limit. */
+void ade_tape_set_memory_limit(ade_tape *t, size_t bytes) {
+  if (t) t->memlimit = bytes;
+}
+
+size_t ade_tape_peak_live(const ade_tape *t) { return t ? t->peak_live : 0; }
 
 /* Directions per vector sweep when accumulating a dense Jacobian. */
 #define ADE__STRIP 64

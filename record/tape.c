@@ -25,6 +25,7 @@ static ade_tape *tape_new(void) {
   if (!t) return NULL;
   t->store.fd = -1;
   t->view_chunk = SIZE_MAX;
+  t->memlimit = (size_t)256 << 20;
   t->serial = ((atomic_fetch_add(&serials, 1) % ADE__SERIAL_MASK) + 1) << ADE__ID_BITS;
   return t;
 }
