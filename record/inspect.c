@@ -69,9 +69,8 @@ const char *ade_tape_region_frame(const ade_tape *t, size_t i, size_t k) {
 
 int ade_tape_verify(ade_tape *t) {
   int st = ade__tape_readable(t);
-  for (size_t c = 0; c < t->meta.nchunks && !st; c++) {
-    t->view_chunk = SIZE_MAX;
-    st = ade__view_load(t, c);
-  }
+  ade__view v = {0};
+  for (size_t c = 0; !st && c < t->meta.nchunks; c++) st = ade__view_decode(t, c, &v);
+  ade__view_free(&v);
   return st;
 }

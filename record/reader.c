@@ -93,9 +93,8 @@ typedef struct decoder {
   size_t indep, dep; /* next expected positions in the footer's lists */
 } decoder;
 
-static int decode_operand(ade_tape *t, decoder *dc, uint64_t rid, const uint64_t *imp,
+static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const uint64_t *imp,
                           const imports *im, uint64_t *arg, double *argv, size_t chunk) {
-  ade__view *v = &t->view;
   uint64_t delta;
   if (ade__varint_get(&dc->ref, dc->ref_end, &delta) || delta >= rid)
     return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: bad operand reference", chunk,
@@ -135,9 +134,8 @@ static int check_role(const ade__meta *m, unsigned op, uint64_t rid, decoder *dc
   return ADE_OK;
 }
 
-static int decode_record(ade_tape *t, decoder *dc, uint32_t i, const uint64_t *imp,
-                         const imports *im, size_t chunk) {
-  ade__view *v = &t->view;
+static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t i,
+                         const uint64_t *imp, const imports *im, size_t chunk) {
   unsigned op = v->op[i];
   uint64_t rid = v->first + i + 1;
   if (op >= ADE_OP_COUNT)
@@ -148,7 +146,7 @@ static int decode_record(ade_tape *t, decoder *dc, uint32_t i, const uint64_t *i
   int st = check_role(&t->meta, op, rid, dc, chunk);
   const ade__opinfo *info = &ade__optab[op];
   for (int k = 0; k < info->arity && !st; k++)
-    st = decode_operand(t, dc, rid, imp, im, &v->arg[3 * i + k], &v->argv[3 * i + k], chunk);
+    st = decode_operand(v, dc, rid, imp, im, &v->arg[3 * i + k], &v->argv[3 * i + k], chunk);
   if (st) return st;
   if (info->flags & ADE__STORE) {
     if (dc->val_end - dc->val < 8)
@@ -166,8 +164,7 @@ static int decode_record(ade_tape *t, decoder *dc, uint32_t i, const uint64_t *i
   return ADE_OK;
 }
 
-static int decode(ade_tape *t, size_t chunk, uint64_t **imp, size_t *impcap) {
-  ade__view *v = &t->view;
+static int decode(const ade_tape *t, ade__view *v, size_t chunk, uint64_t **imp, size_t *impcap) {
   const ade__chunkdata *d = &t->cd;
   imports im = {0, NULL, NULL};
   int st = imports_parse(d, v->first, &im, chunk);
@@ -188,7 +185,7 @@ static int decode(ade_tape *t, size_t chunk, uint64_t **imp, size_t *impcap) {
     return ade__fail(ADE_EFORMAT, "chunk %zu: call sites on a tape recorded without capture", chunk);
   }
   memcpy(v->op, d->col[ADE__COL_OPS], v->n);
-  for (uint32_t i = 0; i < v->n && !st; i++) st = decode_record(t, &dc, i, *imp, &im, chunk);
+  for (uint32_t i = 0; i < v->n && !st; i++) st = decode_record(t, v, &dc, i, *imp, &im, chunk);
   if (!st && (dc.ref != dc.ref_end || dc.val != dc.val_end || dc.cst != dc.cst_end ||
               dc.site != dc.site_end))
     st = ade__fail(ADE_EFORMAT, "chunk %zu: columns longer than its records need", chunk);
@@ -200,20 +197,39 @@ static int decode(ade_tape *t, size_t chunk, uint64_t **imp, size_t *impcap) {
   return st;
 }
 
-int ade__view_load(ade_tape *t, size_t chunk) {
-  if (t->view_chunk == chunk) return ADE_OK;
-  t->view_chunk = SIZE_MAX;
+void ade__view_free(ade__view *v) {
+  if (!v) return;
+  ade__free(v->op);
+  ade__free(v->arg);
+  ade__free(v->argv);
+  ade__free(v->val);
+  ade__free(v->site);
+  memset(v, 0, sizeof *v);
+}
+
+/* Decode chunk into v (its buffers grown as needed). */
+int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) {
   if (!t->dctx && !(t->dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
   int st = ade__chunk_read(&t->store, t->dctx, &t->meta, chunk, &t->scratch, &t->cd);
   if (st) return st;
   const ade__chunkent *e = &t->meta.chunks[chunk];
-  if (view_reserve(&t->view, e->records)) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
-  t->view.first = e->first;
-  t->view.n = e->records;
+  if (view_reserve(v, e->records)) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  v->first = e->first;
+  v->n = e->records;
   uint64_t *imp = NULL;
   size_t impcap = 0;
-  st = decode(t, chunk, &imp, &impcap);
+  st = decode(t, v, chunk, &imp, &impcap);
   ade__free(imp);
-  if (!st) t->view_chunk = chunk;
   return st;
+}
+
+/* Make t->view hold chunk's records (decoded into the tape's scratch view). */
+int ade__view_load(ade_tape *t, size_t chunk) {
+  if (t->view_chunk == chunk) return ADE_OK;
+  t->view_chunk = SIZE_MAX;
+  int st = ade__view_decode(t, chunk, &t->scratch_view);
+  if (st) return st;
+  t->view = t->scratch_view;
+  t->view_chunk = chunk;
+  return ADE_OK;
 }

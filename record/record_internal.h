@@ -67,8 +67,9 @@ struct ade_tape {
   ade__writer *w;      /* while recording */
   ade__chunkdata cd;   /* reading */
   ade__buf scratch;
-  ade__view view;
+  ade__view view;      /* the loaded chunk (its arrays are scratch_view's) */
   size_t view_chunk;   /* chunk held in view, SIZE_MAX = none */
+  ade__view scratch_view;
   double *work;        /* sweep workspace, grown on demand */
   size_t workcap;
   size_t memlimit;     /* dense adjoints above this many bytes: live map */
@@ -88,6 +89,8 @@ ade_tape *ade__current(void);
 
 /* Reading. */
 int ade__view_load(ade_tape *t, size_t chunk);
+int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);
+void ade__view_free(ade__view *v);
 int ade__tape_readable(const ade_tape *t);
 double *ade__work(ade_tape *t, size_t n);
 

@@ -41,11 +41,7 @@ void ade_tape_free(ade_tape *t) {
   ade__buf_free(&t->cd.raw);
   ade__buf_free(&t->cd.plain);
   ade__buf_free(&t->scratch);
-  ade__free(t->view.op);
-  ade__free(t->view.arg);
-  ade__free(t->view.argv);
-  ade__free(t->view.val);
-  ade__free(t->view.site);
+  ade__view_free(&t->scratch_view);
   ade__free(t->work);
   ade__free(t);
 }
