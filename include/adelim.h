@@ -86,6 +86,13 @@ ADE_API int ade_tape_create(ade_tape **tape, const ade_tape_options *o);
  * @return ADE_OK, ADE_EIO, ADE_EFORMAT, ADE_EVERSION, ADE_ECHECKSUM,
  * ADE_ETRUNC, ADE_ETOOBIG, ADE_ENOMEM. */
 ADE_API int ade_tape_open(ade_tape **tape, const char *path);
+/*! ade_tape_recover: open a tape file whose footer is missing (the disk
+ * filled up or the program died while recording): the intact chunks from
+ * the start are kept and the tape is marked incomplete (ade_stats.complete
+ * is 0). It can be inspected and verified, not differentiated; regions,
+ * diagnostics and call-site names lived in the lost footer.
+ * @return ADE_OK, ADE_EIO, header errors, ADE_ENOMEM. */
+ADE_API int ade_tape_recover(ade_tape **tape, const char *path);
 /*! ade_tape_load: read a whole tape file into memory (same checks as open). */
 ADE_API int ade_tape_load(ade_tape **tape, const char *path);
 /*! ade_tape_save: write a finished tape to a file (bit-identical bytes). */
@@ -388,7 +395,217 @@ ADE_API int ade_sparse_write_mtx(const ade_sparse *A, const char *path);
 
 /* ------------------------------------------ Jacobians by elimination (elim/) */
 
+/* The linearized computational graph (c-graph) G = (X u Z u Y, E) of a tape:
+ * edge labels are the local partials at the recorded point (face-elimination
+ * paper, Section 1), or its dual c-graph (Definition 1) whose intermediate
+ * vertices carry the labels. Vertices are named by ids: a tape's record ids
+ * (1-based), or the ids given to ade_cgraph_from_edges. Dual vertices are
+ * numbered as in the paper: X~ = 1-n..0, Z~ = 1..|E| (G's edges in order),
+ * Y~ = |E|+1..|E|+m, fill-in vertices from |E|+m+1 on. */
+typedef struct ade_cgraph ade_cgraph;
+
+/* The c-graph of a finished tape: independents are X (Jacobian columns in
+ * order), dependents Y (rows), operations on a path from X to Y are Z;
+ * constant operands and passive operations vanish, parallel edges are
+ * merged by adding labels, and operations reaching no dependent or reached
+ * from no independent are dropped (counted in *dropped, may be NULL).
+ * @return ADE_OK, ADE_EINVAL (no independents or no dependents),
+ * ADE_ESTATE (incomplete tape), ADE_ENOMEM, tape read errors. */
+ADE_API int ade_cgraph_from_tape(ade_cgraph **g, ade_tape *t, size_t *dropped);
+/*! ade_cgraph_from_edges: a c-graph from ne labelled edges src[k] -> dst[k]
+ * (val NULL: labels 1); xid[0..n-1] are the independents, yid[0..m-1] the
+ * dependents, every other id is intermediate. Edge k gets number k+1.
+ * @return ADE_OK, ADE_EINVAL (an independent with an in-edge, a dependent
+ * with an out-edge, an intermediate without in- or out-edges, a self loop,
+ * an id listed twice), ADE_ECYCLE, ADE_ENOMEM. */
+ADE_API int ade_cgraph_from_edges(ade_cgraph **g, size_t n, const long *xid, size_t m,
+                                  const long *yid, size_t ne, const long *src,
+                                  const long *dst, const double *val);
+/*! ade_cgraph_dual: the dual c-graph of g (Definition 1). */
+ADE_API int ade_cgraph_dual(ade_cgraph **d, const ade_cgraph *g);
+/*! ade_cgraph_copy: a deep copy (same ids, same numbering state). */
+ADE_API int ade_cgraph_copy(ade_cgraph **c, const ade_cgraph *g);
+/*! ade_cgraph_free: release g (NULL is fine). */
+ADE_API void ade_cgraph_free(ade_cgraph *g);
+/*! ade_cgraph_size: live vertices and edges; n and m (any may be NULL). */
+ADE_API void ade_cgraph_size(const ade_cgraph *g, size_t *nv, size_t *ne, size_t *n, size_t *m);
+/*! ade_cgraph_is_dual: 1 for a dual c-graph. */
+ADE_API int ade_cgraph_is_dual(const ade_cgraph *g);
+/*! ade_cgraph_edge: the label of edge (i, j) of a c-graph into *c.
+ * @return ADE_OK, ADE_ENOTFOUND. */
+ADE_API int ade_cgraph_edge(const ade_cgraph *g, long i, long j, double *c);
+/*! ade_cgraph_jacobian: the m x n Jacobian held by a fully eliminated graph
+ * (bipartite c-graph, or tripartite dual). @return ADE_OK, ADE_ESTATE
+ * (intermediate vertices or faces left), ADE_ENOMEM. */
+ADE_API int ade_cgraph_jacobian(const ade_cgraph *g, ade_sparse **J);
+/*! ade_cgraph_check: verify g's invariants (adjacency lists, edge index,
+ * X minimal, Y maximal, no isolated intermediate). @return ADE_OK or
+ * ADE_EFORMAT naming the broken one. */
+ADE_API int ade_cgraph_check(const ade_cgraph *g);
+
+/* Single elimination steps. *cost (may be NULL) gets the multiply-adds the
+ * step executed. They return ADE_OK, ADE_EINVAL (not applicable: the message
+ * says why), ADE_ENOMEM. */
+/*! ade_elim_vertex: eliminate intermediate vertex v (cost |P_v||S_v|). */
+ADE_API int ade_elim_vertex(ade_cgraph *g, long v, uint64_t *cost);
+enum ade_edge_dir { ADE_FRONT = 0, ADE_BACK = 1 };
+/*! ade_elim_edge: front (cost |S_j|) or back (cost |P_i|) elimination of
+ * edge (i, j), Rule 2. */
+ADE_API int ade_elim_edge(ade_cgraph *g, long i, long j, int dir, uint64_t *cost);
+/*! ade_elim_face: eliminate the intermediate face (i, j) of a dual c-graph
+ * (Rule 1: absorption or fill-in, then isolation or merge; cost 1). */
+ADE_API int ade_elim_face(ade_cgraph *d, long i, long j, uint64_t *cost);
+
+/* Elimination sequences: values that can be built, checked, applied, saved
+ * and loaded (a line-oriented text format, doc/elimination.md). */
+enum ade_seq_kind { ADE_SEQ_VERTEX = 0, ADE_SEQ_EDGE = 1, ADE_SEQ_FACE = 2 };
+typedef struct ade_elim_step {
+  long a, b;   /* vertex: a; edge: (a, b); face: (a, b) */
+  int dir;     /* edges: ADE_FRONT or ADE_BACK */
+} ade_elim_step;
+typedef struct ade_elim_seq ade_elim_seq;
+
+/*! ade_seq_create: an empty sequence of a kind. */
+ADE_API int ade_seq_create(ade_elim_seq **s, int kind);
+ADE_API void ade_seq_free(ade_elim_seq *s);
+/*! ade_seq_push: append a step. @return ADE_OK, ADE_ENOMEM. */
+ADE_API int ade_seq_push(ade_elim_seq *s, long a, long b, int dir);
+ADE_API int ade_seq_kind(const ade_elim_seq *s);
+ADE_API size_t ade_seq_length(const ade_elim_seq *s);
+/*! ade_seq_step: step i (NULL if out of range). */
+ADE_API const ade_elim_step *ade_seq_step(const ade_elim_seq *s, size_t i);
+/*! ade_seq_cost: the total cost recorded when the sequence was built by an
+ * ordering or applied (0 if never). */
+ADE_API uint64_t ade_seq_cost(const ade_elim_seq *s);
+/*! ade_seq_bind: tie s to g's structure (a fingerprint checked on apply). */
+ADE_API void ade_seq_bind(ade_elim_seq *s, const ade_cgraph *g);
+/*! ade_seq_apply: apply every step to g (a c-graph for vertex and edge
+ * sequences, a dual for face sequences); *cost gets the total. Stops at the
+ * first inapplicable step with ADE_EINVAL naming it; a sequence bound to
+ * another graph is refused. */
+ADE_API int ade_seq_apply(ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
+/*! ade_seq_validate: apply s to a copy of g; ADE_OK if every step applies
+ * (and *complete, may be NULL, says whether the result is the Jacobian). */
+ADE_API int ade_seq_validate(const ade_cgraph *g, const ade_elim_seq *s, int *complete,
+                             uint64_t *cost);
+/*! ade_seq_save / ade_seq_load: the text form, to/from a file path. */
+ADE_API int ade_seq_save(const ade_elim_seq *s, const char *path);
+ADE_API int ade_seq_load(ade_elim_seq **s, const char *path);
+/*! ade_seq_print: the text form to a stdio stream (FILE *). */
+ADE_API int ade_seq_print(const ade_elim_seq *s, void *file);
+
+/* Orderings (heuristics from the face-elimination and dynamic-programming
+ * papers). Each builds a complete sequence for g without changing it. */
+#define ADE_ORDER_MAP(X)                                                       \
+  X(VERTEX_FORWARD, "vertex-forward", ADE_SEQ_VERTEX)                          \
+  X(VERTEX_REVERSE, "vertex-reverse", ADE_SEQ_VERTEX)                          \
+  X(VERTEX_MARKOWITZ, "vertex-markowitz", ADE_SEQ_VERTEX)    /* V_LM */        \
+  X(VERTEX_RELATIVE, "vertex-relative", ADE_SEQ_VERTEX)      /* V_LR */        \
+  X(EDGE_FORWARD, "edge-forward", ADE_SEQ_EDGE)                                \
+  X(EDGE_REVERSE, "edge-reverse", ADE_SEQ_EDGE)                                \
+  X(EDGE_MARKOWITZ, "edge-markowitz", ADE_SEQ_EDGE)                            \
+  X(EDGE_FILLIN, "edge-fillin", ADE_SEQ_EDGE)                /* E_LF */        \
+  X(FACE_FORWARD, "face-forward", ADE_SEQ_FACE)                                \
+  X(FACE_REVERSE, "face-reverse", ADE_SEQ_FACE)                                \
+  X(FACE_GREEDY, "face-greedy", ADE_SEQ_FACE)
+enum ade_order {
+#define ADE__ORDER_ENUM(N, s, k) ADE_ORDER_##N,
+  ADE_ORDER_MAP(ADE__ORDER_ENUM)
+#undef ADE__ORDER_ENUM
+  ADE_ORDER_COUNT
+};
+/*! ade_order_name / ade_order_parse: "vertex-markowitz" <-> enum (-1 if unknown). */
+ADE_API const char *ade_order_name(int order);
+ADE_API int ade_order_parse(const char *name);
+/*! ade_elim_order: a complete sequence for g (a c-graph; face orderings
+ * work on its dual) by the ordering; its cost is set.
+ * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (max_steps reached). */
+ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
+
+/* Jacobians by elimination. */
+typedef struct ade_jacobian_options {
+  const ade_elim_seq *seq; /* apply this sequence instead of an ordering */
+  int check;               /* nonzero: check graph invariants after each step */
+} ade_jacobian_options;
+
+typedef struct ade_jacobian_report {
+  uint64_t fma;             /* multiply-adds of the elimination */
+  uint64_t fill;            /* fill-in: new edges (vertex, edge) or new vertices (face) */
+  uint64_t absorbed;        /* updates of existing edges / vertices */
+  uint64_t merged;          /* face elimination: vertex merges (one add each) */
+  size_t steps;
+  size_t vertices_before, edges_before;   /* the c-graph from the tape */
+  size_t vertices_after, edges_after;     /* the bipartite graph: edges = nnz */
+  size_t dropped;           /* tape operations not on an X -> Y path */
+  uint64_t forward_cost;    /* dense forward vector mode, n |E| */
+  uint64_t reverse_cost;    /* dense reverse vector mode, m |E| */
+  double seconds;           /* graph construction, ordering and elimination */
+} ade_jacobian_report;
+
+/*! ade_jacobian: the sparse m x n Jacobian of a tape at its recorded point by
+ * eliminating its c-graph with the ordering `method` (enum ade_order), or
+ * with o->seq. report may be NULL. @return ADE_OK, ADE_EINVAL, ADE_ESTATE,
+ * ADE_ENOMEM, ADE_ELIMIT, tape read errors. */
+ADE_API int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o,
+                         ade_sparse **J, ade_jacobian_report *report);
+
 /* ------------------------------------------------------ Hessians (hessian/) */
+
+/* Second derivatives of the weighted sum f = sum_i w_i y_i of a tape's
+ * dependents (a Lagrangian when m > 1), as a sparse symmetric n x n matrix
+ * (lower triangle CSR, symmetric = 1). Methods (doc/hessians.md):
+ *   ADE_HESS_EDGE_PUSH      one reverse sweep over the tape keeping adjoints
+ *                           and the Hessian over the live variables (Gower
+ *                           and Mello; Wang, Gebremedhin, Pothen). Streams
+ *                           chunks backward; at the recorded point its memory
+ *                           is bounded by the live set, not by the tape.
+ *   ADE_HESS_VE_REVERSE     symmetric vertex elimination on the explicit
+ *                           gradient graph, pairs in reverse topological
+ *                           order: the same updates as edge pushing.
+ *   ADE_HESS_VE_MARKOWITZ   the same with the pair of least Markowitz degree
+ *                           eliminated first (O(V^2) selection; small tapes).
+ *   ADE_HESS_FOR_OVER_REV   n Hessian-vector products by forward-over-reverse
+ *                           (the oracle: dense, O(n l) time, O(l) memory). */
+enum ade_hess_method {
+  ADE_HESS_EDGE_PUSH = 0,
+  ADE_HESS_VE_REVERSE = 1,
+  ADE_HESS_VE_MARKOWITZ = 2,
+  ADE_HESS_FOR_OVER_REV = 3
+};
+#define ADE_HESS_NMETHODS 4
+
+typedef struct ade_hess_options {
+  const double *x;  /* the point (n values); NULL: the recorded point */
+  const double *w;  /* m weights; NULL is allowed only when m == 1 (w = 1) */
+  double *grad;     /* output, may be NULL: the n gradient entries of f */
+} ade_hess_options;
+
+typedef struct ade_hess_report {
+  double value;      /* f = sum w_i y_i at the point */
+  uint64_t updates;  /* Hessian edge updates (doc/hessians.md defines them) */
+  uint64_t fma;      /* all multiply-adds, adjoints and tangents included */
+  size_t max_live;   /* largest live set (edge pushing), else 0 */
+  size_t vertices;   /* vertex pairs eliminated (vertex elimination), else 0 */
+  size_t nnz;        /* entries of the lower triangle of H */
+  double seconds;    /* wall time of the call */
+} ade_hess_report;
+
+/*! ade_hess_options_init: x = w = grad = NULL. */
+ADE_API void ade_hess_options_init(ade_hess_options *o);
+/*! ade_hessian: *H = the Hessian of f = sum w_i y_i at o->x by method.
+ * o may be NULL (recorded point, m == 1); r may be NULL. Entries never
+ * reached by the method are structurally zero and absent from H.
+ * @return ADE_OK; ADE_WBRANCH (H still computed) when a recorded comparison
+ * differs at x; ADE_EINVAL (bad method, NULL H, m > 1 without weights),
+ * ADE_ESTATE (tape unfinished or incomplete), ADE_ENOMEM, read errors.
+ * On error *H is NULL. */
+ADE_API int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
+                        ade_hess_report *r);
+/*! ade_hess_method_name: "edge-push", "ve-reverse", "ve-markowitz",
+ * "for-over-rev"; NULL for an unknown method. */
+ADE_API const char *ade_hess_method_name(int method);
+/*! ade_hess_method_parse: the method named name, or -1. */
+ADE_API int ade_hess_method_parse(const char *name);
 
 #ifdef __cplusplus
 }

@@ -158,9 +158,10 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
     v->val[i] = ade__op_value(op, &v->argv[3 * i]);
   }
   uint64_t s = 0;
-  if (dc->site && (ade__varint_get(&dc->site, dc->site_end, &s) || s > t->meta.nstrings))
+  if (dc->site && (ade__varint_get(&dc->site, dc->site_end, &s) ||
+                   (s > t->meta.nstrings && !t->recovered)))
     return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: bad call site", chunk, (unsigned long long)(rid - 1));
-  v->site[i] = (uint32_t)s;
+  v->site[i] = t->recovered ? 0 : (uint32_t)s; /* a recovered tape lost the site names */
   return ADE_OK;
 }
 

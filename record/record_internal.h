@@ -59,6 +59,7 @@ void ade__livemap_free(ade__livemap *m);
 
 struct ade_tape {
   int state;
+  int recovered;       /* opened by ade_tape_recover: no footer */
   uint64_t serial;     /* shifted into the high id bits */
   ade__store store;
   ade__header hdr;

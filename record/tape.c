@@ -180,6 +180,64 @@ int ade_tape_open(ade_tape **tp, const char *path) {
   return ADE_OK;
 }
 
+/* Add chunk e found by the recovery scan (its records, roles and op counts)
+ * if it decodes; otherwise leave the metadata as it was. */
+static int recover_chunk(ade_tape *t, const ade__chunkent *e) {
+  ade__meta *m = &t->meta, saved = *m;
+  uint64_t counts[256];
+  memcpy(counts, m->opcount, sizeof counts);
+  int st = ade__meta_add_chunk(m, e);
+  if (!st) st = ade__chunk_read(&t->store, t->dctx, m, m->nchunks - 1, &t->scratch, &t->cd);
+  if (!st && t->cd.collen[ADE__COL_OPS] != e->records) st = ADE_EFORMAT;
+  for (uint32_t i = 0; i < e->records && !st; i++) {
+    unsigned op = t->cd.col[ADE__COL_OPS][i];
+    m->opcount[op]++;
+    if (op == ADE_OP_INDEP) st = ade__meta_add_id(&m->indep, &m->nindep, &m->indepcap, e->first + i + 1);
+    if (op == ADE_OP_DEP) st = ade__meta_add_id(&m->dep, &m->ndep, &m->depcap, e->first + i + 1);
+  }
+  m->records += e->records;
+  m->raw_bytes += e->raw_size;
+  if (!st) st = ade__view_load(t, m->nchunks - 1);
+  if (st) { /* the arrays may have moved: keep the pointers, restore counts */
+    m->nchunks = saved.nchunks;
+    m->nindep = saved.nindep;
+    m->ndep = saved.ndep;
+    m->records = saved.records;
+    m->raw_bytes = saved.raw_bytes;
+    memcpy(m->opcount, counts, sizeof counts);
+  }
+  return st;
+}
+
+int ade_tape_recover(ade_tape **tp, const char *path) {
+  if (!tp || !path) return ade__fail(ADE_EINVAL, "ade_tape_recover: NULL argument");
+  *tp = NULL;
+  ade_tape *t = tape_new();
+  unsigned char h[ADE__HEADER_SIZE];
+  int st = t ? ade__store_open_file(&t->store, path, 0) : ade__fail(ADE_ENOMEM, "out of memory");
+  if (!st) st = ade__store_read(&t->store, 0, h, sizeof h);
+  if (!st) st = ade__header_decode(h, &t->hdr);
+  if (!st && !(t->dctx = ade__zstd_dctx())) st = ade__fail(ADE_ENOMEM, "out of memory");
+  if (!st) {
+    t->state = ADE__FINISHED;
+    t->recovered = 1;
+    t->meta.status = ADE_ETRUNC;
+  }
+  /* Every intact chunk frame from the header on, up to the first bad one. */
+  uint64_t off = ADE__HEADER_SIZE;
+  ade__chunkent e;
+  while (!st && ade__chunk_peek(&t->store, off, (uint32_t)t->meta.nchunks, t->meta.records, &e) == ADE_OK &&
+         recover_chunk(t, &e) == ADE_OK)
+    off += ADE__FRAME_SIZE + e.stored_size;
+  if (st) {
+    ade_tape_free(t);
+    return st;
+  }
+  ade__clear_error();
+  *tp = t;
+  return ADE_OK;
+}
+
 int ade_tape_from_bytes(ade_tape **tp, const void *bytes, size_t size) {
   if (!tp || (!bytes && size)) return ade__fail(ADE_EINVAL, "ade_tape_from_bytes: NULL argument");
   *tp = NULL;

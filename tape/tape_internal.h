@@ -105,6 +105,10 @@ int ade__header_decode(const unsigned char in[ADE__HEADER_SIZE], ade__header *h)
 int ade__chunk_write(ade__store *s, void *cctx, int level, uint32_t index, uint64_t first,
                      uint32_t records, const ade__buf cols[ADE__NCOLS], ade__buf scratch[2],
                      ade__chunkent *ent);
+/* Read and check the frame header of chunk index expected at off (the
+ * footer-less recovery scan). */
+int ade__chunk_peek(const ade__store *s, uint64_t off, uint32_t index, uint64_t first,
+                    ade__chunkent *e);
 /* Read, verify and decompress chunk index of meta into d. */
 int ade__chunk_read(const ade__store *s, void *dctx, const ade__meta *m, size_t index,
                     ade__buf *scratch, ade__chunkdata *d);

@@ -314,6 +314,19 @@ START_TEST(disk_full) {
   ade_tape_free(t);
   ck_assert_int_eq(ade_tape_open(&t, path), ADE_ETRUNC);
   ck_assert_ptr_nonnull(strstr(ade_errmsg(), "trailer"));
+  /* What was written before the disk filled up stays readable. */
+  ck_assert_int_eq(ade_tape_recover(&t, path), ADE_OK);
+  ade_stats st;
+  ck_assert_int_eq(ade_tape_stats(t, &st), ADE_OK);
+  ck_assert_int_eq(st.complete, 0);
+  ck_assert_uint_ge(st.records, 16);
+  ck_assert_uint_eq(st.records % 16, 0);
+  ck_assert_uint_eq(st.independents, 1);
+  ck_assert_uint_eq(st.op_count[0] + st.op_count[17], st.records); /* indep, sin */
+  ck_assert_int_eq(ade_tape_verify(t), ADE_OK);
+  double g;
+  ck_assert_int_eq(ade_gradient(t, NULL, NULL, &g), ADE_EINVAL); /* no dependent */
+  ade_tape_free(t);
   unlink(path);
 }
 END_TEST

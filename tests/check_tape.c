@@ -159,6 +159,44 @@ START_TEST(every_truncation) {
 }
 END_TEST
 
+/* A tape cut anywhere recovers exactly the chunks that precede the cut. */
+START_TEST(recover_prefix) {
+  size_t n;
+  unsigned char *b = tape_copy(&n);
+  char path[] = "/tmp/ade-cut-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  uint64_t prev = 0, total;
+  ade_tape *t;
+  ade_stats s;
+  ck_assert_int_eq(ade_tape_from_bytes(&t, b, n), ADE_OK);
+  ck_assert_int_eq(ade_tape_stats(t, &s), ADE_OK);
+  total = s.records;
+  ade_tape_free(t);
+  for (size_t len = 0; len <= n; len = len + 7 < n || len == n ? len + 7 : n) {
+    FILE *f = fopen(path, "wb");
+    fwrite(b, 1, len, f);
+    fclose(f);
+    int st = ade_tape_recover(&t, path);
+    if (len < 64) {
+      ck_assert_int_lt(st, 0);
+      continue;
+    }
+    ck_assert_msg(st == ADE_OK, "len %zu: %s", len, ade_errmsg());
+    ck_assert_int_eq(ade_tape_stats(t, &s), ADE_OK);
+    ck_assert_int_eq(s.complete, 0);
+    ck_assert(s.records % 64 == 0 || s.records == total); /* whole chunks of 64 */
+    ck_assert_uint_ge(s.records, prev);   /* a longer prefix never loses chunks */
+    ck_assert_int_eq(ade_tape_verify(t), ADE_OK);
+    prev = s.records;
+    ade_tape_free(t);
+  }
+  ck_assert_uint_eq(prev, total); /* the whole file: every record */
+  unlink(path);
+  free(b);
+}
+END_TEST
+
 /* The golden files in tests/data: a good tape from format 1.0, and ones that
  * must be rejected with a specific error. */
 START_TEST(golden_files) {
@@ -200,6 +238,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, every_byte_corrupted);
   tcase_add_test(tc, every_truncation);
   tcase_add_test(tc, golden_files);
+  tcase_add_test(tc, recover_prefix);
   suite_add_tcase(s, tc);
   return s;
 }
