@@ -50,7 +50,7 @@ int ade__store_read(const ade__store *s, uint64_t off, void *dst, size_t n) {
     return ade__fail(ADE_ETRUNC, "tape truncated: need %zu bytes at offset %llu, size %llu", n,
                      (unsigned long long)off, (unsigned long long)s->size);
   if (s->fd < 0) {
-    memcpy(dst, s->mem.p + off, n);
+    if (n) memcpy(dst, s->mem.p + off, n); /* an empty store has no buffer */
     return ADE_OK;
   }
   unsigned char *c = dst;
