@@ -100,7 +100,7 @@ static inline double ade__op_value(unsigned op, const double *a) {
     ADE_OPS(ADE__OP_VAL)
 #undef ADE__OP_VAL
   }
-  return NAN;
+  return (double)NAN;
 }
 
 /* First (d) and second (h, may be NULL) partials of op at (a, r). */
