@@ -26,3 +26,10 @@ check_PROGRAMS += %D%/check_tape
 TESTS += %D%/check_tape
 EXTRA_DIST += %D%/data/good-v1.adt %D%/data/bad-version.adt %D%/data/bad-magic.adt \
 	%D%/data/bad-checksum.adt %D%/data/truncated.adt %D%/data/empty.adt
+include tests/fuzz/local.mk
+
+# Build an example against the installed library through pkg-config.
+EXTRA_DIST += %D%/pkgconfig.sh
+installcheck-local:
+	CC='$(CC)' $(SHELL) $(srcdir)/%D%/pkgconfig.sh '$(DESTDIR)$(pkgconfigdir)' \
+	  '$(DESTDIR)$(libdir)' '$(srcdir)'
