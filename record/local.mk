@@ -9,4 +9,5 @@ libadelim_core_la_SOURCES += \
 	%D%/reader.c \
 	%D%/sweep.c \
 	%D%/livemap.c \
+	%D%/linear.c \
 	%D%/inspect.c

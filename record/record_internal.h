@@ -45,6 +45,19 @@ typedef struct ade__view {
   uint32_t *site;      /* call-site string index + 1, 0 = none */
 } ade__view;
 
+/* A linearized chunk: each record's active operands and their partials at
+ * one point, all a first-order sweep needs. */
+typedef struct ade__lin {
+  uint64_t first;
+  uint32_t n;
+  uint8_t *op;
+  double *val;         /* results */
+  uint32_t *pos;       /* n + 1: record i's operands are [pos[i], pos[i+1]) */
+  uint64_t *id;        /* operand ids */
+  double *d;           /* partial derivative with respect to each */
+  size_t cap, opcap;
+} ade__lin;
+
 /* Adjoint vectors (q doubles) of live variables, keyed by id. */
 typedef struct ade__livemap {
   uint64_t *key;       /* 0 = empty slot */
@@ -71,6 +84,9 @@ struct ade_tape {
   ade__view view;      /* the loaded chunk (its arrays are scratch_view's) */
   size_t view_chunk;   /* chunk held in view, SIZE_MAX = none */
   ade__view scratch_view;
+  ade__lin **lin;      /* linearized chunks at the recorded point, kept */
+  size_t linbytes;
+  ade__lin linscratch;
   double *work;        /* sweep workspace, grown on demand */
   size_t workcap;
   size_t memlimit;     /* dense adjoints above this many bytes: live map */
@@ -87,6 +103,12 @@ void ade__record_error(ade_tape *t, int status, const char *fmt, ...)
 void ade__writer_free(ade__writer *w);
 int ade__writer_flush(ade_tape *t);
 ade_tape *ade__current(void);
+
+/* Linearized chunks. */
+int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);
+int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
+void ade__lin_free(ade__lin *L);
+void ade__lin_cache_free(ade_tape *t);
 
 /* Reading. */
 int ade__view_load(ade_tape *t, size_t chunk);

@@ -12,21 +12,6 @@ typedef struct sweep {
   uint64_t flips, first_flip;
 } sweep;
 
-/* Operand values and result of record i of the loaded view. */
-static inline double operands(const sweep *s, uint32_t i, double *a) {
-  const ade__view *v = &s->t->view;
-  const int k = ade__optab[v->op[i]].arity;
-  if (!s->V) {
-    for (int j = 0; j < k; j++) a[j] = v->argv[3 * i + j];
-    return v->val[i];
-  }
-  for (int j = 0; j < k; j++) {
-    uint64_t id = v->arg[3 * i + j];
-    a[j] = id ? s->V[id] : v->argv[3 * i + j];
-  }
-  return s->V[v->first + i + 1];
-}
-
 /* Zero-order step at a new point: V[rid] = op(a), flagging branch flips. */
 static inline void replay_record(sweep *s, uint32_t i, size_t *ix) {
   const ade__view *v = &s->t->view;
@@ -52,43 +37,52 @@ static int finish(const sweep *s, int st) {
                    (unsigned long long)s->flips, (unsigned long long)s->first_flip);
 }
 
-/* Forward over all chunks: values at x (if given) and p tangents. */
+/* Chunk c linearized: at the recorded point from the cache, at a new point
+ * from V (the forward pass first replays the chunk's values into V). */
+static int linearize(sweep *s, size_t c, int replay, size_t *ix, const ade__lin **L) {
+  ade_tape *t = s->t;
+  if (!s->V) return ade__lin_get(t, c, L);
+  int st = ade__view_load(t, c);
+  for (uint32_t i = 0; replay && !st && i < t->view.n; i++) replay_record(s, i, ix);
+  if (!st) st = ade__lin_build(t, s->V, &t->linscratch);
+  *L = &t->linscratch;
+  return st;
+}
+
+/* Forward over all chunks: values at x (if given) and p tangents T; p = 0
+ * replays the values only (x must be given). */
 static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, double *T) {
   ade_tape *t = s->t;
-  size_t ix = 0, iy = 0;
+  size_t ix = 0, iy = 0, jx = 0;
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
-    int st = ade__view_load(t, c);
+    const ade__lin *L;
+    int st = p ? linearize(s, c, 1, &ix, &L) : ade__view_load(t, c);
     if (st) return st;
-    const ade__view *v = &t->view;
-    for (uint32_t i = 0; i < v->n; i++) {
-      unsigned op = v->op[i];
-      uint64_t rid = v->first + i + 1;
-      size_t ixi = ix;
-      if (s->V) replay_record(s, i, &ix);
-      else if (op == ADE_OP_INDEP) ix++;
-      if (p) {
-        double *Tr = T + rid * p;
-        if (op == ADE_OP_INDEP) {
-          for (size_t l = 0; l < p; l++) Tr[l] = Xd[ixi * p + l];
-        } else if (ade__optab[op].flags & ADE__PASSIVE) {
-          for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
-        } else {
-          double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
-          double r = operands(s, i, a);
-          ade__op_partials(op, a, r, d, NULL);
-          for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
-          for (int j = 0; j < ade__optab[op].arity; j++) {
-            uint64_t id = v->arg[3 * i + j];
-            if (!id) continue;
-            const double *Ta = T + id * p;
-            for (size_t l = 0; l < p; l++) Tr[l] += d[j] * Ta[l];
-          }
+    if (!p) { /* values only: replay the chunk at x */
+      for (uint32_t i = 0; i < t->view.n; i++) {
+        replay_record(s, i, &ix);
+        if (t->view.op[i] == ADE_OP_DEP && y) y[iy] = s->V[t->view.first + i + 1];
+        iy += t->view.op[i] == ADE_OP_DEP;
+      }
+      continue;
+    }
+    for (uint32_t i = 0; i < L->n; i++) {
+      unsigned op = L->op[i];
+      double *Tr = T + (L->first + i + 1) * p;
+      if (op == ADE_OP_INDEP) {
+        for (size_t l = 0; l < p; l++) Tr[l] = Xd[jx * p + l];
+        jx++;
+      } else if (p) {
+        for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
+        for (uint32_t k = L->pos[i]; k < L->pos[i + 1]; k++) {
+          const double *Ta = T + L->id[k] * p, dk = L->d[k];
+          for (size_t l = 0; l < p; l++) Tr[l] += dk * Ta[l];
         }
       }
       if (op == ADE_OP_DEP) {
-        if (y) y[iy] = s->V ? s->V[rid] : v->val[i];
-        if (Yd) for (size_t l = 0; l < p; l++) Yd[iy * p + l] = T[rid * p + l];
+        if (y) y[iy] = L->val[i];
+        for (size_t l = 0; Yd && l < p; l++) Yd[iy * p + l] = Tr[l];
         iy++;
       }
     }
@@ -112,25 +106,8 @@ static inline void adj_drop(adjstore *A, uint64_t id) {
   if (!A->dense) ade__livemap_remove(&A->map, id);
 }
 
-/* Propagate the adjoint R of record i of the view to its operands. */
-static int push_adjoint(sweep *s, adjstore *A, uint32_t i, const double *R, size_t q) {
-  const ade__view *v = &s->t->view;
-  unsigned op = v->op[i];
-  double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
-  double r = operands(s, i, a);
-  ade__op_partials(op, a, r, d, NULL);
-  for (int j = 0; j < ade__optab[op].arity; j++) {
-    uint64_t id = v->arg[3 * i + j];
-    if (!id) continue;
-    double *Aa = adj_get(A, id, q);
-    if (!Aa) return ade__fail(ADE_ENOMEM, "out of memory for live adjoints (%zu live)", A->map.n);
-    for (size_t l = 0; l < q; l++) Aa[l] += d[j] * R[l];
-  }
-  return ADE_OK;
-}
-
 /* Reverse over all chunks: q adjoints, seeded at the dependents with Yb.
- * R is q doubles of scratch; y (may be NULL) gets the recorded F. */
+ * R is q doubles of scratch; y (may be NULL) gets F. */
 static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A, double *R,
                    double *y) {
   ade_tape *t = s->t;
@@ -143,11 +120,11 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
     for (size_t l = 0; l < q; l++) Ay[l] += Yb[j * q + l];
   }
   for (size_t c = m->nchunks; c-- > 0;) {
-    int st = ade__view_load(t, c);
+    const ade__lin *L;
+    int st = linearize(s, c, 0, NULL, &L);
     if (st) return st;
-    const ade__view *v = &t->view;
-    for (uint32_t i = v->n; i-- > 0;) {
-      uint64_t rid = v->first + i + 1;
+    for (uint32_t i = L->n; i-- > 0;) {
+      uint64_t rid = L->first + i + 1;
       const double *Ar = adj_find(A, rid, q);
       int nz = 0;
       for (size_t l = 0; Ar && l < q; l++) {
@@ -155,13 +132,16 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
         nz |= Ar[l] != 0.0;
       }
       adj_drop(A, rid);
-      if (v->op[i] == ADE_OP_DEP && y) y[--iy] = v->val[i];
-      if (v->op[i] == ADE_OP_INDEP) {
+      if (L->op[i] == ADE_OP_DEP && y) y[--iy] = L->val[i];
+      if (L->op[i] == ADE_OP_INDEP) {
         ix--;
         for (size_t l = 0; l < q; l++) Xb[ix * q + l] = Ar ? R[l] : 0.0;
-      } else if (nz && !(ade__optab[v->op[i]].flags & ADE__PASSIVE) &&
-                 (st = push_adjoint(s, A, i, R, q))) {
-        return st;
+        continue;
+      }
+      for (uint32_t k = L->pos[i]; nz && k < L->pos[i + 1]; k++) {
+        double *Aa = adj_get(A, L->id[k], q), dk = L->d[k];
+        if (!Aa) return ade__fail(ADE_ENOMEM, "out of memory for live adjoints (%zu live)", A->map.n);
+        for (size_t l = 0; l < q; l++) Aa[l] += dk * R[l];
       }
     }
   }

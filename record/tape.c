@@ -42,6 +42,7 @@ void ade_tape_free(ade_tape *t) {
   ade__buf_free(&t->cd.plain);
   ade__buf_free(&t->scratch);
   ade__view_free(&t->scratch_view);
+  ade__lin_cache_free(t);
   ade__free(t->work);
   ade__free(t);
 }

@@ -1,0 +1,111 @@
+/* linear.c: linearized chunks (each record's active operands and partials) and their cache. */
+#include "record_internal.h"
+
+void ade__lin_free(ade__lin *L) {
+  if (!L) return;
+  ade__free(L->op);
+  ade__free(L->val);
+  ade__free(L->pos);
+  ade__free(L->id);
+  ade__free(L->d);
+  memset(L, 0, sizeof *L);
+}
+
+static int lin_reserve(ade__lin *L, size_t n, size_t nops) {
+  if (n > L->cap) {
+    uint8_t *op = ade__realloc(L->op, n);
+    if (op) L->op = op;
+    double *val = ade__realloc(L->val, ade__mul_size(n, sizeof *val));
+    if (val) L->val = val;
+    uint32_t *pos = ade__realloc(L->pos, ade__mul_size(n + 1, sizeof *pos));
+    if (pos) L->pos = pos;
+    if (!op || !val || !pos) return ADE_ENOMEM;
+    L->cap = n;
+  }
+  if (nops > L->opcap) {
+    uint64_t *id = ade__realloc(L->id, ade__mul_size(nops, sizeof *id));
+    if (id) L->id = id;
+    double *d = ade__realloc(L->d, ade__mul_size(nops, sizeof *d));
+    if (d) L->d = d;
+    if (!id || !d) return ADE_ENOMEM;
+    L->opcap = nops;
+  }
+  return ADE_OK;
+}
+
+/* Linearize the loaded view at the values V (NULL: the recorded values). */
+int ade__lin_build(ade_tape *t, const double *V, ade__lin *L) {
+  const ade__view *v = &t->view;
+  if (lin_reserve(L, v->n, 3 * (size_t)v->n))
+    return ade__fail(ADE_ENOMEM, "out of memory linearizing chunk %zu", t->view_chunk);
+  L->first = v->first;
+  L->n = v->n;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < v->n; i++) {
+    unsigned op = v->op[i];
+    const uint64_t *arg = &v->arg[3 * i];
+    int arity = ade__optab[op].arity;
+    double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
+    for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : v->argv[3 * i + j];
+    L->op[i] = (uint8_t)op;
+    L->val[i] = V ? V[v->first + i + 1] : v->val[i];
+    L->pos[i] = k;
+    if (arity && !(ade__optab[op].flags & ADE__PASSIVE)) {
+      ade__op_partials(op, a, L->val[i], d, NULL);
+      for (int j = 0; j < arity; j++)
+        if (arg[j]) {
+          L->id[k] = arg[j];
+          L->d[k++] = d[j];
+        }
+    }
+  }
+  L->pos[v->n] = k;
+  return ADE_OK;
+}
+
+static size_t lin_bytes(const ade__lin *L) {
+  return L->n * (1 + 8 + 4) + (size_t)L->pos[L->n] * 16 + 4;
+}
+
+/* Chunk c linearized at the recorded values. Linearized chunks are kept
+ * while they fit in the tape's memory limit, so repeated sweeps (gradients in
+ * an optimization loop, strips of a Jacobian) decode each chunk once; beyond
+ * the limit one scratch chunk is reused. */
+int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
+  if (!t->lin) {
+    t->lin = ade__calloc(t->meta.nchunks + 1, sizeof *t->lin);
+    if (!t->lin) return ade__fail(ADE_ENOMEM, "out of memory");
+  }
+  if (t->lin[c]) {
+    *out = t->lin[c];
+    return ADE_OK;
+  }
+  int st = ade__view_load(t, c);
+  size_t est = (size_t)t->view.n * (13 + 3 * 16);
+  ade__lin *L = NULL;
+  if (!st && t->linbytes + est <= t->memlimit) L = ade__calloc(1, sizeof *L);
+  if (!L) L = &t->linscratch;
+  if (!st) st = ade__lin_build(t, NULL, L);
+  if (L != &t->linscratch) {
+    if (st) {
+      ade__lin_free(L);
+      ade__free(L);
+    } else {
+      t->lin[c] = L;
+      t->linbytes += lin_bytes(L);
+    }
+  }
+  *out = L;
+  return st;
+}
+
+void ade__lin_cache_free(ade_tape *t) {
+  for (size_t c = 0; t->lin && c < t->meta.nchunks; c++) {
+    ade__lin_free(t->lin[c]);
+    ade__free(t->lin[c]);
+  }
+  ade__free(t->lin);
+  ade__lin_free(&t->linscratch);
+  t->lin = NULL;
+  t->linbytes = 0;
+}
