@@ -355,11 +355,14 @@ ADE_API int ade_adjoint_vec(ade_tape *t, size_t q, const double *x,
 /*! ade_gradient: g = grad f(x) for a tape with one dependent; f may be NULL. */
 ADE_API int ade_gradient(ade_tape *t, const double *x, double *f, double *g);
 
-/*! ade_tape_set_memory_limit: sweeps keep one double per variable and
- * direction while that fits in bytes (default 256 MiB); beyond it, reverse
- * sweeps at the recorded point keep the adjoints of the live variables only,
- * so memory is bounded by the live set and a few chunks, not by the tape.
- * Forward sweeps and sweeps at a new point keep one value per variable. */
+/*! ade_tape_set_memory_limit: how much memory (default 256 MiB) sweeps may
+ * use beyond a few chunks. Within it, sweeps at the recorded point keep the
+ * chunks they decode and linearize, so later sweeps skip that work, and
+ * reverse sweeps keep one adjoint per variable and direction; beyond it,
+ * reverse sweeps at the recorded point keep the adjoints of the live
+ * variables only, so memory is bounded by the live set and a few chunks,
+ * not by the tape. Forward sweeps and sweeps at a new point keep one value
+ * (and p tangents) per variable. */
 ADE_API void ade_tape_set_memory_limit(ade_tape *t, size_t bytes);
 /*! ade_tape_peak_live: the most live adjoints held by the last reverse sweep
  * that ran on live adjoints (0 if none did). */
@@ -483,7 +486,7 @@ ADE_API void ade_seq_bind(ade_elim_seq *s, const ade_cgraph *g);
  * sequences, a dual for face sequences); *cost gets the total. Stops at the
  * first inapplicable step with ADE_EINVAL naming it; a sequence bound to
  * another graph is refused. */
-ADE_API int ade_seq_apply(ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
+ADE_API int ade_seq_apply(ade_cgraph *g, const ade_elim_seq *s, uint64_t *cost);
 /*! ade_seq_validate: apply s to a copy of g; ADE_OK if every step applies
  * (and *complete, may be NULL, says whether the result is the Jacobian). */
 ADE_API int ade_seq_validate(const ade_cgraph *g, const ade_elim_seq *s, int *complete,
