@@ -1,7 +1,7 @@
 # doc/local.mk: the man page, written in pandoc markdown. The generated
 # adelim.1 is committed, so building and installing never need pandoc.
 dist_man_MANS += %D%/adelim.1
-EXTRA_DIST += %D%/adelim.1.md
+EXTRA_DIST += %D%/adelim.1.md %D%/user-guide.md %D%/tape-format.md
 
 # Maintainer rule: `make update-man` after editing adelim.1.md (needs pandoc).
 .PHONY: update-man
