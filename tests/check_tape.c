@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "randprog.h"
+#include "record_internal.h"
 
 #define BIG 600 /* steps of the test program */
 
@@ -126,6 +127,31 @@ static int open_and_read(const unsigned char *b, size_t n) {
   return st;
 }
 
+/* Reading chunks backward (as reverse sweeps do) gives exactly what
+ * reading them forward gives. */
+START_TEST(forward_and_reverse_iteration_agree) {
+  ade_tape *t = record(1, 13, NULL, 0);
+  size_t nc = t->meta.nchunks, total = (size_t)t->meta.records;
+  ck_assert_uint_gt(nc, 10);
+  double *val = malloc(total * sizeof *val);
+  uint8_t *op = malloc(total);
+  for (size_t c = 0; c < nc; c++) {
+    ck_assert_int_eq(ade__view_load(t, c), ADE_OK);
+    memcpy(val + t->view.first, t->view.val, t->view.n * sizeof *val);
+    memcpy(op + t->view.first, t->view.op, t->view.n);
+  }
+  for (size_t c = nc; c-- > 0;) {
+    ck_assert_int_eq(ade__view_load(t, c), ADE_OK);
+    ck_assert_uint_eq(t->view.first, t->meta.chunks[c].first);
+    ck_assert_mem_eq(val + t->view.first, t->view.val, t->view.n * sizeof *val);
+    ck_assert_mem_eq(op + t->view.first, t->view.op, t->view.n);
+  }
+  free(val);
+  free(op);
+  ade_tape_free(t);
+}
+END_TEST
+
 /* Every single flipped bit anywhere is detected (everything is checksummed). */
 START_TEST(every_byte_corrupted) {
   size_t n;
@@ -235,6 +261,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(tc, round_trips, 0, 2);
   tcase_add_test(tc, deterministic_bytes);
   tcase_add_test(tc, recomputed_values);
+  tcase_add_test(tc, forward_and_reverse_iteration_agree);
   tcase_add_test(tc, every_byte_corrupted);
   tcase_add_test(tc, every_truncation);
   tcase_add_test(tc, golden_files);
