@@ -33,6 +33,7 @@ static ade_tape *tape_new(void) {
 void ade_tape_free(ade_tape *t) {
   if (!t) return;
   if (t->state == ADE__RECORDING && cur == t) ade_trace_off();
+  ade__lin_cache_free(t); /* before the metadata: it needs the chunk count */
   ade__writer_free(t->w);
   ade__store_close(&t->store);
   ade__meta_free(&t->meta);
@@ -42,7 +43,6 @@ void ade_tape_free(ade_tape *t) {
   ade__buf_free(&t->cd.plain);
   ade__buf_free(&t->scratch);
   ade__view_free(&t->scratch_view);
-  ade__lin_cache_free(t);
   ade__free(t->work);
   ade__free(t);
 }

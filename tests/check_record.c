@@ -385,6 +385,7 @@ START_TEST(out_of_memory) {
       int off = ade_trace_off();
       st = st ? st : off;
       if (!st) st = ade_jacobian_dense(t, ADE_REVERSE, x, J);
+      if (!st) st = ade_jacobian_dense(t, ADE_FORWARD, NULL, J); /* keeps linearized chunks */
       ade_tape_free(t);
     }
     ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "k=%ld: status %d %s", k, st, ade_errmsg());
