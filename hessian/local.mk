@@ -1,1 +1,15 @@
-# hessian/local.mk: Hessians.
+# hessian/local.mk: Hessians by edge pushing and symmetric vertex elimination.
+libadelim_core_la_SOURCES += \
+	%D%/hessian_internal.h \
+	%D%/hmap.c \
+	%D%/hessian.c \
+	%D%/edge_push.c \
+	%D%/for_over_rev.c \
+	%D%/vertex_elim.c
+
+check_PROGRAMS += tests/check_hessian
+tests_check_hessian_SOURCES = tests/check_hessian.c tests/randprog.h
+tests_check_hessian_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_hessian_CFLAGS = $(TEST_CFLAGS)
+tests_check_hessian_LDADD = $(TEST_LDADD)
+TESTS += tests/check_hessian

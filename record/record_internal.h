@@ -110,6 +110,10 @@ int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
 void ade__lin_free(ade__lin *L);
 void ade__lin_cache_free(ade_tape *t);
 
+/* V[id] = every variable's value at x (V holds records + 1 doubles);
+ * ADE_WBRANCH when a recorded comparison differs there. */
+int ade__replay_values(ade_tape *t, const double *x, double *V);
+
 /* Reading. */
 int ade__view_load(ade_tape *t, size_t chunk);
 int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);

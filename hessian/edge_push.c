@@ -1,0 +1,246 @@
+/* edge_push.c: Hessians by edge pushing, Algorithm 4 of the edge-pushing paper in its live-variable form. */
+#include "hessian_internal.h"
+
+/* Row of a live variable a: the entries h(a, b) for live b with key(b) <
+ * key(a). When record k is reached, every live variable has a key below
+ * k's, so row k holds all of k's off-diagonal entries (the neighbours to
+ * push); entries are found through one hash of (row slot, column slot). */
+typedef struct ep_row {
+  uint32_t n, cap;
+  uint32_t *col;
+  double *val;
+} ep_row;
+
+typedef struct ep {
+  const ade__meta *m;
+  ade__hmap ids;   /* variable id -> slot */
+  ade__hmap pairs; /* row slot << 32 | column slot -> position in the row */
+  uint64_t *id, *key;
+  double *adj, *diag;
+  uint8_t *hasdiag;
+  ep_row *row;
+  uint32_t *freel;
+  size_t nfree, nslots, cap, live, max_live;
+  uint64_t updates, fma, step;
+  ade__hlog *log;
+} ep;
+
+static void ep_free(ep *e) {
+  ade__hmap_free(&e->ids);
+  ade__hmap_free(&e->pairs);
+  for (size_t s = 0; s < e->nslots; s++) {
+    ade__free(e->row[s].col);
+    ade__free(e->row[s].val);
+  }
+  ade__free(e->id);
+  ade__free(e->key);
+  ade__free(e->adj);
+  ade__free(e->diag);
+  ade__free(e->hasdiag);
+  ade__free(e->row);
+  ade__free(e->freel);
+}
+
+#define GROW(p, n)                                                             \
+  do {                                                                         \
+    void *q_ = ade__realloc((p), ade__mul_size((n), sizeof *(p)));             \
+    if (!q_) return ADE_ENOMEM;                                                \
+    (p) = q_;                                                                  \
+  } while (0)
+
+static int ep_grow(ep *e) {
+  size_t cap = e->cap ? 2 * e->cap : 256;
+  if (cap > UINT32_MAX) return ADE_ETOOBIG;
+  GROW(e->id, cap);
+  GROW(e->key, cap);
+  GROW(e->adj, cap);
+  GROW(e->diag, cap);
+  GROW(e->hasdiag, cap);
+  GROW(e->freel, cap);
+  GROW(e->row, cap);
+  e->cap = cap;
+  return ADE_OK;
+}
+
+/* The slot of live variable id, made live (zero adjoint, empty row) if new. */
+static int slot_get(ep *e, uint64_t id, uint32_t *sp) {
+  uint64_t *p = ade__hmap_find(&e->ids, id);
+  if (p) {
+    *sp = (uint32_t)*p;
+    return ADE_OK;
+  }
+  if (!e->nfree && e->nslots == e->cap) {
+    int st = ep_grow(e);
+    if (st) return st;
+  }
+  uint32_t s = e->nfree ? e->freel[--e->nfree] : (uint32_t)e->nslots;
+  if (s == e->nslots) {
+    e->row[s] = (ep_row){0, 0, NULL, NULL};
+    e->nslots++;
+  }
+  int isnew;
+  if (!ade__hmap_put(&e->ids, id, s, &isnew)) {
+    e->freel[e->nfree++] = s;
+    return ADE_ENOMEM;
+  }
+  e->id[s] = id;
+  e->key[s] = ade__hkey(e->m, id);
+  e->adj[s] = e->diag[s] = 0;
+  e->hasdiag[s] = 0;
+  e->row[s].n = 0;
+  if (++e->live > e->max_live) e->max_live = e->live;
+  *sp = s;
+  return ADE_OK;
+}
+
+static void slot_kill(ep *e, uint32_t s) {
+  ep_row *r = &e->row[s];
+  for (uint32_t q = 0; q < r->n; q++) ade__hmap_del(&e->pairs, (uint64_t)s << 32 | r->col[q]);
+  r->n = 0;
+  ade__hmap_del(&e->ids, e->id[s]);
+  e->freel[e->nfree++] = s;
+  e->live--;
+}
+
+/* h(a, b) += x: one Hessian edge update. */
+static int add(ep *e, uint32_t a, uint32_t b, double x) {
+  e->updates++;
+  ade__hlog_count(e->log, e->step, 1);
+  e->fma++;
+  ade__hlog_add(e->log, e->step, e->key[a], e->key[b]);
+  if (a == b) {
+    e->diag[a] += x;
+    e->hasdiag[a] = 1;
+    return ADE_OK;
+  }
+  if (e->key[a] < e->key[b]) {
+    uint32_t t = a;
+    a = b;
+    b = t;
+  }
+  ep_row *r = &e->row[a];
+  int isnew;
+  uint64_t *pos = ade__hmap_put(&e->pairs, (uint64_t)a << 32 | b, r->n, &isnew);
+  if (!pos) return ADE_ENOMEM;
+  if (isnew) {
+    if (r->n == r->cap) {
+      uint32_t cap = r->cap ? 2 * r->cap : 4;
+      uint32_t *col = ade__realloc(r->col, cap * sizeof *col);
+      if (col) r->col = col;
+      double *val = ade__realloc(r->val, cap * sizeof *val);
+      if (val) r->val = val;
+      if (!col || !val) {
+        ade__hmap_del(&e->pairs, (uint64_t)a << 32 | b);
+        return ADE_ENOMEM;
+      }
+      r->cap = cap;
+    }
+    r->col[r->n] = b;
+    r->val[r->n++] = 0;
+  }
+  r->val[*pos] += x;
+  return ADE_OK;
+}
+
+/* Record k = phi(u_1..u_p) with slot s (eq. 4.2): pushing, creating, adjoints. */
+static int process(ep *e, uint32_t s, const ade__local *L) {
+  uint32_t u[ADE__MAX_ARITY];
+  int st = ADE_OK, np = L->np;
+  for (int a = 0; a < np && !st; a++) st = slot_get(e, L->id[a], &u[a]);
+  if (st) return st;
+  const double adjk = e->adj[s];
+  const ep_row *r = &e->row[s]; /* not reallocated below: no row of s is added to */
+  for (uint32_t q = 0; q < r->n && !st; q++) { /* pushing */
+    uint32_t p = r->col[q];
+    for (int a = 0; a < np && !st; a++)
+      st = add(e, u[a], p, (p == u[a] ? 2 : 1) * L->d[a] * r->val[q]);
+  }
+  if (e->hasdiag[s]) { /* pushing the diagonal: h(a, b) += d_a d_b h(k, k) */
+    double t[ADE__MAX_ARITY];
+    for (int a = 0; a < np; a++) t[a] = L->d[a] * e->diag[s];
+    e->updates += (uint64_t)np;
+    e->fma += (uint64_t)np;
+    ade__hlog_count(e->log, e->step, (uint64_t)np);
+    for (int a = 0; a < np && !st; a++)
+      for (int b = 0; b <= a && !st; b++) st = add(e, u[a], u[b], t[a] * L->d[b]);
+  }
+  for (int a = 0; a < np && !st && adjk != 0; a++) /* creating */
+    for (int b = 0; b <= a && !st; b++)
+      if (L->h[a * (a + 1) / 2 + b] != 0) st = add(e, u[a], u[b], L->h[a * (a + 1) / 2 + b] * adjk);
+  for (int a = 0; a < np; a++) e->adj[u[a]] += L->d[a] * adjk; /* adjoints */
+  e->fma += (uint64_t)np;
+  return st;
+}
+
+/* The reverse sweep over the chunks, last to first. */
+static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
+  const ade__meta *m = &t->meta;
+  size_t jd = m->ndep;
+  for (size_t c = m->nchunks; c-- > 0;) {
+    int st = ade__view_load(t, c);
+    if (st) return st;
+    const ade__view *v = &t->view;
+    for (uint32_t i = v->n; i-- > 0;) {
+      unsigned op = v->op[i];
+      uint64_t rid = v->first + i + 1;
+      uint32_t s;
+      if (op == ADE_OP_INDEP) continue; /* independents stay live to the end */
+      if (op == ADE_OP_DEP && (w ? w[--jd] : 1.0) != 0) {
+        if ((st = slot_get(e, rid, &s))) return st;
+        e->adj[s] += w ? w[jd] : 1.0;
+      }
+      uint64_t *ps = ade__hmap_find(&e->ids, rid);
+      if (!ps) continue; /* not live: no adjoint, no Hessian entries */
+      s = (uint32_t)*ps;
+      ade__local L;
+      ade__hess_local(v, i, V, &L);
+      e->step = e->key[s];
+      if (L.np && (e->adj[s] != 0 || e->row[s].n || e->hasdiag[s])) st = process(e, s, &L);
+      if (st) return st;
+      slot_kill(e, s);
+      if (e->log && e->log->live && e->step < e->log->nkeys) e->log->live[e->step] = e->live;
+    }
+  }
+  return ADE_OK;
+}
+
+/* The live independents' rows are the Hessian, their adjoints the gradient. */
+static int result(ep *e, size_t n, ade_sparse **H, double *g) {
+  size_t nt = 0, k = 0;
+  if (g) memset(g, 0, n * sizeof *g);
+  for (size_t s = 0; s < e->nslots; s++)
+    if (ade__hmap_find(&e->ids, e->id[s]) && *ade__hmap_find(&e->ids, e->id[s]) == s)
+      nt += e->row[s].n + e->hasdiag[s];
+  ade__trip *T = ade__alloc(ade__mul_size(nt ? nt : 1, sizeof *T));
+  if (!T) return ADE_ENOMEM;
+  for (size_t s = 0; s < e->nslots; s++) {
+    uint64_t *p = ade__hmap_find(&e->ids, e->id[s]);
+    if (!p || *p != s) continue;
+    size_t row = (size_t)e->key[s];
+    if (g) g[row] = e->adj[s];
+    if (e->hasdiag[s]) T[k++] = (ade__trip){row, row, e->diag[s]};
+    for (uint32_t q = 0; q < e->row[s].n; q++)
+      T[k++] = (ade__trip){row, (size_t)e->key[e->row[s].col[q]], e->row[s].val[q]};
+  }
+  int st = ade__hess_from_triplets(n, T, nt, H);
+  ade__free(T);
+  return st;
+}
+
+int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
+                   ade_hess_report *r, ade__hlog *log) {
+  ep e;
+  memset(&e, 0, sizeof e);
+  e.m = &t->meta;
+  e.log = log;
+  int st = sweep(&e, t, V, w);
+  if (!st) st = result(&e, t->meta.nindep, H, g);
+  if (st == ADE_ENOMEM) st = ade__fail(ADE_ENOMEM, "edge pushing: out of memory (%zu live variables)", e.live);
+  else if (st == ADE_ETOOBIG) st = ade__fail(ADE_ETOOBIG, "edge pushing: more than 2^32 live variables");
+  if (log && log->failed && !st) st = ade__fail(ADE_ENOMEM, "out of memory for the update log");
+  r->updates = e.updates;
+  r->fma = e.fma;
+  r->max_live = e.max_live;
+  ep_free(&e);
+  return st;
+}

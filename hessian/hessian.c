@@ -1,0 +1,198 @@
+/* hessian.c: ade_hessian (checks, values at a new point, dispatch), local partials, result assembly. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "hessian_internal.h"
+
+static const char *const method_names[ADE_HESS_NMETHODS] = {"edge-push", "ve-reverse",
+                                                             "ve-markowitz", "for-over-rev"};
+
+const char *ade_hess_method_name(int method) {
+  return method >= 0 && method < ADE_HESS_NMETHODS ? method_names[method] : NULL;
+}
+
+int ade_hess_method_parse(const char *name) {
+  for (int i = 0; name && i < ADE_HESS_NMETHODS; i++)
+    if (strcmp(name, method_names[i]) == 0) return i;
+  return -1;
+}
+
+void ade_hess_options_init(ade_hess_options *o) {
+  if (o) memset(o, 0, sizeof *o);
+}
+
+double ade__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local *L) {
+  unsigned op = v->op[i];
+  const int k = ade__optab[op].arity;
+  double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY], h[6], r = V ? V[v->first + i + 1] : v->val[i];
+  int pos[ADE__MAX_ARITY];
+  L->np = 0;
+  if (k == 0 || (ade__optab[op].flags & ADE__PASSIVE)) return;
+  for (int j = 0; j < k; j++) {
+    uint64_t id = v->arg[3 * i + j];
+    a[j] = id && V ? V[id] : v->argv[3 * i + j];
+  }
+  ade__op_partials(op, a, r, d, h);
+  memset(L->h, 0, sizeof L->h);
+  for (int j = 0; j < k; j++) { /* merge repeated operands: d(a, a)/da = d0 + d1 */
+    uint64_t id = v->arg[3 * i + j];
+    pos[j] = -1;
+    if (!id) continue;
+    int q = 0;
+    while (q < L->np && L->id[q] != id) q++;
+    if (q == L->np) {
+      L->id[q] = id;
+      L->d[q] = 0;
+      L->np++;
+    }
+    pos[j] = q;
+    L->d[q] += d[j];
+  }
+  for (int j = 0; j < k; j++)
+    for (int l = 0; l <= j; l++) {
+      if (pos[j] < 0 || pos[l] < 0) continue;
+      int p = pos[j] > pos[l] ? pos[j] : pos[l], q = pos[j] > pos[l] ? pos[l] : pos[j];
+      /* h_jl and h_lj both land on (p, q); the packed table holds one. */
+      L->h[p * (p + 1) / 2 + q] += (j != l && p == q ? 2 : 1) * h[j * (j + 1) / 2 + l];
+    }
+  /* Drop operands with no nonzero partial (constant-like at this point). */
+  int np = 0, map[ADE__MAX_ARITY];
+  for (int q = 0; q < L->np; q++) {
+    int live = L->d[q] != 0;
+    for (int o = 0; o < L->np && !live; o++)
+      live = L->h[q > o ? q * (q + 1) / 2 + o : o * (o + 1) / 2 + q] != 0;
+    map[q] = live ? np++ : -1;
+  }
+  if (np == L->np) return;
+  ade__local K = {np, {0}, {0}, {0}};
+  for (int q = 0; q < L->np; q++) {
+    if (map[q] < 0) continue;
+    K.id[map[q]] = L->id[q];
+    K.d[map[q]] = L->d[q];
+    for (int o = 0; o <= q; o++)
+      if (map[o] >= 0) K.h[map[q] * (map[q] + 1) / 2 + map[o]] = L->h[q * (q + 1) / 2 + o];
+  }
+  *L = K;
+}
+
+static int trip_cmp(const void *pa, const void *pb) {
+  const ade__trip *a = pa, *b = pb;
+  if (a->row != b->row) return a->row < b->row ? -1 : 1;
+  return a->col < b->col ? -1 : a->col > b->col;
+}
+
+/* Sort, then sum duplicates (callers may emit one entry several times). */
+int ade__hess_from_triplets(size_t n, ade__trip *T, size_t nt, ade_sparse **H) {
+  qsort(T, nt, sizeof *T, trip_cmp);
+  size_t nz = 0;
+  for (size_t k = 0; k < nt; k++) {
+    if (nz && T[nz - 1].row == T[k].row && T[nz - 1].col == T[k].col) T[nz - 1].val += T[k].val;
+    else T[nz++] = T[k];
+  }
+  int st = ade_sparse_create(H, n, n, nz, 1);
+  if (st) return st;
+  ade_sparse *A = *H;
+  for (size_t k = 0; k < nz; k++) {
+    A->rowptr[T[k].row + 1]++;
+    A->col[k] = T[k].col;
+    A->val[k] = T[k].val;
+  }
+  for (size_t i = 0; i < n; i++) A->rowptr[i + 1] += A->rowptr[i];
+  return ADE_OK;
+}
+
+void ade__hlog_free(ade__hlog *g) {
+  if (!g) return;
+  ade__free(g->e);
+  memset(g, 0, sizeof *g);
+}
+
+static int ent_cmp(const void *pa, const void *pb) {
+  const uint64_t *a = pa, *b = pb;
+  for (int k = 0; k < 3; k++)
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  return 0;
+}
+
+void ade__hlog_sort(ade__hlog *g) {
+  if (g && g->n) qsort(g->e, g->n, 3 * sizeof *g->e, ent_cmp);
+}
+
+static int check_args(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H) {
+  int st = ade__tape_readable(t);
+  if (st) return st;
+  if (!H) return ade__fail(ADE_EINVAL, "ade_hessian: H is NULL");
+  if (!ade_hess_method_name(method)) return ade__fail(ADE_EINVAL, "ade_hessian: unknown method %d", method);
+  if (!t->meta.complete)
+    return ade__fail(ADE_ESTATE, "the tape is incomplete (recording failed: %s); it can be inspected "
+                     "but not differentiated", ade_strerror(t->meta.status));
+  if (t->meta.ndep == 0) return ade__fail(ADE_EINVAL, "ade_hessian: the tape has no dependents");
+  if (t->meta.ndep > 1 && !(o && o->w))
+    return ade__fail(ADE_EINVAL, "ade_hessian: the tape has %zu dependents; give m weights w (the "
+                     "Hessian is that of sum w_i y_i)", t->meta.ndep);
+  if (t->meta.records >= SIZE_MAX / 16)
+    return ade__fail(ADE_ETOOBIG, "tape too large for this build");
+  return ADE_OK;
+}
+
+/* f = sum w_i y_i from the dependents' values. */
+static int weighted_value(ade_tape *t, const double *V, const double *w, double *f) {
+  const ade__meta *m = &t->meta;
+  *f = 0;
+  size_t j = 0;
+  for (size_t c = 0; c < m->nchunks && j < m->ndep; c++) {
+    const ade__chunkent *e = &m->chunks[c];
+    if (m->dep[j] > e->first + e->records) continue;
+    int st = ade__view_load(t, c);
+    if (st) return st;
+    for (; j < m->ndep && m->dep[j] <= e->first + e->records; j++) {
+      uint64_t id = m->dep[j];
+      *f += (w ? w[j] : 1.0) * (V ? V[id] : t->view.val[id - e->first - 1]);
+    }
+  }
+  return ADE_OK;
+}
+
+int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
+                ade_hess_report *r) {
+  ade_hess_report rep;
+  memset(&rep, 0, sizeof rep);
+  double t0 = ade__now(), *V = NULL;
+  if (H) *H = NULL;
+  int st = check_args(t, method, o, H), warn = ADE_OK;
+  const double *x = o ? o->x : NULL, *w = o ? o->w : NULL;
+  double *g = o ? o->grad : NULL;
+  if (!st && x) {
+    V = ade__alloc(ade__mul_size((size_t)t->meta.records + 1, sizeof *V));
+    st = V ? ade__replay_values(t, x, V) : ade__fail(ADE_ENOMEM, "out of memory for the values at x");
+    if (st == ADE_WBRANCH) {
+      warn = st;
+      st = ADE_OK;
+    }
+  }
+  if (!st) st = weighted_value(t, V, w, &rep.value);
+  if (!st) {
+    switch (method) {
+    case ADE_HESS_EDGE_PUSH: st = ade__edge_push(t, V, w, H, g, &rep, NULL); break;
+    case ADE_HESS_FOR_OVER_REV: st = ade__for_over_rev(t, V, w, H, g, &rep); break;
+    default: st = ade__vertex_elim(t, V, w, method, H, g, &rep, NULL); break;
+    }
+  }
+  ade__free(V);
+  if (st && H) {
+    ade_sparse_free(*H);
+    *H = NULL;
+  }
+  rep.nnz = !st && H && *H ? (*H)->nnz : 0;
+  rep.seconds = ade__now() - t0;
+  if (r) *r = rep;
+  if (!st && warn) ade__fail(warn, "recorded comparisons differ at this point; the Hessian is that "
+                             "of the recorded operation sequence");
+  return st ? st : warn;
+}

@@ -1,0 +1,106 @@
+/* hessian_internal.h: shared pieces of the Hessian module (local partials, hash map, update log). */
+#ifndef ADE_HESSIAN_INTERNAL_H
+#define ADE_HESSIAN_INTERNAL_H
+
+#include "record_internal.h"
+
+/* One record's local derivatives over its distinct active operands:
+ * operands with the same id are merged (d summed, h summed over all pairs),
+ * constants and operands with no nonzero partial are dropped. h is packed
+ * lower triangle, h[a*(a+1)/2 + b] (b <= a). */
+typedef struct ade__local {
+  int np;
+  uint64_t id[ADE__MAX_ARITY];
+  double d[ADE__MAX_ARITY];
+  double h[6];
+} ade__local;
+
+/* Local partials of record i of the loaded view; V (NULL: recorded point)
+ * holds the values at a new point. */
+void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local *L);
+
+/* An open-addressing map from 64-bit keys (not UINT64_MAX) to 64-bit values,
+ * linear probing with backward-shift deletion. */
+typedef struct ade__hmap {
+  uint64_t *key, *val;
+  size_t cap, n;
+} ade__hmap;
+
+uint64_t *ade__hmap_find(const ade__hmap *m, uint64_t key);
+/* The value slot of key, inserted with value v if new (*isnew set); NULL: ENOMEM. */
+uint64_t *ade__hmap_put(ade__hmap *m, uint64_t key, uint64_t v, int *isnew);
+void ade__hmap_del(ade__hmap *m, uint64_t key);
+void ade__hmap_free(ade__hmap *m);
+
+/* The ordering key of a variable: independents first (their position in
+ * the independent list), then the other records by id. Every live variable
+ * of a reverse sweep at record k has a key below k's. */
+static inline uint64_t ade__hkey(const ade__meta *m, uint64_t id) {
+  size_t lo = 0, hi = m->nindep;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->indep[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m->nindep && m->indep[lo] == id ? lo : m->nindep + id;
+}
+
+/* A log of Hessian edge updates (step, i, j) with i >= j ordering keys,
+ * recorded by edge pushing and vertex elimination to check Theorem 5.1. */
+typedef struct ade__hlog {
+  uint64_t *e; /* 3 per update */
+  size_t n, cap;
+  int failed;  /* an append ran out of memory */
+  /* Optional, caller-allocated, indexed by step key (< nkeys): all updates
+   * of the step (transients and E_G fill included) and, for edge pushing,
+   * the size of the live set S_k after the step. */
+  uint64_t *upd, *live;
+  size_t nkeys;
+} ade__hlog;
+
+static inline void ade__hlog_count(ade__hlog *g, uint64_t step, uint64_t k) {
+  if (g && g->upd && step < g->nkeys) g->upd[step] += k;
+}
+
+static inline void ade__hlog_add(ade__hlog *g, uint64_t step, uint64_t i, uint64_t j) {
+  if (!g || g->failed) return;
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? 2 * g->cap : 1024;
+    uint64_t *e = ade__realloc(g->e, ade__mul_size(cap, 3 * sizeof *e));
+    if (!e) {
+      g->failed = 1;
+      return;
+    }
+    g->e = e;
+    g->cap = cap;
+  }
+  g->e[3 * g->n] = step;
+  g->e[3 * g->n + 1] = i > j ? i : j;
+  g->e[3 * g->n + 2] = i > j ? j : i;
+  g->n++;
+}
+void ade__hlog_free(ade__hlog *g);
+/* Sort each step's updates so two logs compare independently of the order
+ * within a step. */
+void ade__hlog_sort(ade__hlog *g);
+
+/* The methods; V: values at a new point or NULL; w: m weights. H gets the
+ * n x n lower triangle, g (may be NULL) the gradient of sum w_i y_i. */
+int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
+                   ade_hess_report *r, ade__hlog *log);
+int ade__for_over_rev(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
+                      ade_hess_report *r);
+int ade__vertex_elim(ade_tape *t, const double *V, const double *w, int order, ade_sparse **H,
+                     double *g, ade_hess_report *r, ade__hlog *log);
+
+/* Build the symmetric CSR result from n dense lower-triangle rows given as
+ * (col, val) triplets; used by every method. */
+typedef struct ade__trip {
+  size_t row, col;
+  double val;
+} ade__trip;
+int ade__hess_from_triplets(size_t n, ade__trip *T, size_t nt, ade_sparse **H);
+
+double ade__now(void);
+
+#endif
