@@ -31,6 +31,24 @@ static int unknown_command(const char *name);
   "\n"                                                                         \
   "  -h, --help      print this help\n"
 
+#define HESSIAN_USAGE                                                          \
+  "Usage: adelim hessian [--method M] [--weights W1,...] [--out H.mtx]\n"      \
+  "                      [--dense] [--gradient] TAPE\n"                        \
+  "\n"                                                                         \
+  "Compute the Hessian of the tape's dependent (of sum w_i y_i when it has\n"  \
+  "several) at the recorded point and print its value, the nonzeros of the\n" \
+  "lower triangle and the cost: edge updates, multiply-adds, largest live\n"  \
+  "set (or vertex pairs eliminated) and time.\n"                              \
+  "\n"                                                                         \
+  "  --method M      edge-push (default), ve-reverse, ve-markowitz,\n"         \
+  "                  for-over-rev, or all (one column per method)\n"           \
+  "  --weights W     comma-separated weights, one per dependent (required\n"  \
+  "                  when the tape has more than one)\n"                       \
+  "  --out FILE      write H as a Matrix Market file (symmetric)\n"           \
+  "  --dense         print H as a dense matrix\n"                              \
+  "  --gradient      print the gradient\n"                                     \
+  "  -h, --help      print this help\n"
+
 #define HELP_USAGE                                                             \
   "Usage: adelim help [SUBCOMMAND]\n"                                          \
   "\n"                                                                         \
@@ -40,6 +58,8 @@ static int unknown_command(const char *name);
 static const cli_cmd commands[] = {
     {"stats", cli_cmd_stats, "print tape statistics side by side", STATS_USAGE},
     {"verify", cli_cmd_verify, "check every chunk of tapes", VERIFY_USAGE},
+    {"jacobian", cli_cmd_jacobian, "sparse Jacobian by vertex, edge or face elimination", cli_jacobian_usage},
+    {"hessian", cli_cmd_hessian, "Hessian by edge pushing or vertex elimination", HESSIAN_USAGE},
     {"help", cmd_help, "print help on a subcommand", HELP_USAGE},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

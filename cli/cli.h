@@ -66,5 +66,8 @@ void cli_table_print(const cli_table *t, FILE *f);
 /* Subcommands. */
 int cli_cmd_stats(const cli_cmd *self, int argc, char **argv);
 int cli_cmd_verify(const cli_cmd *self, int argc, char **argv);
+int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv);
+extern const char cli_jacobian_usage[];
+int cli_cmd_hessian(const cli_cmd *self, int argc, char **argv);
 
 #endif /* ADE_CLI_H */

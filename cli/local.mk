@@ -10,7 +10,9 @@ adelim_SOURCES = \
 	%D%/cmd_stats.c \
 	%D%/stats_json.c \
 	%D%/stats_lists.c \
-	%D%/cmd_verify.c
+	%D%/cmd_verify.c \
+	%D%/cmd_jacobian.c \
+	%D%/cmd_hessian.c
 adelim_CPPFLAGS = -I$(top_srcdir)/include
 adelim_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 

@@ -1,0 +1,432 @@
+/* cgraph.c: the linearized c-graph from a tape or an edge list, its dual (Definition 1), and the Jacobian it holds. */
+#include <stdlib.h>
+
+#include "elim_internal.h"
+#include "record_internal.h"
+
+/* Per-record flags of the construction passes. */
+enum { FWD = 1, BWD = 2, DEPSUCC = 4 };
+
+static int new_graph(ade_cgraph **gp, int dual, size_t nv, size_t ne, size_t n, size_t m) {
+  ade_cgraph *g = ade__calloc(1, sizeof *g);
+  if (!g) return ade__fail(ADE_ENOMEM, "out of memory for a graph");
+  int st = ade__graph_init(g, dual, nv, ne);
+  g->n = n;
+  g->m = m;
+  g->xv = ade__calloc(n ? n : 1, sizeof *g->xv);
+  g->yv = ade__calloc(m ? m : 1, sizeof *g->yv);
+  if (!st && (!g->xv || !g->yv)) st = ade__fail(ADE_ENOMEM, "out of memory for a graph");
+  if (st) {
+    ade_cgraph_free(g);
+    g = NULL;
+  }
+  *gp = g;
+  return st;
+}
+
+/* Pass 1, forward: which records an independent reaches. */
+static int pass_forward(ade_tape *t, uint8_t *fl) {
+  for (size_t c = 0; c < t->meta.nchunks; c++) {
+    int st = ade__view_load(t, c);
+    if (st) return st;
+    const ade__view *v = &t->view;
+    for (uint32_t i = 0; i < v->n; i++) {
+      unsigned op = v->op[i];
+      uint64_t r = v->first + i + 1;
+      if (op == ADE_OP_INDEP) fl[r] |= FWD;
+      if (op == ADE_OP_INDEP || (ade__optab[op].flags & ADE__PASSIVE)) continue;
+      for (int k = 0; k < ade__optab[op].arity; k++)
+        if (v->arg[3 * i + k] && (fl[v->arg[3 * i + k]] & FWD)) fl[r] |= FWD;
+    }
+  }
+  return ADE_OK;
+}
+
+/* Pass 2, backward: which reach a dependent; count kept successors (capped at 2). */
+static int pass_backward(ade_tape *t, uint8_t *fl, uint8_t *ns) {
+  for (size_t c = t->meta.nchunks; c-- > 0;) {
+    int st = ade__view_load(t, c);
+    if (st) return st;
+    const ade__view *v = &t->view;
+    for (uint32_t i = v->n; i-- > 0;) {
+      unsigned op = v->op[i];
+      uint64_t r = v->first + i + 1;
+      if (op == ADE_OP_DEP) fl[r] |= BWD;
+      if ((fl[r] & (FWD | BWD)) != (FWD | BWD) || op == ADE_OP_INDEP) continue;
+      const uint64_t *a = &v->arg[3 * i];
+      for (int k = 0; k < ade__optab[op].arity; k++) {
+        if (!a[k] || !(fl[a[k]] & FWD) || (k > 0 && a[k] == a[0]) || (k > 1 && a[k] == a[1]))
+          continue;
+        fl[a[k]] |= BWD | (op == ADE_OP_DEP ? DEPSUCC : 0);
+        if (ns[a[k]] < 2) ns[a[k]]++;
+      }
+    }
+  }
+  return ADE_OK;
+}
+
+/* Is record r a vertex of the c-graph? */
+static int kept(unsigned op, uint8_t f) {
+  return op == ADE_OP_INDEP || op == ADE_OP_DEP || (f & (FWD | BWD)) == (FWD | BWD);
+}
+
+/* Pass 3, forward: vertices and edges labelled with the local partials (2).
+ * An intermediate whose only successor is a DEP copy becomes that
+ * dependent itself; other dependents keep their unit copy edge. */
+static int pass_build(ade_tape *t, ade_cgraph *g, const uint8_t *fl, const uint8_t *ns, size_t *vix,
+                      size_t *dropped) {
+  for (size_t c = 0; c < t->meta.nchunks; c++) {
+    int st = ade__view_load(t, c);
+    if (st) return st;
+    const ade__view *v = &t->view;
+    for (uint32_t i = 0; i < v->n; i++) {
+      unsigned op = v->op[i];
+      uint64_t r = v->first + i + 1;
+      const uint64_t *a = &v->arg[3 * i];
+      vix[r] = ADE__NONE;
+      if (!kept(op, fl[r])) {
+        (*dropped)++;
+        continue;
+      }
+      if (op == ADE_OP_DEP && a[0] && vix[a[0]] != ADE__NONE && g->v[vix[a[0]]].kind == ADE__Y &&
+          ns[a[0]] == 1) {
+        vix[r] = vix[a[0]]; /* collapsed onto its operand */
+        continue;
+      }
+      int kind = op == ADE_OP_INDEP ? ADE__X : op == ADE_OP_DEP ? ADE__Y : ADE__Z;
+      if (kind == ADE__Z && ns[r] == 1 && (fl[r] & DEPSUCC)) kind = ADE__Y;
+      if ((st = ade__graph_add_vertex(g, (long)r, kind, &vix[r]))) return st;
+      if (op == ADE_OP_INDEP) continue;
+      double d[ADE__MAX_ARITY] = {0};
+      ade__op_partials(op, &v->argv[3 * i], v->val[i], d, NULL);
+      for (int k = 0; k < ade__optab[op].arity; k++) {
+        if (!a[k] || vix[a[k]] == ADE__NONE) continue; /* constant or passive operand */
+        size_t e = ade__graph_find(g, vix[a[k]], vix[r]);
+        if (e != ADE__NONE) g->e[e].val += d[k]; /* parallel edges merge */
+        else if ((st = ade__graph_add_edge(g, vix[a[k]], vix[r], d[k], NULL))) return st;
+      }
+    }
+  }
+  return ADE_OK;
+}
+
+int ade_cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
+  size_t drop = 0;
+  if (!gp) return ade__fail(ADE_EINVAL, "ade_cgraph_from_tape: NULL result pointer");
+  *gp = NULL;
+  int st = ade__tape_readable(t);
+  if (st) return st;
+  if (!t->meta.complete)
+    return ade__fail(ADE_ESTATE, "the tape is incomplete (recording failed); it cannot be differentiated");
+  if (!t->meta.nindep || !t->meta.ndep)
+    return ade__fail(ADE_EINVAL, "the tape has %zu independents and %zu dependents; a c-graph needs both",
+                     t->meta.nindep, t->meta.ndep);
+  size_t R = (size_t)t->meta.records + 1;
+  if (t->meta.records >= SIZE_MAX / 16) return ade__fail(ADE_ETOOBIG, "tape too large for a c-graph");
+  uint8_t *fl = ade__calloc(R, 1), *ns = ade__calloc(R, 1);
+  size_t *vix = ade__alloc(R * sizeof *vix);
+  ade_cgraph *g = NULL;
+  if (!fl || !ns || !vix) st = ade__fail(ADE_ENOMEM, "out of memory for %zu records", R);
+  if (!st) st = pass_forward(t, fl);
+  if (!st) st = pass_backward(t, fl, ns);
+  if (!st) st = new_graph(&g, 0, 64, 64, t->meta.nindep, t->meta.ndep);
+  if (!st) st = pass_build(t, g, fl, ns, vix, &drop);
+  for (size_t j = 0; !st && j < g->n; j++) {
+    g->xv[j] = vix[t->meta.indep[j]];
+    g->v[g->xv[j]].aux = j;
+  }
+  for (size_t i = 0; !st && i < g->m; i++) {
+    g->yv[i] = vix[t->meta.dep[i]];
+    g->v[g->yv[i]].aux = i;
+  }
+  ade__free(fl);
+  ade__free(ns);
+  ade__free(vix);
+  if (st) {
+    ade_cgraph_free(g);
+    return st;
+  }
+  if (dropped) *dropped = drop;
+  *gp = g;
+  return ADE_OK;
+}
+
+static int cmp_long(const void *a, const void *b) {
+  long x = *(const long *)a, y = *(const long *)b;
+  return (x > y) - (x < y);
+}
+
+/* Kahn's algorithm: ADE_ECYCLE if g has a directed cycle. */
+static int acyclic(const ade_cgraph *g) {
+  size_t *deg = ade__alloc((g->nv + 1) * sizeof *deg), *stack = ade__alloc((g->nv + 1) * sizeof *stack);
+  size_t top = 0, seen = 0;
+  int st = ADE_OK;
+  if (!deg || !stack) st = ade__fail(ADE_ENOMEM, "out of memory checking for cycles");
+  for (size_t i = 0; !st && i < g->nv; i++)
+    if (!(deg[i] = g->v[i].nin)) stack[top++] = i;
+  while (!st && top) {
+    const ade__vtx *v = &g->v[stack[--top]];
+    seen++;
+    for (size_t k = 0; k < v->nout; k++)
+      if (!--deg[g->e[v->out[k]].dst]) stack[top++] = g->e[v->out[k]].dst;
+  }
+  if (!st && seen < g->nv) st = ade__fail(ADE_ECYCLE, "the edges form a directed cycle");
+  ade__free(deg);
+  ade__free(stack);
+  return st;
+}
+
+/* Kinds of the vertices: independents, dependents, and the rest. */
+static int set_kinds(ade_cgraph *g, const long *xid, const long *yid) {
+  for (size_t i = 0; i < g->n + g->m; i++) {
+    int isx = i < g->n;
+    long id = isx ? xid[i] : yid[i - g->n];
+    size_t v = ade__graph_vertex(g, id);
+    if (g->v[v].kind != ADE__Z) return ade__fail(ADE_EINVAL, "vertex %ld is listed twice", id);
+    g->v[v].kind = isx ? ADE__X : ADE__Y;
+    g->v[v].aux = isx ? i : i - g->n;
+    if (isx) g->xv[i] = v;
+    else g->yv[i - g->n] = v;
+  }
+  for (size_t i = 0; i < g->nv; i++) {
+    const ade__vtx *v = &g->v[i];
+    if (v->kind == ADE__X && v->nin) return ade__fail(ADE_EINVAL, "independent %ld has an in-edge", v->id);
+    if (v->kind == ADE__Y && v->nout) return ade__fail(ADE_EINVAL, "dependent %ld has an out-edge", v->id);
+    if (v->kind == ADE__Z && (!v->nin || !v->nout))
+      return ade__fail(ADE_EINVAL, "intermediate %ld has no %s-edge", v->id, v->nin ? "out" : "in");
+  }
+  return acyclic(g);
+}
+
+int ade_cgraph_from_edges(ade_cgraph **gp, size_t n, const long *xid, size_t m, const long *yid,
+                          size_t ne, const long *src, const long *dst, const double *val) {
+  if (!gp || (n && !xid) || (m && !yid) || (ne && (!src || !dst)))
+    return ade__fail(ADE_EINVAL, "ade_cgraph_from_edges: NULL argument");
+  *gp = NULL;
+  if (!n || !m) return ade__fail(ADE_EINVAL, "a c-graph needs independents and dependents (n = %zu, m = %zu)", n, m);
+  size_t nid = n + m + 2 * ne, nu = 0;
+  long *ids = ade__alloc(ade__mul_size(nid, sizeof *ids));
+  ade_cgraph *g = NULL;
+  int st = ids ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu ids", nid);
+  if (!st) {
+    memcpy(ids, xid, n * sizeof *ids);
+    memcpy(ids + n, yid, m * sizeof *ids);
+    memcpy(ids + n + m, src, ne * sizeof *ids);
+    memcpy(ids + n + m + ne, dst, ne * sizeof *ids);
+    qsort(ids, nid, sizeof *ids, cmp_long);
+    for (size_t i = 0; i < nid; i++)
+      if (!i || ids[i] != ids[i - 1]) ids[nu++] = ids[i];
+    st = new_graph(&g, 0, nu, ne, n, m);
+  }
+  for (size_t i = 0; !st && i < nu; i++) st = ade__graph_add_vertex(g, ids[i], ADE__Z, &(size_t){0});
+  for (size_t k = 0; !st && k < ne; k++) {
+    size_t s = ade__graph_vertex(g, src[k]), d = ade__graph_vertex(g, dst[k]), e;
+    double c = val ? val[k] : 1.0;
+    if (s == d) st = ade__fail(ADE_EINVAL, "edge %zu is a self loop at %ld", k + 1, src[k]);
+    else if ((e = ade__graph_find(g, s, d)) != ADE__NONE) g->e[e].val += c; /* merge parallel edges */
+    else {
+      g->next_edge_id = (long)k + 1;
+      st = ade__graph_add_edge(g, s, d, c, NULL);
+    }
+  }
+  if (!st) g->next_edge_id = (long)ne + 1;
+  if (!st) st = set_kinds(g, xid, yid);
+  ade__free(ids);
+  if (st) ade_cgraph_free(g);
+  else *gp = g;
+  return st;
+}
+
+typedef struct idslot {
+  long id;
+  size_t e;
+} idslot;
+
+static int cmp_idslot(const void *a, const void *b) {
+  long x = ((const idslot *)a)->id, y = ((const idslot *)b)->id;
+  return (x > y) - (x < y);
+}
+
+/* Live edge slots of g sorted by edge number (slots are reused after
+ * eliminations, so slot order is not number order). */
+static size_t *edges_by_id(const ade_cgraph *g) {
+  size_t *ix = ade__alloc((g->nedges + 1) * sizeof *ix), k = 0;
+  idslot *p = ade__alloc((g->nedges + 1) * sizeof *p);
+  if (!ix || !p) {
+    ade__free(ix);
+    ade__free(p);
+    return NULL;
+  }
+  for (size_t e = 0; e < g->eslots; e++)
+    if (g->e[e].src != ADE__NONE) p[k].id = g->e[e].id, p[k++].e = e;
+  qsort(p, k, sizeof *p, cmp_idslot);
+  for (size_t i = 0; i < k; i++) ix[i] = p[i].e;
+  ade__free(p);
+  return ix;
+}
+
+/* Definition 1: X~ = 1-n..0, Z~ = E (numbered 1..|E|), Y~ = |E|+1..|E|+m;
+ * faces between edges incident at an intermediate vertex. */
+int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
+  if (!dp || !g || g->dual) return ade__fail(ADE_EINVAL, "ade_cgraph_dual: needs a c-graph");
+  *dp = NULL;
+  size_t E = g->nedges, *ix = edges_by_id(g), *dv = ade__alloc((g->eslots + 1) * sizeof *dv), vi;
+  ade_cgraph *d = NULL;
+  int st = ix && dv ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a dual graph");
+  if (!st) st = new_graph(&d, 1, g->n + E + g->m, 64, g->n, g->m);
+  for (size_t j = 0; !st && j < g->n; j++) {
+    st = ade__graph_add_vertex(d, (long)j + 1 - (long)g->n, ADE__X, &d->xv[j]);
+    if (!st) d->v[j].aux = j, d->v[j].csrc = d->v[j].ctgt = g->v[g->xv[j]].id;
+  }
+  for (size_t k = 0; !st && k < E; k++) {
+    const ade__edge *e = &g->e[ix[k]];
+    st = ade__graph_add_vertex(d, (long)k + 1, ADE__Z, &dv[ix[k]]);
+    if (!st) {
+      ade__vtx *v = &d->v[dv[ix[k]]];
+      v->val = e->val;
+      v->csrc = g->v[e->src].id;
+      v->ctgt = g->v[e->dst].id;
+    }
+  }
+  for (size_t i = 0; !st && i < g->m; i++) {
+    st = ade__graph_add_vertex(d, (long)(E + i + 1), ADE__Y, &d->yv[i]);
+    if (!st) vi = d->yv[i], d->v[vi].aux = i, d->v[vi].csrc = d->v[vi].ctgt = g->v[g->yv[i]].id;
+  }
+  if (!st) d->next_vertex_id = (long)(E + g->m + 1);
+  for (size_t i = 0; !st && i < g->nv; i++) {
+    const ade__vtx *v = &g->v[i];
+    if (!v->alive) continue;
+    for (size_t a = 0; !st && a < v->nout && v->kind == ADE__X; a++)
+      st = ade__graph_add_edge(d, d->xv[v->aux], dv[v->out[a]], 0, NULL);
+    for (size_t a = 0; !st && a < v->nin && v->kind == ADE__Y; a++)
+      st = ade__graph_add_edge(d, dv[v->in[a]], d->yv[v->aux], 0, NULL);
+    for (size_t a = 0; v->kind == ADE__Z && a < v->nin; a++)
+      for (size_t b = 0; !st && b < v->nout; b++)
+        st = ade__graph_add_edge(d, dv[v->in[a]], dv[v->out[b]], 0, NULL);
+  }
+  ade__free(ix);
+  ade__free(dv);
+  if (st) ade_cgraph_free(d);
+  else *dp = d;
+  return st;
+}
+
+/* CSR from triplets: rows by counting, columns sorted, duplicates summed. */
+static int to_csr(size_t m, size_t n, size_t nz, const size_t *ri, const size_t *ci, const double *vv,
+                  ade_sparse **Jp) {
+  ade_sparse *J = NULL;
+  int st = ade_sparse_create(&J, m, n, nz, 0);
+  if (st) return st;
+  for (size_t k = 0; k < nz; k++) J->rowptr[ri[k] + 1]++;
+  for (size_t i = 0; i < m; i++) J->rowptr[i + 1] += J->rowptr[i];
+  for (size_t k = 0; k < nz; k++) {
+    size_t p = J->rowptr[ri[k]]++;
+    J->col[p] = ci[k];
+    J->val[p] = vv[k];
+  }
+  for (size_t i = m; i > 0; i--) J->rowptr[i] = J->rowptr[i - 1];
+  J->rowptr[0] = 0;
+  size_t w = 0;
+  for (size_t i = 0; i < m; i++) {
+    size_t lo = J->rowptr[i], hi = J->rowptr[i + 1];
+    for (size_t p = lo + 1; p < hi; p++) { /* rows are short: insertion sort */
+      size_t c = J->col[p], q = p;
+      double x = J->val[p];
+      for (; q > lo && J->col[q - 1] > c; q--) J->col[q] = J->col[q - 1], J->val[q] = J->val[q - 1];
+      J->col[q] = c;
+      J->val[q] = x;
+    }
+    J->rowptr[i] = w;
+    for (size_t p = lo; p < hi; p++) {
+      if (w > J->rowptr[i] && J->col[w - 1] == J->col[p]) J->val[w - 1] += J->val[p];
+      else J->col[w] = J->col[p], J->val[w++] = J->val[p];
+    }
+  }
+  J->rowptr[m] = J->nnz = w;
+  *Jp = J;
+  return ADE_OK;
+}
+
+int ade_cgraph_jacobian(const ade_cgraph *g, ade_sparse **Jp) {
+  if (!g || !Jp) return ade__fail(ADE_EINVAL, "ade_cgraph_jacobian: NULL argument");
+  *Jp = NULL;
+  size_t cap = (g->dual ? g->nalive : g->nedges) + 1, nz = 0;
+  size_t *ri = ade__alloc(cap * sizeof *ri), *ci = ade__alloc(cap * sizeof *ci);
+  double *vv = ade__alloc(cap * sizeof *vv);
+  int st = ri && ci && vv ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu Jacobian entries", cap);
+  for (size_t i = 0; !st && i < g->nv; i++) {
+    const ade__vtx *v = &g->v[i];
+    if (!v->alive || (v->kind == ADE__Y && g->dual) || v->kind == ADE__X) continue;
+    if (v->kind == ADE__Z && !g->dual) {
+      st = ade__fail(ADE_ESTATE, "intermediate vertex %ld is not eliminated", v->id);
+    } else if (g->dual) {
+      const ade__vtx *p = v->nin == 1 ? &g->v[g->e[v->in[0]].src] : NULL;
+      const ade__vtx *s = v->nout == 1 ? &g->v[g->e[v->out[0]].dst] : NULL;
+      if (!p || !s || p->kind != ADE__X || s->kind != ADE__Y)
+        st = ade__fail(ADE_ESTATE, "dual vertex %ld still has intermediate faces", v->id);
+      else ri[nz] = s->aux, ci[nz] = p->aux, vv[nz++] = v->val;
+    } else {
+      for (size_t k = 0; k < v->nin; k++) {
+        const ade__edge *e = &g->e[v->in[k]];
+        ri[nz] = v->aux, ci[nz] = g->v[e->src].aux, vv[nz++] = e->val;
+      }
+    }
+  }
+  if (!st) st = to_csr(g->m, g->n, nz, ri, ci, vv, Jp);
+  ade__free(ri);
+  ade__free(ci);
+  ade__free(vv);
+  return st;
+}
+
+int ade_cgraph_edge(const ade_cgraph *g, long i, long j, double *c) {
+  if (!g || g->dual) return ade__fail(ADE_EINVAL, "ade_cgraph_edge: needs a c-graph");
+  size_t a = ade__graph_vertex(g, i), b = ade__graph_vertex(g, j), e;
+  if (a == ADE__NONE || b == ADE__NONE || (e = ade__graph_find(g, a, b)) == ADE__NONE)
+    return ade__fail(ADE_ENOTFOUND, "no edge (%ld, %ld)", i, j);
+  if (c) *c = g->e[e].val;
+  return ADE_OK;
+}
+
+/* Invariants of one vertex: its lists point back to it, the kind rules hold. */
+static int check_vertex(const ade_cgraph *g, size_t i) {
+  const ade__vtx *v = &g->v[i];
+  for (size_t k = 0; k < v->nin; k++)
+    if (g->e[v->in[k]].dst != i || g->e[v->in[k]].pin != k)
+      return ade__fail(ADE_EFORMAT, "in-list of vertex %ld is inconsistent", v->id);
+  for (size_t k = 0; k < v->nout; k++)
+    if (g->e[v->out[k]].src != i || g->e[v->out[k]].pout != k)
+      return ade__fail(ADE_EFORMAT, "out-list of vertex %ld is inconsistent", v->id);
+  if ((v->kind == ADE__X && v->nin) || (v->kind == ADE__Y && v->nout))
+    return ade__fail(ADE_EFORMAT, "%s vertex %ld is not %s", v->kind == ADE__X ? "minimal" : "maximal",
+                     v->id, v->kind == ADE__X ? "minimal" : "maximal");
+  if (v->kind == ADE__Z && (!v->nin || !v->nout))
+    return ade__fail(ADE_EFORMAT, "intermediate vertex %ld is isolated but not removed", v->id);
+  if (i && g->v[i - 1].id >= v->id) return ade__fail(ADE_EFORMAT, "vertex ids do not ascend at %ld", v->id);
+  return ADE_OK;
+}
+
+int ade_cgraph_check(const ade_cgraph *g) {
+  size_t alive = 0, edges = 0;
+  if (!g) return ade__fail(ADE_EINVAL, "ade_cgraph_check: NULL graph");
+  for (size_t i = 0; i < g->nv; i++) {
+    if (!g->v[i].alive) continue;
+    alive++;
+    int st = check_vertex(g, i);
+    if (st) return st;
+  }
+  for (size_t e = 0; e < g->eslots; e++) {
+    const ade__edge *x = &g->e[e];
+    if (x->src == ADE__NONE) continue;
+    edges++;
+    if (!g->v[x->src].alive || !g->v[x->dst].alive || ade__graph_find(g, x->src, x->dst) != e)
+      return ade__fail(ADE_EFORMAT, "edge (%ld, %ld) is not indexed", g->v[x->src].id, g->v[x->dst].id);
+    if (g->dual && g->v[x->src].ctgt != g->v[x->dst].csrc)
+      return ade__fail(ADE_EFORMAT, "face (%ld, %ld) joins edges that are not incident", g->v[x->src].id,
+                       g->v[x->dst].id);
+  }
+  if (alive != g->nalive || edges != g->nedges || edges != g->hused)
+    return ade__fail(ADE_EFORMAT, "counts disagree: %zu/%zu vertices, %zu/%zu/%zu edges", alive, g->nalive,
+                     edges, g->nedges, g->hused);
+  return ADE_OK;
+}

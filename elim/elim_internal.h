@@ -1,0 +1,88 @@
+/* elim_internal.h: the graph shared by c-graphs and dual c-graphs, and the elimination internals. */
+#ifndef ADE_ELIM_INTERNAL_H
+#define ADE_ELIM_INTERNAL_H
+
+#include "common_internal.h"
+
+/* Vertex kinds: minimal (independent), intermediate, maximal (dependent). */
+enum { ADE__X = 0, ADE__Z = 1, ADE__Y = 2 };
+
+#define ADE__NONE SIZE_MAX
+
+/* A vertex: its id, kind and adjacency (edge indices, unordered). In a
+ * dual, val is the label and csrc/ctgt name the c-graph vertices the
+ * vertex leads from and to (a fill-in k' of face (i, j) leads from
+ * csrc(i) to ctgt(j)), so every face (i, j) passes through ctgt(i). */
+typedef struct ade__vtx {
+  long id;
+  int kind, alive;
+  size_t aux;          /* X: column, Y: row */
+  double val;
+  long csrc, ctgt;
+  size_t *in, *out;
+  size_t nin, nout, capin, capout;
+} ade__vtx;
+
+/* An edge: endpoints (vertex indices; src == ADE__NONE when the slot is
+ * free), its positions in src's out-list and dst's in-list, label, number. */
+typedef struct ade__edge {
+  size_t src, dst, pout, pin;
+  double val;
+  long id;
+} ade__edge;
+
+struct ade_cgraph {
+  int dual;
+  size_t nv, vcap, nalive;      /* vertices; ids ascend with the index */
+  ade__vtx *v;
+  size_t eslots, ecap, nedges;  /* edge slots, live edges */
+  ade__edge *e;
+  size_t efree;                 /* free slot list through .dst */
+  size_t *htab, hcap, hused;    /* (src, dst) -> edge index + 1; linear probing */
+  size_t n, m;
+  size_t *xv, *yv;              /* vertex index of independent j / dependent i */
+  long next_edge_id, next_vertex_id;
+  unsigned *mark;               /* workspace for set comparisons */
+  unsigned stamp;
+  size_t markcap;
+  /* Counters: executed multiply-adds (incremented where they happen), fill-in, absorption, merges. */
+  uint64_t fma, fill, absorbed, merged;
+};
+
+struct ade_elim_seq {
+  int kind;
+  size_t len, cap;
+  ade_elim_step *step;
+  uint64_t cost;
+  uint64_t print;   /* fingerprint of the graph it was built for, 0 = any */
+};
+
+/* Graph primitives (graph.c). */
+int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint);
+int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx);
+size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst);
+int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx);
+void ade__graph_del_edge(ade_cgraph *g, size_t e);
+void ade__graph_del_vertex(ade_cgraph *g, size_t v);
+size_t ade__graph_vertex(const ade_cgraph *g, long id);
+int ade__graph_marks(ade_cgraph *g);
+unsigned ade__graph_stamp(ade_cgraph *g, unsigned width);
+uint64_t ade__graph_print(const ade_cgraph *g);
+
+/* Face elimination internals (face.c). */
+size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude);
+int ade__face_step(ade_cgraph *d, size_t a, size_t b);
+
+/* Steps by vertex index (eliminate.c); cost is what the rule says. */
+int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost);
+int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost);
+int ade__seq_apply_step(ade_cgraph *g, int kind, const ade_elim_step *st, uint64_t *cost);
+
+/* Converters (sequence.c): a vertex sequence as the equivalent edge
+ * sequence (Rule 3) and face sequence, by simulation on copies. */
+int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **es);
+int ade__seq_vertex_to_face(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **fs);
+/* All faces of dual d through c-graph vertex c (appended to s). */
+int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
+
+#endif

@@ -1,0 +1,117 @@
+/* eliminate.c: vertex and edge elimination on the c-graph (face-elimination paper, Rules 2-4), with fma counting. */
+#include "elim_internal.h"
+
+/* c(i, k) += x: absorption into an existing edge or fill-in of a new one.
+ * The multiply-add that produced x is counted here, where it is executed. */
+static int update(ade_cgraph *g, size_t i, size_t k, double a, double b) {
+  size_t e = ade__graph_find(g, i, k);
+  if (e != ADE__NONE) {
+    g->e[e].val += a * b;
+    g->fma++;
+    g->absorbed++;
+    return ADE_OK;
+  }
+  int st = ade__graph_add_edge(g, i, k, a * b, NULL);
+  if (!st) {
+    g->fma++;
+    g->fill++;
+  }
+  return st;
+}
+
+/* Remove intermediate vertex i if it has become isolated (Rule 2). */
+static void drop_isolated(ade_cgraph *g, size_t i) {
+  const ade__vtx *v = &g->v[i];
+  if (v->alive && v->kind == ADE__Z && (!v->nin || !v->nout)) ade__graph_del_vertex(g, i);
+}
+
+/* Vertex elimination of j: c(i,k) += c(i,j) c(j,k) for i in P_j, k in S_j;
+ * cost |P_j||S_j|, the Markowitz degree (Rules 3/4). */
+int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost) {
+  if (g->dual) return ade__fail(ADE_EINVAL, "vertex elimination needs a c-graph, not a dual");
+  if (j >= g->nv || !g->v[j].alive) return ade__fail(ADE_EINVAL, "no such vertex");
+  if (g->v[j].kind != ADE__Z)
+    return ade__fail(ADE_EINVAL, "vertex %ld is %s, not intermediate", g->v[j].id,
+                     g->v[j].kind == ADE__X ? "independent" : "dependent");
+  size_t np = g->v[j].nin, ns = g->v[j].nout;
+  for (size_t a = 0; a < np; a++) {
+    const ade__edge *e1 = &g->e[g->v[j].in[a]];
+    size_t i = e1->src;
+    double c1 = e1->val;
+    for (size_t b = 0; b < ns; b++) {
+      const ade__edge *e2 = &g->e[g->v[j].out[b]];
+      int st = update(g, i, e2->dst, e2->val, c1);
+      if (st) return st;
+    }
+  }
+  ade__graph_del_vertex(g, j);
+  if (cost) *cost = (uint64_t)np * ns;
+  return ADE_OK;
+}
+
+/* Rule 2. Front elimination of (i,j): c(i,j') += c(j,j') c(i,j) for j' in
+ * S_j, cost |S_j|. Back elimination: c(i',j) += c(i,j) c(i',i) for i' in
+ * P_i, cost |P_i|. Then (i,j) goes, and i or j if isolated. */
+int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost) {
+  size_t i = g->e[e].src, j = g->e[e].dst, n;
+  double c = g->e[e].val;
+  if (g->dual) return ade__fail(ADE_EINVAL, "edge elimination needs a c-graph, not a dual");
+  if (dir != ADE_FRONT && dir != ADE_BACK) return ade__fail(ADE_EINVAL, "bad edge direction %d", dir);
+  if (dir == ADE_FRONT && g->v[j].kind != ADE__Z)
+    return ade__fail(ADE_EINVAL, "edge (%ld, %ld) leads into a dependent: it cannot be front eliminated",
+                     g->v[i].id, g->v[j].id);
+  if (dir == ADE_BACK && g->v[i].kind != ADE__Z)
+    return ade__fail(ADE_EINVAL, "edge (%ld, %ld) leaves an independent: it cannot be back eliminated",
+                     g->v[i].id, g->v[j].id);
+  if (dir == ADE_FRONT) {
+    n = g->v[j].nout;
+    for (size_t b = 0; b < n; b++) {
+      const ade__edge *x = &g->e[g->v[j].out[b]];
+      int st = update(g, i, x->dst, x->val, c);
+      if (st) return st;
+    }
+  } else {
+    n = g->v[i].nin;
+    for (size_t a = 0; a < n; a++) {
+      const ade__edge *x = &g->e[g->v[i].in[a]];
+      int st = update(g, x->src, j, c, x->val);
+      if (st) return st;
+    }
+  }
+  ade__graph_del_edge(g, e);
+  drop_isolated(g, i);
+  drop_isolated(g, j);
+  if (cost) *cost = n;
+  return ADE_OK;
+}
+
+static int vertex_of(const ade_cgraph *g, long id, size_t *v) {
+  *v = ADE__NONE;
+  if (!g) return ade__fail(ADE_EINVAL, "NULL graph");
+  *v = ade__graph_vertex(g, id);
+  return *v == ADE__NONE ? ade__fail(ADE_EINVAL, "no vertex %ld in the graph", id) : ADE_OK;
+}
+
+int ade_elim_vertex(ade_cgraph *g, long v, uint64_t *cost) {
+  size_t j;
+  int st = vertex_of(g, v, &j);
+  return st ? st : ade__elim_vertex_ix(g, j, cost);
+}
+
+int ade_elim_edge(ade_cgraph *g, long i, long j, int dir, uint64_t *cost) {
+  size_t a, b, e;
+  int st = vertex_of(g, i, &a);
+  if (!st) st = vertex_of(g, j, &b);
+  if (st) return st;
+  if ((e = ade__graph_find(g, a, b)) == ADE__NONE) return ade__fail(ADE_EINVAL, "no edge (%ld, %ld)", i, j);
+  return ade__elim_edge_ix(g, e, dir, cost);
+}
+
+int ade_elim_face(ade_cgraph *d, long i, long j, uint64_t *cost) {
+  size_t a = ADE__NONE, b = ADE__NONE;
+  int st = vertex_of(d, i, &a);
+  if (!st) st = vertex_of(d, j, &b);
+  if (!st) st = ade__face_step(d, a, b);
+  if (!st && cost) *cost = 1;
+  return st;
+}

@@ -1,0 +1,104 @@
+/* face.c: face elimination on the dual c-graph (face-elimination paper, Rule 1), with fma counting. */
+#include "elim_internal.h"
+
+/* A vertex k != exclude with P_k = P_pv and S_k = S_sv, or ADE__NONE.
+ * Candidates are the successors of the predecessor of pv with the fewest
+ * successors; sets are compared through marks (the workspace is sized by
+ * the caller). */
+size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
+  const ade__vtx *P = &d->v[pv], *S = &d->v[sv];
+  if (!P->nin || !S->nout) return ADE__NONE;
+  unsigned s = ade__graph_stamp(d, 2);
+  size_t p0 = d->e[P->in[0]].src;
+  for (size_t a = 0; a < P->nin; a++) {
+    size_t p = d->e[P->in[a]].src;
+    d->mark[p] = s;
+    if (d->v[p].nout < d->v[p0].nout) p0 = p;
+  }
+  for (size_t b = 0; b < S->nout; b++) d->mark[d->e[S->out[b]].dst] = s + 1;
+  const ade__vtx *v0 = &d->v[p0];
+  for (size_t c = 0; c < v0->nout; c++) {
+    size_t k = d->e[v0->out[c]].dst, ok = 1;
+    const ade__vtx *K = &d->v[k];
+    if (k == exclude || K->kind != ADE__Z || K->nin != P->nin || K->nout != S->nout) continue;
+    for (size_t a = 0; ok && a < K->nin; a++) ok = d->mark[d->e[K->in[a]].src] == s;
+    for (size_t b = 0; ok && b < K->nout; b++) ok = d->mark[d->e[K->out[b]].dst] == s + 1;
+    if (ok) return k;
+  }
+  return ADE__NONE;
+}
+
+/* Rule 1, steps 3-4: remove i if isolated, else merge it with a twin
+ * (same predecessors and successors). The older vertex survives with the
+ * sum of both labels. By Lemmas 7-8 no other vertex becomes mergeable. */
+static void settle(ade_cgraph *d, size_t i) {
+  ade__vtx *v = &d->v[i];
+  if (!v->alive) return;
+  if (!v->nin || !v->nout) {
+    ade__graph_del_vertex(d, i);
+    return;
+  }
+  size_t t = ade__dual_twin(d, i, i, i);
+  if (t == ADE__NONE) return;
+  size_t keep = t < i ? t : i, gone = t < i ? i : t;
+  d->v[keep].val += d->v[gone].val;
+  d->merged++;
+  ade__graph_del_vertex(d, gone);
+}
+
+/* Fill-in: a new vertex k' with P_k' = P_a, S_k' = S_b and label c. */
+static int fill_vertex(ade_cgraph *d, size_t a, size_t b, double c) {
+  size_t k;
+  int st = ade__graph_add_vertex(d, d->next_vertex_id, ADE__Z, &k);
+  if (st) return st;
+  d->next_vertex_id++;
+  d->v[k].val = c;
+  d->v[k].csrc = d->v[a].csrc;
+  d->v[k].ctgt = d->v[b].ctgt;
+  for (size_t x = 0; !st && x < d->v[a].nin; x++) st = ade__graph_add_edge(d, d->e[d->v[a].in[x]].src, k, 0, NULL);
+  for (size_t x = 0; !st && x < d->v[b].nout; x++) st = ade__graph_add_edge(d, k, d->e[d->v[b].out[x]].dst, 0, NULL);
+  return st;
+}
+
+/* Rule 1: eliminate the intermediate face (a, b). */
+int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
+  if (!d->dual) return ade__fail(ADE_EINVAL, "face elimination needs a dual c-graph");
+  size_t f = ade__graph_find(d, a, b);
+  if (f == ADE__NONE) return ade__fail(ADE_EINVAL, "no face (%ld, %ld)", d->v[a].id, d->v[b].id);
+  if (d->v[a].kind != ADE__Z || d->v[b].kind != ADE__Z)
+    return ade__fail(ADE_EINVAL, "face (%ld, %ld) is not intermediate (Rule 1 needs both ends in Z~)",
+                     d->v[a].id, d->v[b].id);
+  int st = ade__graph_marks(d);
+  if (st) return st;
+  double ca = d->v[a].val, cb = d->v[b].val;
+  size_t k = ade__dual_twin(d, a, b, ADE__NONE);
+  if (k != ADE__NONE) { /* absorption */
+    d->v[k].val += cb * ca;
+    d->fma++;
+    d->absorbed++;
+  } else { /* fill-in */
+    if ((st = fill_vertex(d, a, b, cb * ca))) return st;
+    d->fma++;
+    d->fill++;
+    if ((st = ade__graph_marks(d))) return st;
+  }
+  ade__graph_del_edge(d, ade__graph_find(d, a, b));
+  settle(d, a);
+  settle(d, b);
+  return ADE_OK;
+}
+
+/* Faces (i, j) of d with i entering c-graph vertex c, in list order. */
+int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s) {
+  for (size_t i = 0; i < d->nv; i++) {
+    const ade__vtx *v = &d->v[i];
+    if (!v->alive || v->kind != ADE__Z || v->ctgt != c) continue;
+    for (size_t k = 0; k < v->nout; k++) {
+      const ade__vtx *w = &d->v[d->e[v->out[k]].dst];
+      if (w->kind != ADE__Z) continue;
+      int st = ade_seq_push(s, v->id, w->id, 0);
+      if (st) return st;
+    }
+  }
+  return ADE_OK;
+}

@@ -1,0 +1,287 @@
+/* graph.c: the directed graph under elimination: adjacency lists, an edge index, insertion and deletion in O(1). */
+#include "elim_internal.h"
+
+/* Slot of (src, dst) in the edge index: splitmix-style mixing. */
+static size_t hslot(const ade_cgraph *g, size_t src, size_t dst) {
+  uint64_t z = (uint64_t)src * 0x9e3779b97f4a7c15ull ^ (uint64_t)dst * 0xc2b2ae3d27d4eb4full;
+  z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+  return (size_t)(z ^ (z >> 29)) & (g->hcap - 1);
+}
+
+static int hgrow(ade_cgraph *g) {
+  size_t cap = g->hcap ? 2 * g->hcap : 64, *old = g->htab, oldcap = g->hcap;
+  size_t *t = ade__calloc(cap, sizeof *t);
+  if (!t) return ade__fail(ADE_ENOMEM, "out of memory for an edge index of %zu slots", cap);
+  g->htab = t;
+  g->hcap = cap;
+  for (size_t s = 0; s < oldcap; s++) {
+    if (!old[s]) continue;
+    const ade__edge *e = &g->e[old[s] - 1];
+    size_t h = hslot(g, e->src, e->dst);
+    while (t[h]) h = (h + 1) & (cap - 1);
+    t[h] = old[s];
+  }
+  ade__free(old);
+  return ADE_OK;
+}
+
+size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst) {
+  if (!g->hcap) return ADE__NONE;
+  for (size_t h = hslot(g, src, dst);; h = (h + 1) & (g->hcap - 1)) {
+    size_t x = g->htab[h];
+    if (!x) return ADE__NONE;
+    if (g->e[x - 1].src == src && g->e[x - 1].dst == dst) return x - 1;
+  }
+}
+
+/* Remove edge e from the index, shifting later entries of its run back. */
+static void hdel(ade_cgraph *g, size_t e) {
+  size_t mask = g->hcap - 1, h = hslot(g, g->e[e].src, g->e[e].dst);
+  while (g->htab[h] != e + 1) h = (h + 1) & mask;
+  for (size_t j = (h + 1) & mask; g->htab[j]; j = (j + 1) & mask) {
+    const ade__edge *x = &g->e[g->htab[j] - 1];
+    size_t home = hslot(g, x->src, x->dst);
+    /* Move x into the hole at h unless its home lies in (h, j]. */
+    if (((j - home) & mask) >= ((j - h) & mask)) {
+      g->htab[h] = g->htab[j];
+      h = j;
+    }
+  }
+  g->htab[h] = 0;
+  g->hused--;
+}
+
+static int push(size_t **list, size_t *len, size_t *cap, size_t x) {
+  if (*len == *cap) {
+    size_t nc = *cap ? 2 * *cap : 4;
+    size_t *p = ade__realloc(*list, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", nc);
+    *list = p;
+    *cap = nc;
+  }
+  (*list)[(*len)++] = x;
+  return ADE_OK;
+}
+
+int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint) {
+  memset(g, 0, sizeof *g);
+  g->dual = dual;
+  g->efree = ADE__NONE;
+  g->stamp = 1;
+  g->next_edge_id = 1;
+  g->v = ade__calloc(nv_hint ? nv_hint : 1, sizeof *g->v);
+  g->e = ade__alloc(ade__mul_size(ne_hint ? ne_hint : 1, sizeof *g->e));
+  if (!g->v || !g->e) return ade__fail(ADE_ENOMEM, "out of memory for a graph of %zu vertices", nv_hint);
+  g->vcap = nv_hint ? nv_hint : 1;
+  g->ecap = ne_hint ? ne_hint : 1;
+  return ADE_OK;
+}
+
+int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx) {
+  if (g->nv == g->vcap) {
+    size_t nc = 2 * g->vcap;
+    ade__vtx *p = ade__realloc(g->v, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu vertices", nc);
+    g->v = p;
+    g->vcap = nc;
+  }
+  ade__vtx *v = &g->v[g->nv];
+  memset(v, 0, sizeof *v);
+  v->id = id;
+  v->kind = kind;
+  v->alive = 1;
+  v->csrc = v->ctgt = id;
+  *idx = g->nv++;
+  g->nalive++;
+  return ADE_OK;
+}
+
+int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx) {
+  size_t e;
+  if ((g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
+  if (g->efree != ADE__NONE) {
+    e = g->efree;
+    g->efree = g->e[e].dst;
+  } else {
+    if (g->eslots == g->ecap) {
+      size_t nc = 2 * g->ecap;
+      ade__edge *p = ade__realloc(g->e, ade__mul_size(nc, sizeof *p));
+      if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu edges", nc);
+      g->e = p;
+      g->ecap = nc;
+    }
+    e = g->eslots++;
+  }
+  ade__vtx *s = &g->v[src], *d = &g->v[dst];
+  ade__edge *x = &g->e[e];
+  x->src = src;
+  x->dst = dst;
+  x->val = val;
+  x->id = g->next_edge_id++;
+  x->pout = s->nout;
+  x->pin = d->nin;
+  if (push(&s->out, &s->nout, &s->capout, e) || push(&d->in, &d->nin, &d->capin, e)) {
+    if (s->nout > x->pout) s->nout--;
+    x->src = ADE__NONE;
+    x->dst = g->efree;
+    g->efree = e;
+    return ADE_ENOMEM;
+  }
+  size_t h = hslot(g, src, dst);
+  while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
+  g->htab[h] = e + 1;
+  g->hused++;
+  g->nedges++;
+  if (eidx) *eidx = e;
+  return ADE_OK;
+}
+
+void ade__graph_del_edge(ade_cgraph *g, size_t e) {
+  ade__edge *x = &g->e[e];
+  ade__vtx *s = &g->v[x->src], *d = &g->v[x->dst];
+  size_t last = s->out[--s->nout];
+  s->out[x->pout] = last;
+  g->e[last].pout = x->pout;
+  last = d->in[--d->nin];
+  d->in[x->pin] = last;
+  g->e[last].pin = x->pin;
+  hdel(g, e);
+  x->src = ADE__NONE;
+  x->dst = g->efree;
+  g->efree = e;
+  g->nedges--;
+}
+
+void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
+  ade__vtx *v = &g->v[i];
+  while (v->nin) ade__graph_del_edge(g, v->in[v->nin - 1]);
+  while (v->nout) ade__graph_del_edge(g, v->out[v->nout - 1]);
+  ade__free(v->in);
+  ade__free(v->out);
+  v->in = v->out = NULL;
+  v->capin = v->capout = 0;
+  v->alive = 0;
+  g->nalive--;
+}
+
+/* Binary search: vertex ids ascend with the index. */
+size_t ade__graph_vertex(const ade_cgraph *g, long id) {
+  size_t lo = 0, hi = g->nv;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->v[mid].id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < g->nv && g->v[lo].id == id && g->v[lo].alive ? lo : ADE__NONE;
+}
+
+/* Make the mark workspace cover every vertex plus one to come. */
+int ade__graph_marks(ade_cgraph *g) {
+  if (g->markcap > g->nv) return ADE_OK;
+  size_t nc = 2 * g->nv + 2;
+  unsigned *p = ade__realloc(g->mark, ade__mul_size(nc, sizeof *p));
+  if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a workspace of %zu", nc);
+  memset(p + g->markcap, 0, (nc - g->markcap) * sizeof *p);
+  g->mark = p;
+  g->markcap = nc;
+  return ADE_OK;
+}
+
+/* width fresh mark values s, s+1, ..., s+width-1. */
+unsigned ade__graph_stamp(ade_cgraph *g, unsigned width) {
+  if (g->stamp > UINT32_MAX - width - 1) {
+    memset(g->mark, 0, g->markcap * sizeof *g->mark);
+    g->stamp = 1;
+  }
+  unsigned s = g->stamp;
+  g->stamp += width;
+  return s;
+}
+
+static uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* An order-independent fingerprint of the structure (ids, kinds, edges). */
+uint64_t ade__graph_print(const ade_cgraph *g) {
+  uint64_t h = mix((uint64_t)g->n * 31 + (uint64_t)g->m + (uint64_t)g->dual * 7);
+  for (size_t i = 0; i < g->nv; i++) {
+    const ade__vtx *v = &g->v[i];
+    if (!v->alive) continue;
+    h += mix((uint64_t)v->id * 3 + (uint64_t)v->kind);
+    for (size_t k = 0; k < v->nout; k++)
+      h += mix((uint64_t)v->id ^ mix((uint64_t)g->v[g->e[v->out[k]].dst].id + 0x51ed27));
+  }
+  return h ? h : 1;
+}
+
+void ade_cgraph_free(ade_cgraph *g) {
+  if (!g) return;
+  for (size_t i = 0; i < g->nv; i++) {
+    ade__free(g->v[i].in);
+    ade__free(g->v[i].out);
+  }
+  ade__free(g->v);
+  ade__free(g->e);
+  ade__free(g->htab);
+  ade__free(g->xv);
+  ade__free(g->yv);
+  ade__free(g->mark);
+  ade__free(g);
+}
+
+static size_t *dup_list(const size_t *p, size_t n, int *bad) {
+  if (!n) return NULL;
+  size_t *q = ade__alloc(n * sizeof *q);
+  if (!q) *bad = 1;
+  else memcpy(q, p, n * sizeof *q);
+  return q;
+}
+
+int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
+  int bad = 0;
+  if (!cp || !g) return ade__fail(ADE_EINVAL, "ade_cgraph_copy: NULL argument");
+  ade_cgraph *c = ade__calloc(1, sizeof *c);
+  if (!c) return ade__fail(ADE_ENOMEM, "out of memory copying a graph");
+  *c = *g;
+  c->v = ade__calloc(g->vcap, sizeof *c->v);
+  c->e = ade__alloc(ade__mul_size(g->ecap, sizeof *c->e));
+  c->htab = g->hcap ? ade__alloc(g->hcap * sizeof *c->htab) : NULL;
+  c->xv = dup_list(g->xv, g->n, &bad);
+  c->yv = dup_list(g->yv, g->m, &bad);
+  c->mark = NULL;
+  c->markcap = 0;
+  c->stamp = 1;
+  c->nv = 0;
+  if (!c->v || !c->e || (g->hcap && !c->htab) || bad) goto fail;
+  memcpy(c->e, g->e, g->eslots * sizeof *c->e);
+  if (g->hcap) memcpy(c->htab, g->htab, g->hcap * sizeof *c->htab);
+  for (size_t i = 0; i < g->nv; i++, c->nv++) {
+    c->v[i] = g->v[i];
+    c->v[i].in = dup_list(g->v[i].in, g->v[i].nin, &bad);
+    c->v[i].out = dup_list(g->v[i].out, g->v[i].nout, &bad);
+    c->v[i].capin = g->v[i].nin;
+    c->v[i].capout = g->v[i].nout;
+    if (bad) {
+      c->nv++;
+      goto fail;
+    }
+  }
+  *cp = c;
+  return ADE_OK;
+fail:
+  ade_cgraph_free(c);
+  *cp = NULL;
+  return ade__fail(ADE_ENOMEM, "out of memory copying a graph of %zu vertices", g->nv);
+}
+
+void ade_cgraph_size(const ade_cgraph *g, size_t *nv, size_t *ne, size_t *n, size_t *m) {
+  if (nv) *nv = g ? g->nalive : 0;
+  if (ne) *ne = g ? g->nedges : 0;
+  if (n) *n = g ? g->n : 0;
+  if (m) *m = g ? g->m : 0;
+}
+
+int ade_cgraph_is_dual(const ade_cgraph *g) { return g && g->dual; }

@@ -1,0 +1,257 @@
+/* sequence.c: elimination sequences as values: build, apply, validate, save and load as text, convert. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "elim_internal.h"
+
+static const char *const kind_names[] = {"vertex", "edge", "face"};
+
+int ade_seq_create(ade_elim_seq **sp, int kind) {
+  if (!sp || kind < ADE_SEQ_VERTEX || kind > ADE_SEQ_FACE)
+    return ade__fail(ADE_EINVAL, "ade_seq_create: bad kind %d", kind);
+  *sp = ade__calloc(1, sizeof **sp);
+  if (!*sp) return ade__fail(ADE_ENOMEM, "out of memory for a sequence");
+  (*sp)->kind = kind;
+  return ADE_OK;
+}
+
+void ade_seq_free(ade_elim_seq *s) {
+  if (!s) return;
+  ade__free(s->step);
+  ade__free(s);
+}
+
+int ade_seq_push(ade_elim_seq *s, long a, long b, int dir) {
+  if (!s) return ade__fail(ADE_EINVAL, "ade_seq_push: NULL sequence");
+  if (s->len == s->cap) {
+    size_t nc = s->cap ? 2 * s->cap : 16;
+    ade_elim_step *p = ade__realloc(s->step, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", nc);
+    s->step = p;
+    s->cap = nc;
+  }
+  ade_elim_step *st = &s->step[s->len++];
+  st->a = a;
+  st->b = s->kind == ADE_SEQ_VERTEX ? 0 : b;
+  st->dir = s->kind == ADE_SEQ_EDGE ? dir : 0;
+  return ADE_OK;
+}
+
+int ade_seq_kind(const ade_elim_seq *s) { return s ? s->kind : -1; }
+size_t ade_seq_length(const ade_elim_seq *s) { return s ? s->len : 0; }
+uint64_t ade_seq_cost(const ade_elim_seq *s) { return s ? s->cost : 0; }
+const ade_elim_step *ade_seq_step(const ade_elim_seq *s, size_t i) {
+  return s && i < s->len ? &s->step[i] : NULL;
+}
+void ade_seq_bind(ade_elim_seq *s, const ade_cgraph *g) {
+  if (s) s->print = g ? ade__graph_print(g) : 0;
+}
+
+/* One step by ids. */
+int ade__seq_apply_step(ade_cgraph *g, int kind, const ade_elim_step *st, uint64_t *cost) {
+  switch (kind) {
+  case ADE_SEQ_VERTEX: return ade_elim_vertex(g, st->a, cost);
+  case ADE_SEQ_EDGE: return ade_elim_edge(g, st->a, st->b, st->dir, cost);
+  default: return ade_elim_face(g, st->a, st->b, cost);
+  }
+}
+
+static void describe(char *buf, size_t n, int kind, const ade_elim_step *st) {
+  if (kind == ADE_SEQ_VERTEX) snprintf(buf, n, "vertex %ld", st->a);
+  else if (kind == ADE_SEQ_EDGE) snprintf(buf, n, "%s %ld %ld", st->dir == ADE_BACK ? "back" : "front", st->a, st->b);
+  else snprintf(buf, n, "face %ld %ld", st->a, st->b);
+}
+
+int ade_seq_apply(ade_cgraph *g, const ade_elim_seq *s, uint64_t *cost) {
+  uint64_t total = 0, c;
+  if (!g || !s) return ade__fail(ADE_EINVAL, "ade_seq_apply: NULL argument");
+  if ((s->kind == ADE_SEQ_FACE) != (g->dual != 0))
+    return ade__fail(ADE_EINVAL, "a %s sequence applies to a %s, not to a %s", kind_names[s->kind],
+                     s->kind == ADE_SEQ_FACE ? "dual c-graph" : "c-graph", g->dual ? "dual c-graph" : "c-graph");
+  if (s->print && s->print != ade__graph_print(g))
+    return ade__fail(ADE_EINVAL, "the sequence was built for a different graph (fingerprint %016" PRIx64
+                     ", this graph %016" PRIx64 ")", s->print, ade__graph_print(g));
+  for (size_t k = 0; k < s->len; k++) {
+    int st = ade__seq_apply_step(g, s->kind, &s->step[k], &c);
+    if (st) {
+      char what[96], msg[400];
+      describe(what, sizeof what, s->kind, &s->step[k]);
+      snprintf(msg, sizeof msg, "%s", ade_errmsg());
+      return ade__fail(st, "step %zu (%s) is not applicable: %s", k + 1, what, msg);
+    }
+    total += c;
+  }
+  if (cost) *cost = total;
+  return ADE_OK;
+}
+
+/* 1 if g holds the Jacobian: no intermediate vertex (c-graph), or every
+ * intermediate dual vertex joins one minimal and one maximal vertex. */
+static int complete(const ade_cgraph *g) {
+  for (size_t i = 0; i < g->nv; i++) {
+    const ade__vtx *v = &g->v[i];
+    if (!v->alive || v->kind != ADE__Z) continue;
+    if (!g->dual || v->nin != 1 || v->nout != 1) return 0;
+    if (g->v[g->e[v->in[0]].src].kind != ADE__X || g->v[g->e[v->out[0]].dst].kind != ADE__Y) return 0;
+  }
+  return 1;
+}
+
+int ade_seq_validate(const ade_cgraph *g, const ade_elim_seq *s, int *done, uint64_t *cost) {
+  ade_cgraph *c = NULL;
+  int st = ade_cgraph_copy(&c, g);
+  if (!st) st = ade_seq_apply(c, s, cost);
+  if (!st && done) *done = complete(c);
+  ade_cgraph_free(c);
+  return st;
+}
+
+int ade_seq_print(const ade_elim_seq *s, void *file) {
+  FILE *f = file;
+  if (!s || !f) return ade__fail(ADE_EINVAL, "ade_seq_print: NULL argument");
+  fprintf(f, "adelim-sequence 1\nkind %s\ngraph %016" PRIx64 "\ncost %" PRIu64 "\nsteps %zu\n",
+          kind_names[s->kind], s->print, s->cost, s->len);
+  for (size_t k = 0; k < s->len; k++) {
+    char buf[96];
+    describe(buf, sizeof buf, s->kind, &s->step[k]);
+    fprintf(f, "%s\n", buf);
+  }
+  return ferror(f) ? ade__fail(ADE_EIO, "writing the sequence failed") : ADE_OK;
+}
+
+int ade_seq_save(const ade_elim_seq *s, const char *path) {
+  if (!s || !path) return ade__fail(ADE_EINVAL, "ade_seq_save: NULL argument");
+  FILE *f = fopen(path, "w");
+  if (!f) return ade__fail(ADE_EIO, "cannot write '%s': %s", path, strerror(errno));
+  int st = ade_seq_print(s, f);
+  if (fclose(f) && !st) st = ade__fail(ADE_EIO, "writing '%s' failed", path);
+  return st;
+}
+
+/* The next line that is not blank or a comment, without its newline. */
+static int next_line(FILE *f, char *buf, size_t n, size_t *lineno) {
+  while (fgets(buf, (int)n, f)) {
+    (*lineno)++;
+    size_t len = strlen(buf);
+    if (len && buf[len - 1] != '\n' && !feof(f)) return -2; /* too long */
+    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
+    if (len && buf[0] != '#') return 0;
+  }
+  return -1;
+}
+
+/* A step line of the given kind. */
+static int parse_step(const char *line, int kind, ade_elim_step *st) {
+  char word[16], extra;
+  int k;
+  st->dir = 0;
+  st->b = 0;
+  if (kind == ADE_SEQ_VERTEX)
+    return sscanf(line, "%15s %ld %c", word, &st->a, &extra) == 2 && !strcmp(word, "vertex") ? 0 : -1;
+  if (sscanf(line, "%15s %ld %ld %c", word, &st->a, &st->b, &extra) != 3) return -1;
+  if (kind == ADE_SEQ_FACE) return strcmp(word, "face") ? -1 : 0;
+  k = !strcmp(word, "front") ? ADE_FRONT : !strcmp(word, "back") ? ADE_BACK : -1;
+  st->dir = k;
+  return k < 0 ? -1 : 0;
+}
+
+static int load_stream(FILE *f, const char *path, ade_elim_seq **out) {
+  char line[256], kind[16];
+  size_t lineno = 0, nsteps;
+  uint64_t print, cost;
+  int ver, k = -1, st = ADE_OK;
+  ade_elim_seq *s = NULL;
+#define BAD(...) (st = ade__fail(ADE_EFORMAT, __VA_ARGS__))
+  if (next_line(f, line, sizeof line, &lineno) || sscanf(line, "adelim-sequence %d", &ver) != 1 || ver != 1)
+    BAD("%s:%zu: not an adelim sequence (version 1)", path, lineno);
+  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "kind %15s", kind) != 1))
+    BAD("%s:%zu: expected 'kind vertex|edge|face'", path, lineno);
+  for (int i = 0; !st && i < 3; i++)
+    if (!strcmp(kind, kind_names[i])) k = i;
+  if (!st && k < 0) BAD("%s:%zu: unknown kind '%s'", path, lineno, kind);
+  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "graph %" SCNx64, &print) != 1))
+    BAD("%s:%zu: expected 'graph FINGERPRINT'", path, lineno);
+  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "cost %" SCNu64, &cost) != 1))
+    BAD("%s:%zu: expected 'cost N'", path, lineno);
+  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "steps %zu", &nsteps) != 1))
+    BAD("%s:%zu: expected 'steps N'", path, lineno);
+  if (!st) st = ade_seq_create(&s, k);
+  for (size_t i = 0; !st && i < nsteps; i++) {
+    ade_elim_step x;
+    if (next_line(f, line, sizeof line, &lineno) || parse_step(line, k, &x))
+      BAD("%s:%zu: expected step %zu of %zu as '%s'", path, lineno, i + 1, nsteps,
+          k == ADE_SEQ_VERTEX ? "vertex ID" : k == ADE_SEQ_EDGE ? "front|back I J" : "face I J");
+    else st = ade_seq_push(s, x.a, x.b, x.dir);
+  }
+  if (!st && next_line(f, line, sizeof line, &lineno) != -1)
+    BAD("%s:%zu: more lines than the %zu steps announced", path, lineno, nsteps);
+#undef BAD
+  if (st) ade_seq_free(s);
+  else {
+    s->print = print;
+    s->cost = cost;
+    *out = s;
+  }
+  return st;
+}
+
+int ade_seq_load(ade_elim_seq **s, const char *path) {
+  if (!s || !path) return ade__fail(ADE_EINVAL, "ade_seq_load: NULL argument");
+  *s = NULL;
+  FILE *f = fopen(path, "r");
+  if (!f) return ade__fail(ADE_EIO, "cannot read '%s': %s", path, strerror(errno));
+  int st = load_stream(f, path, s);
+  fclose(f);
+  return st;
+}
+
+/* Rule 3: vertex v is eliminated by front elimination of all its in-edges. */
+int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **es) {
+  ade_cgraph *c = NULL;
+  ade_elim_seq *s = NULL;
+  int st = vs->kind == ADE_SEQ_VERTEX ? ade_cgraph_copy(&c, g) : ade__fail(ADE_EINVAL, "not a vertex sequence");
+  if (!st) st = ade_seq_create(&s, ADE_SEQ_EDGE);
+  for (size_t k = 0; !st && k < vs->len; k++) {
+    size_t v = ade__graph_vertex(c, vs->step[k].a);
+    if (v == ADE__NONE || c->v[v].kind != ADE__Z) st = ade__fail(ADE_EINVAL, "step %zu: no intermediate %ld", k + 1, vs->step[k].a);
+    while (!st && c->v[v].alive && c->v[v].nin) {
+      size_t e = c->v[v].in[0];
+      st = ade_seq_push(s, c->v[c->e[e].src].id, vs->step[k].a, ADE_FRONT);
+      if (!st) st = ade__elim_edge_ix(c, e, ADE_FRONT, NULL);
+    }
+  }
+  if (!st) s->cost = c->fma;
+  ade_cgraph_free(c);
+  if (st) ade_seq_free(s);
+  else *es = s;
+  return st;
+}
+
+/* Vertex v of G is eliminated in the dual by eliminating every face through it. */
+int ade__seq_vertex_to_face(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **fs) {
+  ade_cgraph *d = NULL;
+  ade_elim_seq *s = NULL, *tmp = NULL;
+  int st = vs->kind == ADE_SEQ_VERTEX ? ade_cgraph_dual(&d, g) : ade__fail(ADE_EINVAL, "not a vertex sequence");
+  if (!st) st = ade_seq_create(&s, ADE_SEQ_FACE);
+  if (!st) st = ade_seq_create(&tmp, ADE_SEQ_FACE);
+  for (size_t k = 0; !st && k < vs->len; k++) {
+    do {
+      tmp->len = 0;
+      st = ade__dual_faces_through(d, vs->step[k].a, tmp);
+      for (size_t i = 0; !st && i < tmp->len; i++) {
+        size_t a = ade__graph_vertex(d, tmp->step[i].a), b = ade__graph_vertex(d, tmp->step[i].b);
+        if (a == ADE__NONE || b == ADE__NONE || ade__graph_find(d, a, b) == ADE__NONE) continue;
+        st = ade__face_step(d, a, b);
+        if (!st) st = ade_seq_push(s, tmp->step[i].a, tmp->step[i].b, 0);
+      }
+    } while (!st && tmp->len);
+  }
+  if (!st) s->cost = d->fma;
+  ade_cgraph_free(d);
+  ade_seq_free(tmp);
+  if (st) ade_seq_free(s);
+  else *fs = s;
+  return st;
+}
