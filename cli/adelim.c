@@ -73,7 +73,7 @@ const cli_cmd *cli_find(const char *name) {
 static void print_usage(FILE *f) {
   fputs("Usage: adelim SUBCOMMAND [OPTION]... [ARG]...\n"
         "       adelim --help | --version\n"
-        "\nInspect and check adelim tapes (.adt files).\n\nSubcommands:\n",
+        "\nInspect, check and differentiate adelim tapes (.adt files).\n\nSubcommands:\n",
         f);
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);

@@ -1,7 +1,8 @@
 # doc/local.mk: the man page, written in pandoc markdown. The generated
 # adelim.1 is committed, so building and installing never need pandoc.
 dist_man_MANS += %D%/adelim.1
-EXTRA_DIST += %D%/adelim.1.md %D%/user-guide.md %D%/tape-format.md
+EXTRA_DIST += %D%/adelim.1.md %D%/user-guide.md %D%/tape-format.md \
+	%D%/elimination.md %D%/hessians.md
 
 # Maintainer rule: `make update-man` after editing adelim.1.md (needs pandoc).
 .PHONY: update-man

@@ -5,7 +5,7 @@
 EXAMPLE_CPPFLAGS = -I$(top_srcdir)/include
 EXAMPLE_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 
-noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain
+noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain %D%/motivating
 
 %C%_quickstart_SOURCES = %D%/quickstart.c
 %C%_quickstart_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
@@ -14,6 +14,11 @@ noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain
 %C%_speelpenning_SOURCES = %D%/speelpenning.c
 %C%_speelpenning_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
 %C%_speelpenning_LDADD = $(EXAMPLE_LDADD)
+
+# The motivating example of the face-elimination paper (Section 2).
+%C%_motivating_SOURCES = %D%/motivating.c
+%C%_motivating_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+%C%_motivating_LDADD = $(EXAMPLE_LDADD)
 
 # One simulation source built twice: recording, and as plain double code
 # that needs nothing but libm.
@@ -25,9 +30,9 @@ noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain
 %C%_pde_plain_LDADD =
 
 EXAMPLE_TESTS = %D%/quickstart.test %D%/speelpenning.test %D%/pde.test \
-	%D%/pde-plain.test
+	%D%/pde-plain.test %D%/motivating.test
 EXAMPLE_OUTS = %D%/quickstart.out %D%/speelpenning.out %D%/pde.out \
-	%D%/pde-plain.out
+	%D%/pde-plain.out %D%/motivating.out
 TESTS += $(EXAMPLE_TESTS)
 EXTRA_DIST += $(EXAMPLE_TESTS) $(EXAMPLE_OUTS) %D%/run-example.sh
 CLEANFILES += %D%/*.adt %D%/*.stdout %D%/*.want %D%/*.got
