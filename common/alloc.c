@@ -40,8 +40,7 @@ char *ade__strdup(const char *s) {
   return d;
 }
 
-int ade__buf_reserve(ade__buf *b, size_t extra) {
-  if (b->cap - b->len >= extra) return ADE_OK;
+int ade__buf_grow(ade__buf *b, size_t extra) {
   if (extra > SIZE_MAX / 2 - b->len) return ADE_ENOMEM;
   size_t cap = b->cap ? b->cap : 256;
   while (cap - b->len < extra) cap *= 2;

@@ -31,7 +31,11 @@ typedef struct ade__buf {
   size_t len, cap;
 } ade__buf;
 
-int ade__buf_reserve(ade__buf *b, size_t extra);
+int ade__buf_grow(ade__buf *b, size_t extra);
+/* Room for extra more bytes: the common case inline, growth out of line. */
+static inline int ade__buf_reserve(ade__buf *b, size_t extra) {
+  return b->cap - b->len >= extra ? 0 : ade__buf_grow(b, extra);
+}
 int ade__buf_put(ade__buf *b, const void *src, size_t n);
 void ade__buf_free(ade__buf *b);
 

@@ -93,8 +93,12 @@ extern const ade__opinfo ade__optab[ADE_OP_COUNT];
 
 #include "ops_rules.h"
 
+/* Dispatchers over the table. Always inlined: where op is a constant (each
+ * recording function) the switch folds to the one rule. */
+#define ADE__INLINE static inline __attribute__((always_inline))
+
 /* r = op(a): the value rule of the table. */
-static inline double ade__op_value(unsigned op, const double *a) {
+ADE__INLINE double ade__op_value(unsigned op, const double *a) {
   switch (op) {
 #define ADE__OP_VAL(N, s, k, f) case ADE_OP_##N: return ade__val_##N(a);
     ADE_OPS(ADE__OP_VAL)
@@ -117,7 +121,7 @@ static inline int ade__op_partials(unsigned op, const double *a, double r, doubl
 }
 
 /* 0 or the ade_diag_kind of op at (a, r); non-finite results included. */
-static inline int ade__op_check(unsigned op, const double *a, double r) {
+ADE__INLINE int ade__op_check(unsigned op, const double *a, double r) {
   switch (op) {
 #define ADE__OP_CHK(N, s, k, f) case ADE_OP_##N: return ade__chk_##N(a, r);
     ADE_OPS(ADE__OP_CHK)

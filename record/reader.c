@@ -171,9 +171,6 @@ static int decode(const ade_tape *t, ade__view *v, size_t chunk, uint64_t **imp,
   int st = imports_parse(d, v->first, &im, chunk);
   if (!st && import_table(&im, imp, impcap)) st = ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
   if (st) return st;
-  if (d->collen[ADE__COL_OPS] != v->n)
-    return ade__fail(ADE_EFORMAT, "chunk %zu: %zu opcodes for %u records", chunk,
-                     d->collen[ADE__COL_OPS], v->n);
   decoder dc = {d->col[ADE__COL_REFS], d->col[ADE__COL_REFS] + d->collen[ADE__COL_REFS], NULL, NULL,
                 d->col[ADE__COL_VALUES], d->col[ADE__COL_VALUES] + d->collen[ADE__COL_VALUES],
                 d->col[ADE__COL_CONSTS], d->col[ADE__COL_CONSTS] + d->collen[ADE__COL_CONSTS],
@@ -214,6 +211,9 @@ int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) {
   int st = ade__chunk_read(&t->store, t->dctx, &t->meta, chunk, &t->scratch, &t->cd);
   if (st) return st;
   const ade__chunkent *e = &t->meta.chunks[chunk];
+  if (t->cd.collen[ADE__COL_OPS] != e->records) /* before allocating for that many records */
+    return ade__fail(ADE_EFORMAT, "chunk %zu: %zu opcodes for %u records", chunk,
+                     t->cd.collen[ADE__COL_OPS], e->records);
   if (view_reserve(v, e->records)) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
   v->first = e->first;
   v->n = e->records;

@@ -129,7 +129,7 @@ static int check_operand(const ade_tape *t, ade_double x) {
 
 /* Append one record; x holds the k operands, r the result. */
 ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
-                       const void *site) {
+                       int kind, const void *site) {
   ade__writer *w = t->w;
   uint64_t rid = w->first + w->n + 1;
   if (rid > ADE__ID_MASK) return passive_with_error(t, r, ADE_ETOOBIG, "tape is full (2^44 records)");
@@ -163,12 +163,6 @@ ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, dou
     if (ade__site_intern(t, site, &sidx)) return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
     c[ADE__COL_SITES].len += ade__varint_put(c[ADE__COL_SITES].p + c[ADE__COL_SITES].len, sidx + 1);
   }
-  double a[ADE__MAX_ARITY];
-  for (int i = 0; i < k; i++) a[i] = x[i].v;
-  int kind = k ? ade__op_check(op, a, r) : 0;
-  /* Flag where a non-finite value arises, not everywhere it propagates. */
-  for (int i = 0; i < k && kind == ADE_DIAG_NONFINITE; i++)
-    if (!isfinite(a[i])) kind = 0;
   if (kind) {
     ade__diag_rec d = {rid - 1, (uint8_t)op, (uint8_t)kind, t->hdr.capture ? sidx + 1 : 0};
     if (ade__meta_add_diag(&t->meta, &d)) return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
@@ -200,13 +194,18 @@ static inline __attribute__((always_inline)) ade_double rec(unsigned op, int k,
   ade_tape *t = ade__current();
   if (!t) return passive_with_error(NULL, r, ADE_ESTATE, "active operand");
   if (t->w->status) return ade_passive(r);
-  return ade__append(t, op, k, x, r, site);
+  /* Diagnose here, where op is a constant: the check folds to a few compares.
+   * Flag where a non-finite value arises, not everywhere it propagates. */
+  int kind = ade__op_check(op, a, r);
+  for (int i = 0; i < k && kind == ADE_DIAG_NONFINITE; i++)
+    if (!isfinite(a[i])) kind = 0;
+  return ade__append(t, op, k, x, r, kind, site);
 }
 
 ade_double ade_indep(double v) {
   ade_tape *t = ade__current();
   if (!t || t->w->status) return ade_passive(v);
-  ade_double r = ade__append(t, ADE_OP_INDEP, 0, NULL, v, SITE());
+  ade_double r = ade__append(t, ADE_OP_INDEP, 0, NULL, v, isfinite(v) ? 0 : ADE_DIAG_NONFINITE, SITE());
   if (r.id && ade__meta_add_id(&t->meta.indep, &t->meta.nindep, &t->meta.indepcap, r.id & ADE__ID_MASK))
     ade__record_error(t, ADE_ENOMEM, "out of memory adding an independent");
   return r;
@@ -219,7 +218,7 @@ double ade_dep(ade_double y) {
     return y.v;
   }
   if (t->w->status) return y.v;
-  ade_double r = ade__append(t, ADE_OP_DEP, 1, &y, y.v, SITE());
+  ade_double r = ade__append(t, ADE_OP_DEP, 1, &y, y.v, 0, SITE());
   if (r.id && ade__meta_add_id(&t->meta.dep, &t->meta.ndep, &t->meta.depcap, r.id & ADE__ID_MASK))
     ade__record_error(t, ADE_ENOMEM, "out of memory adding a dependent");
   return y.v;

@@ -95,14 +95,15 @@ struct ade_tape {
 
 /* Recording. */
 ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
-                       const void *site);
+                       int kind, const void *site);
 int ade__site_intern(ade_tape *t, const void *addr, uint32_t *index);
 int ade__site_stack(ade_tape *t, uint32_t **frames, uint32_t *n);
 void ade__record_error(ade_tape *t, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void ade__writer_free(ade__writer *w);
 int ade__writer_flush(ade_tape *t);
-ade_tape *ade__current(void);
+extern _Thread_local ade_tape *ade__cur __attribute__((tls_model("initial-exec")));
+static inline ade_tape *ade__current(void) { return ade__cur; }
 
 /* Linearized chunks. */
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);

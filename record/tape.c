@@ -5,13 +5,14 @@
 
 #include "record_internal.h"
 
-static _Thread_local ade_tape *cur;
+/* The calling thread's current tape (initial-exec: one instruction to read). */
+_Thread_local ade_tape *ade__cur __attribute__((tls_model("initial-exec")));
+#define cur ade__cur
 
 /* The one process-wide value: a counter that gives every tape a serial, so
  * a variable from another tape is recognised. */
 static atomic_uint_fast64_t serials;
 
-ade_tape *ade__current(void) { return cur; }
 
 void ade_tape_options_init(ade_tape_options *o) {
   o->path = NULL;
