@@ -248,9 +248,18 @@ ADE__RULE1(FABS, fabs(x), x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0, 0,
 static inline double ade__sel(int first, int second) {
   return first ? 1.0 : second ? 0.0 : 0.5;
 }
-ADE__RULE2(FMIN, fmin(x, y), ade__sel(isnan(y) || x < y, isnan(x) || y < x),
+/* C leaves fmin(+0, -0) to the implementation, and compilers expand fmin
+ * inline differently from libm; recorded and recomputed values must agree
+ * bit for bit, so the tie of zeros is fixed here: fmin gives -0, fmax +0. */
+static inline double ade__fmin(double x, double y) {
+  return isnan(y) || x < y ? x : isnan(x) || y < x ? y : signbit(x) ? x : y;
+}
+static inline double ade__fmax(double x, double y) {
+  return isnan(y) || x > y ? x : isnan(x) || y > x ? y : signbit(x) ? y : x;
+}
+ADE__RULE2(FMIN, ade__fmin(x, y), ade__sel(isnan(y) || x < y, isnan(x) || y < x),
            1 - da, 0, 0, 0, x == y ? ADE_DIAG_KINK : 0)
-ADE__RULE2(FMAX, fmax(x, y), ade__sel(isnan(y) || x > y, isnan(x) || y > x),
+ADE__RULE2(FMAX, ade__fmax(x, y), ade__sel(isnan(y) || x > y, isnan(x) || y > x),
            1 - da, 0, 0, 0, x == y ? ADE_DIAG_KINK : 0)
 
 /* copysign(x, y) = |x| sign(y): d/dx = +1 if the sign bits agree, else -1

@@ -200,13 +200,10 @@ START_TEST(every_operation) {
     v[2] = ade_sin(ade_mul(a[2], a[0]));
     if (dup) v[1] = v[0];
     ade_double xs[3] = {v[0], v[1], v[2]};
-    double r = 0;
-    ade_tape *cur = t;
-    (void)cur;
     /* Record op directly through the recorder (every opcode, one row each). */
     double args[3] = {ade_val(v[0]), ade_val(v[1]), ade_val(v[2])};
-    r = ade__op_value((unsigned)op, args);
-    ade_double y = ade__append(t, (unsigned)op, k, xs, r, NULL);
+    double r = ade__op_value((unsigned)op, args);
+    ade_double y = ade__append(t, (unsigned)op, k, xs, r, ade__op_check((unsigned)op, args, r), NULL);
     ade_dep(ade_mul(y, ade_add(a[0], ade_passive(1.1))));
     ck_assert_int_eq(ade_trace_off(), ADE_OK);
     double *D0 = hess(t, ADE_HESS_FOR_OVER_REV, NULL, NULL, NULL, NULL, NULL);

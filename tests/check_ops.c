@@ -67,8 +67,9 @@ static double ref_value(unsigned op, const double *a) {
   case ADE_OP_ERFC: return erfc(x);
   case ADE_OP_HYPOT: return hypot(x, y);
   case ADE_OP_FABS: return fabs(x);
-  case ADE_OP_FMIN: return fmin(x, y);
-  case ADE_OP_FMAX: return fmax(x, y);
+  /* libm's fmin/fmax, except at a tie of zeros, where the table fixes -0/+0. */
+  case ADE_OP_FMIN: return x == 0 && y == 0 ? (signbit(x) || signbit(y) ? -0.0 : 0.0) : fmin(x, y);
+  case ADE_OP_FMAX: return x == 0 && y == 0 ? (signbit(x) && signbit(y) ? -0.0 : 0.0) : fmax(x, y);
   case ADE_OP_COPYSIGN: return copysign(x, y);
   case ADE_OP_FLOOR: return floor(x);
   case ADE_OP_CEIL: return ceil(x);
