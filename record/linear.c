@@ -67,14 +67,16 @@ static size_t lin_bytes(const ade__lin *L) {
   return L->n * (1 + 8 + 4) + (size_t)L->pos[L->n] * 16 + 4;
 }
 
-/* Chunk c linearized at the recorded values. Linearized chunks are kept
- * while they fit in the tape's memory limit, so repeated sweeps (gradients in
- * an optimization loop, strips of a Jacobian) decode each chunk once; beyond
- * the limit one scratch chunk is reused. */
+/* Chunk c linearized at the recorded values. A chunk linearized a second
+ * time is kept while the kept ones fit in the tape's memory limit, so
+ * repeated sweeps (gradients in a loop, strips of a Jacobian) skip decoding,
+ * while a single sweep touches no more new memory than one chunk (fresh
+ * pages cost more than the decoding they would save once). */
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
   if (!t->lin) {
     t->lin = ade__calloc(t->meta.nchunks + 1, sizeof *t->lin);
-    if (!t->lin) return ade__fail(ADE_ENOMEM, "out of memory");
+    t->linseen = ade__calloc(t->meta.nchunks + 1, 1);
+    if (!t->lin || !t->linseen) return ade__fail(ADE_ENOMEM, "out of memory");
   }
   if (t->lin[c]) {
     *out = t->lin[c];
@@ -83,8 +85,9 @@ int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
   int st = ade__view_load(t, c);
   size_t est = (size_t)t->view.n * (13 + 3 * 16);
   ade__lin *L = NULL;
-  if (!st && t->linbytes + est <= t->memlimit) L = ade__calloc(1, sizeof *L);
+  if (!st && t->linseen[c] && t->linbytes + est <= t->memlimit) L = ade__calloc(1, sizeof *L);
   if (!L) L = &t->linscratch;
+  t->linseen[c] = 1;
   if (!st) st = ade__lin_build(t, NULL, L);
   if (L != &t->linscratch) {
     if (st) {
@@ -105,7 +108,9 @@ void ade__lin_cache_free(ade_tape *t) {
     ade__free(t->lin[c]);
   }
   ade__free(t->lin);
+  ade__free(t->linseen);
   ade__lin_free(&t->linscratch);
   t->lin = NULL;
+  t->linseen = NULL;
   t->linbytes = 0;
 }

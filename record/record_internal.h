@@ -85,6 +85,7 @@ struct ade_tape {
   size_t view_chunk;   /* chunk held in view, SIZE_MAX = none */
   ade__view scratch_view;
   ade__lin **lin;      /* linearized chunks at the recorded point, kept */
+  uint8_t *linseen;    /* chunks linearized before */
   size_t linbytes;
   ade__lin linscratch;
   double *work;        /* sweep workspace, grown on demand */
