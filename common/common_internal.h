@@ -25,6 +25,9 @@ static inline size_t ade__mul_size(size_t n, size_t size) {
   return (size && n > SIZE_MAX / size) ? SIZE_MAX : n * size;
 }
 
+/* Seconds on a monotonic clock (time reports, time limits). */
+double ade__now(void);
+
 /* A growable byte buffer. */
 typedef struct ade__buf {
   unsigned char *p;

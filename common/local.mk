@@ -6,6 +6,7 @@ libadelim_core_la_SOURCES = \
 	%D%/common_internal.h \
 	%D%/error.c \
 	%D%/alloc.c \
+	%D%/clock.c \
 	%D%/sparse.c
 
 lib_LTLIBRARIES += libadelim.la

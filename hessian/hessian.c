@@ -21,12 +21,6 @@ void ade_hess_options_init(ade_hess_options *o) {
   if (o) memset(o, 0, sizeof *o);
 }
 
-double ade__now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local *L) {
   unsigned op = v->op[i];
   const int k = ade__optab[op].arity;

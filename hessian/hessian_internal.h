@@ -101,6 +101,5 @@ typedef struct ade__trip {
 } ade__trip;
 int ade__hess_from_triplets(size_t n, ade__trip *T, size_t nt, ade_sparse **H);
 
-double ade__now(void);
 
 #endif

@@ -106,6 +106,23 @@ static inline void adj_drop(adjstore *A, uint64_t id) {
   if (!A->dense) ade__livemap_remove(&A->map, id);
 }
 
+/* One chunk of the commonest reverse sweep, a gradient's: one dense adjoint
+ * per variable, no copies, no live map. */
+static void reverse_chunk_scalar(const ade__lin *L, double *A, double *Xb, size_t *ix, double *y,
+                                 size_t *iy) {
+  for (uint32_t i = L->n; i-- > 0;) {
+    const double a = A[L->first + i + 1];
+    const unsigned op = L->op[i];
+    if (op == ADE_OP_DEP && y) y[--*iy] = L->val[i];
+    if (op == ADE_OP_INDEP) {
+      Xb[--*ix] = a;
+      continue;
+    }
+    if (a == 0.0) continue;
+    for (uint32_t k = L->pos[i]; k < L->pos[i + 1]; k++) A[L->id[k]] += L->d[k] * a;
+  }
+}
+
 /* Reverse over all chunks: q adjoints, seeded at the dependents with Yb.
  * R is q doubles of scratch; y (may be NULL) gets F. */
 static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A, double *R,
@@ -123,6 +140,10 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
     const ade__lin *L;
     int st = linearize(s, c, 0, NULL, &L);
     if (st) return st;
+    if (q == 1 && A->dense) {
+      reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
+      continue;
+    }
     for (uint32_t i = L->n; i-- > 0;) {
       uint64_t rid = L->first + i + 1;
       const double *Ar = adj_find(A, rid, q);
