@@ -118,8 +118,11 @@ static int frame_decode(const unsigned char in[ADE__FRAME_SIZE], frame *f, uint6
   if (f->codec > 1 || in[29] || in[30] || in[31])
     return ade__fail(ADE_EFORMAT, "frame at offset %llu: bad codec or reserved bytes",
                      (unsigned long long)off);
+  /* A zstd block regenerates at most 128 KiB and takes at least 4 bytes (RLE),
+   * so a larger claim is false: refuse it before allocating for it. */
   if (f->raw_size > ADE__MAX_CHUNK_BYTES || f->stored_size > ADE__MAX_CHUNK_BYTES ||
-      (f->codec == 0 && f->raw_size != f->stored_size))
+      (f->codec == 0 && f->raw_size != f->stored_size) ||
+      (f->codec == 1 && f->raw_size / 32768 > f->stored_size))
     return ade__fail(ADE_EFORMAT, "frame at offset %llu: sizes out of range",
                      (unsigned long long)off);
   return ADE_OK;
@@ -163,6 +166,9 @@ static int frame_read(const ade__store *s, void *dctx, uint64_t off, const char 
   if (st || (st = frame_decode(hdr, f, off))) return st;
   if (memcmp(f->tag, tag, 4) != 0)
     return ade__fail(ADE_EFORMAT, "expected a %.4s frame at offset %llu", tag, (unsigned long long)off);
+  if (f->stored_size > s->size - off - ADE__FRAME_SIZE) /* before allocating for it */
+    return ade__fail(ADE_ETRUNC, "tape truncated: the %.4s frame at offset %llu claims %u bytes",
+                     tag, (unsigned long long)off, f->stored_size);
   ade__buf *dst = f->codec ? scratch : raw;
   dst->len = 0;
   if (ade__buf_reserve(dst, f->stored_size + 1)) return ade__fail(ADE_ENOMEM, "out of memory reading");

@@ -24,9 +24,16 @@ int ade__meta_add_id(uint64_t **v, size_t *n, size_t *cap, uint64_t id) {
   return ADE_OK;
 }
 
+/* Strings are shorter than 4096 bytes on the tape (doc/tape-format.md), so a
+ * longer region name is cut: the footer must stay readable. */
 int ade__meta_add_string(ade__meta *m, const char *s, uint32_t *index) {
   if (grow((void **)&m->strings, m->nstrings, &m->stringcap, sizeof(char *))) return ADE_ENOMEM;
-  if (!(m->strings[m->nstrings] = ade__strdup(s))) return ade__fail(ADE_ENOMEM, "out of memory");
+  size_t n = strnlen(s, 4095);
+  char *d = ade__alloc(n + 1);
+  if (!d) return ade__fail(ADE_ENOMEM, "out of memory");
+  memcpy(d, s, n);
+  d[n] = '\0';
+  m->strings[m->nstrings] = d;
   *index = (uint32_t)m->nstrings++;
   return ADE_OK;
 }
@@ -150,19 +157,23 @@ static int get_regions(cursor *c, ade__meta *m) {
   size_t k = get_count(c);
   for (size_t i = 0; i < k && !c->bad; i++) {
     ade__region_rec r = {0};
-    r.name = (uint32_t)get(c);
-    r.parent = (int32_t)get(c) - 1;
+    uint64_t name = get(c), parent = get(c); /* range-checked before narrowing */
     r.first_op = get(c);
     r.end_op = get(c);
     r.nframes = (uint32_t)get_count(c);
-    if (c->bad || r.name >= m->nstrings || r.parent >= (int32_t)i || r.first_op > r.end_op ||
+    if (c->bad || name >= m->nstrings || parent > i || r.first_op > r.end_op ||
         r.end_op > m->records) {
       c->bad = 1;
       break;
     }
+    r.name = (uint32_t)name;
+    r.parent = (int32_t)parent - 1;
     if (r.nframes && !(r.frames = ade__calloc(r.nframes, sizeof *r.frames))) return ADE_ENOMEM;
-    for (uint32_t f = 0; f < r.nframes; f++)
-      if ((r.frames[f] = (uint32_t)get(c)) >= m->nstrings) c->bad = 1;
+    for (uint32_t f = 0; f < r.nframes; f++) {
+      uint64_t s = get(c);
+      if (s >= m->nstrings) c->bad = 1;
+      else r.frames[f] = (uint32_t)s;
+    }
     if (ade__meta_add_region(m, &r)) {
       ade__free(r.frames);
       return ADE_ENOMEM;
