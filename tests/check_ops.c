@@ -653,10 +653,4 @@ static Suite *ops_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *sr = srunner_create(ops_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return ade_test_run(ops_suite()); }

@@ -59,4 +59,13 @@ static inline void *ade_test_alloc_fn(void *ud, void *p, size_t n) {
   return q;
 }
 
+/* Run a suite and return main's exit status. */
+static inline int ade_test_run(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 #endif
