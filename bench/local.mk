@@ -42,3 +42,51 @@ CLEANFILES += $(EXTRA_PROGRAMS)
 
 .PHONY: bench
 bench: %D%/bench_tape$(EXEEXT) %D%/bench_bigtape$(EXEEXT)
+
+# bench_jacobian: Jacobians by elimination, CPR compression and vector modes
+# on five test problems, against ADOL-C's jacobian() and compressed forward mode.
+EXTRA_PROGRAMS += %D%/bench_jacobian
+%C%_bench_jacobian_SOURCES = %D%/bench_jacobian.c %D%/bench_jacobian.h %D%/jacobian_problems.h
+%C%_bench_jacobian_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_jacobian_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_jacobian_CXXFLAGS = -O2 -ffp-contract=off
+%C%_bench_jacobian_LDADD = $(BENCH_LDADD)
+if WITH_ADOLC
+%C%_bench_jacobian_SOURCES += %D%/bench_jacobian_adolc.cpp
+%C%_bench_jacobian_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_jacobian_LDADD += $(ADOLC_LIBS)
+%C%_bench_jacobian_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_jacobian_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_jacobian_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_jacobian_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+bench: %D%/bench_jacobian$(EXEEXT)
+
+# bench_hessian: Hessians by edge pushing, symmetric vertex elimination and
+# forward-over-reverse on sparse, dense and chain-tree problems, against
+# ADOL-C's hessian(), hess_pat + hess_mat and sparse_hess; peak memory of
+# edge pushing over a file-backed tape at n = 10^5.
+EXTRA_PROGRAMS += %D%/bench_hessian
+%C%_bench_hessian_SOURCES = %D%/bench_hessian.c %D%/bench_hessian.h %D%/hessian_problems.h \
+	%D%/bench_util.c %D%/bench_util.h
+%C%_bench_hessian_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_hessian_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_hessian_CXXFLAGS = -O2 -ffp-contract=off
+%C%_bench_hessian_LDADD = $(BENCH_LDADD)
+if WITH_ADOLC
+%C%_bench_hessian_SOURCES += %D%/bench_hessian_adolc.cpp %D%/bench_adolc.cpp \
+	%D%/bench_adolc.h %D%/problems.h
+%C%_bench_hessian_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_hessian_LDADD += $(ADOLC_LIBS)
+%C%_bench_hessian_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_hessian_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_hessian_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_hessian_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+bench: %D%/bench_hessian$(EXEEXT)

@@ -60,6 +60,8 @@ static const cli_cmd commands[] = {
     {"verify", cli_cmd_verify, "check every chunk of tapes", VERIFY_USAGE},
     {"jacobian", cli_cmd_jacobian, "sparse Jacobian by vertex, edge or face elimination", cli_jacobian_usage},
     {"hessian", cli_cmd_hessian, "Hessian by edge pushing or vertex elimination", HESSIAN_USAGE},
+    {"compare", cli_cmd_compare, "cost and time of every Jacobian method, sorted", cli_compare_usage},
+    {"dot", cli_cmd_dot, "the c-graph (or its dual) as Graphviz DOT", cli_dot_usage},
     {"help", cmd_help, "print help on a subcommand", HELP_USAGE},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -24,6 +24,22 @@ typedef struct cli_opt {
   int *flag;
 } cli_opt;
 
+/* An option of a subcommand that takes one TAPE (args.c): a valued option
+ * ("--name VALUE" or "--name=VALUE" sets *value) or, with value NULL, a
+ * flag ("--name" sets *flag to 1). */
+typedef struct cli_arg {
+  const char *name; /* without the leading "--" */
+  const char **value;
+  int *flag;
+} cli_arg;
+
+/* cli_parse_tape: parse argv[1..argc-1] of a subcommand taking exactly one
+ * TAPE, with the options in args (NULL-terminated by name); "--" ends the
+ * options; "-h"/"--help" prints the usage.
+ * @return -1 to continue, else the exit status to leave with. */
+int cli_parse_tape(const cli_cmd *cmd, int argc, char **argv, const cli_arg *args,
+                   const char **tape);
+
 /* The dispatch table lookup (adelim.c). */
 const cli_cmd *cli_find(const char *name);
 
@@ -69,5 +85,9 @@ int cli_cmd_verify(const cli_cmd *self, int argc, char **argv);
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv);
 extern const char cli_jacobian_usage[];
 int cli_cmd_hessian(const cli_cmd *self, int argc, char **argv);
+int cli_cmd_compare(const cli_cmd *self, int argc, char **argv);
+extern const char cli_compare_usage[];
+int cli_cmd_dot(const cli_cmd *self, int argc, char **argv);
+extern const char cli_dot_usage[];
 
 #endif /* ADE_CLI_H */

@@ -67,10 +67,11 @@ static void report_row(cli_table *tb, const char *label, int nm, char cells[][32
 /* One method or all of them, as a table with one column per method. */
 static int run(const char *path, const hopts *o, const cli_cmd *self) {
   ade_tape *t = NULL;
-  int rc = ade_tape_open(&t, path), all = strcmp(o->method, "all") == 0;
+  int all = strcmp(o->method, "all") == 0;
   int first = all ? 0 : ade_hess_method_parse(o->method), nm = all ? ADE_HESS_NMETHODS : 1;
   if (first < 0) return cli_usage_error(self, "unknown method '%s' (edge-push, ve-reverse, "
                                         "ve-markowitz, for-over-rev or all)", o->method);
+  int rc = ade_tape_open(&t, path);
   if (rc < 0) return cli_tape_error(path, "cannot open", rc);
   size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t);
   double *w = o->weights ? malloc(sizeof(double) * (m + 1)) : NULL;

@@ -1,5 +1,7 @@
 /* cmd_jacobian.c: `adelim jacobian`: the sparse Jacobian of a tape by elimination, with its cost. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <adelim.h>
@@ -7,32 +9,54 @@
 #include "cli.h"
 
 const char cli_jacobian_usage[] =
-    "Usage: adelim jacobian [--method NAME] [--seq FILE] [--save-seq FILE]\n"
-    "                       [--out J.mtx] TAPE\n"
+    "Usage: adelim jacobian [--method NAME] [--kind K] [--time-limit S]\n"
+    "                       [--node-limit N] [--threads N] [--hierarchy H]\n"
+    "                       [--seed N] [--iterations N] [--sequence FILE]\n"
+    "                       [--save-sequence FILE] [--out J.mtx] TAPE\n"
     "\n"
     "Build the linearized computational graph of the tape, eliminate it and\n"
     "print the cost: multiply-adds (fma), fill-in, graph sizes before and\n"
     "after, the dense forward and reverse vector mode costs n|E| and m|E|,\n"
     "and the time.\n"
     "\n"
-    "  --method NAME   the elimination ordering (default vertex-markowitz):\n"
+    "  --method NAME   an elimination ordering (default vertex-markowitz):\n"
     "                  vertex-forward, vertex-reverse, vertex-markowitz,\n"
     "                  vertex-relative, edge-forward, edge-reverse,\n"
     "                  edge-markowitz, edge-fillin, face-forward,\n"
-    "                  face-reverse, face-greedy\n"
-    "  --seq FILE      apply the elimination sequence in FILE instead\n"
-    "  --save-seq FILE write the sequence the method chose to FILE\n"
+    "                  face-reverse, face-greedy;\n"
+    "                  or an optimizer (doc/optimizers.md): exhaustive, bnb,\n"
+    "                  hierarchy, anneal, dp-bfft, dp-bffa, dp-bfrt, dp-bfra,\n"
+    "                  optionally with a kind suffix (bnb-face)\n"
+    "  --kind K        the optimizer's kind: vertex, edge (default), face\n"
+    "  --time-limit S  stop the optimizer after S seconds (the best sequence\n"
+    "                  found so far is used; it is then not proven optimal)\n"
+    "  --node-limit N  stop the optimizer after N search nodes\n"
+    "  --threads N     branch and bound in N threads\n"
+    "  --hierarchy H   the filters of the hierarchy optimizer, e.g.\n"
+    "                  sibling,markowitz,reverse (implies --method hierarchy)\n"
+    "  --seed N        annealing: the random seed (default 1)\n"
+    "  --iterations N  annealing: the number of moves (default 20000)\n"
+    "  --sequence FILE, --seq FILE\n"
+    "                  apply the elimination sequence in FILE instead\n"
+    "  --save-sequence FILE, --save-seq FILE\n"
+    "                  write the sequence the method chose to FILE\n"
     "  --out FILE      write the Jacobian as a Matrix Market file\n"
-    "  -h, --help      print this help\n";
+    "  -h, --help      print this help\n"
+    "\n"
+    "Searches longer than a second report their progress on stderr.\n";
 
 typedef struct jac_args {
-  const char *tape, *method, *seq, *save, *out;
+  const char *tape, *method, *seq, *save, *out, *kind, *time, *nodes, *threads, *hier, *seed, *iters;
 } jac_args;
 
 /* Options with a value: "--name VALUE" or "--name=VALUE". -1 to go on. */
 static int parse(const cli_cmd *self, int argc, char **argv, jac_args *a) {
-  static const char *const names[] = {"method", "seq", "save-seq", "out"};
-  const char **slot[] = {&a->method, &a->seq, &a->save, &a->out};
+  static const char *const names[] = {"method", "sequence", "seq", "save-sequence", "save-seq", "out",
+                                      "kind", "time-limit", "node-limit", "threads", "hierarchy", "seed",
+                                      "iterations"};
+  const char **slot[] = {&a->method, &a->seq,  &a->seq,     &a->save,    &a->save, &a->out,  &a->kind,
+                         &a->time,   &a->nodes, &a->threads, &a->hier,   &a->seed, &a->iters};
+  const size_t nnames = sizeof names / sizeof *names;
   int nopt = 1;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -49,19 +73,75 @@ static int parse(const cli_cmd *self, int argc, char **argv, jac_args *a) {
       a->tape = arg;
       continue;
     }
-    size_t k = 0, len;
-    for (; k < 4; k++) {
+    size_t k = 0, len = 0;
+    for (; k < nnames; k++) {
       len = strlen(names[k]);
       if (!strncmp(arg, "--", 2) && !strncmp(arg + 2, names[k], len) && (!arg[2 + len] || arg[2 + len] == '='))
         break;
     }
-    if (k == 4) return cli_usage_error(self, "unknown option '%s'", arg);
+    if (k == nnames) return cli_usage_error(self, "unknown option '%s'", arg);
     if (arg[2 + len] == '=') *slot[k] = arg + 3 + len;
     else if (i + 1 < argc) *slot[k] = argv[++i];
     else return cli_usage_error(self, "option '--%s' needs a value", names[k]);
   }
   if (!a->tape) return cli_usage_error(self, "missing TAPE argument");
   return -1;
+}
+
+/* A non-negative number of the option name; 0 if s is NULL. */
+static int number(const cli_cmd *self, const char *name, const char *s, int integer, double *v) {
+  char *end;
+  *v = 0;
+  if (!s) return 0;
+  errno = 0;
+  *v = strtod(s, &end);
+  if (errno || end == s || *end || !(*v >= 0) || *v > 1e15 || (integer && *v != (double)(uint64_t)*v))
+    return cli_usage_error(self, "--%s needs a non-negative %s, not '%s'", name, integer ? "integer" : "number", s);
+  return 0;
+}
+
+static int kind_of(const char *s) {
+  return !s ? -1 : !strcmp(s, "vertex") ? ADE_SEQ_VERTEX : !strcmp(s, "edge") ? ADE_SEQ_EDGE
+                 : !strcmp(s, "face") ? ADE_SEQ_FACE : -1;
+}
+
+static const char *const kind_names[] = {"vertex", "edge", "face"};
+
+/* The library does not print: this is how a long search shows progress. */
+static void on_progress(void *ud, const ade_opt_progress *p) {
+  (void)ud;
+  fprintf(stderr, "adelim: %s (%s): %.0f s, incumbent %" PRIu64 ", lower bound %" PRIu64 ", nodes %" PRIu64
+          ", cuts %" PRIu64 "\n", ade_opt_name(p->method), kind_names[p->kind], p->seconds, p->incumbent, p->bound,
+          p->nodes, p->cuts);
+}
+
+/* The optimizer's limits from the options. */
+static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
+  double t, n, th, seed, it;
+  ade_opt_limits_init(l);
+  if (number(self, "time-limit", a->time, 0, &t) || number(self, "node-limit", a->nodes, 1, &n) ||
+      number(self, "threads", a->threads, 1, &th) || number(self, "seed", a->seed, 1, &seed) ||
+      number(self, "iterations", a->iters, 1, &it))
+    return CLI_USAGE;
+  if (a->threads && (th < 1 || th > 256)) return cli_usage_error(self, "--threads must be 1 to 256");
+  l->time_limit = t;
+  l->node_limit = (uint64_t)n;
+  l->threads = a->threads ? (int)th : 1;
+  l->hierarchy = a->hier;
+  if (a->seed) l->seed = (uint64_t)seed;
+  l->iterations = (uint64_t)it;
+  l->progress = on_progress;
+  return -1;
+}
+
+static void print_opt(const char *name, int kind, const ade_opt_report *o) {
+  printf("optimizer: %s (%s elimination), cost %" PRIu64 ", %s", name, kind_names[kind], o->cost,
+         o->optimal ? "proven optimal" : o->limited ? "not proven optimal (limit reached)" : "heuristic");
+  if (!o->optimal && o->bound) printf(", lower bound %" PRIu64, o->bound);
+  printf("\n");
+  if (o->initial) printf("started from: %" PRIu64 " fma\n", o->initial);
+  if (o->nodes) printf("search: %" PRIu64 " nodes, %" PRIu64 " cuts, %" PRIu64 " states\n", o->nodes, o->cuts, o->states);
+  printf("optimizer time: %.6f s\n", o->seconds);
 }
 
 static void print_report(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J) {
@@ -79,30 +159,56 @@ static void print_report(const jac_args *a, const ade_jacobian_report *r, const 
   printf("time: %.6f s\n", r->seconds);
 }
 
+/* Run the optimizer on the tape's c-graph: the sequence to apply. */
+static int optimize(const cli_cmd *self, const jac_args *a, ade_tape *tape, int method, int kind,
+                    ade_elim_seq **seq, ade_opt_report *rep) {
+  ade_opt_limits l;
+  ade_cgraph *g = NULL;
+  int rc = limits(self, a, &l), st;
+  if (rc >= 0) return rc;
+  if (!ade_opt_supports(method, kind))
+    return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(method), kind_names[kind]);
+  if ((st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_optimize(g, kind, method, &l, seq, rep);
+  ade_cgraph_free(g);
+  return st < 0 ? cli_tape_error(a->tape, ade_opt_name(method), st) : -1;
+}
+
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
-  jac_args a = {NULL, "vertex-markowitz", NULL, NULL, NULL};
+  jac_args a;
   ade_jacobian_options o = {NULL, 0};
   ade_jacobian_report r;
+  ade_opt_report orep;
   ade_tape *tape = NULL;
   ade_elim_seq *seq = NULL, *chosen = NULL;
   ade_cgraph *g = NULL;
   ade_sparse *J = NULL;
-  int rc = parse(self, argc, argv, &a), method = ade_order_parse(a.method), st;
+  memset(&a, 0, sizeof a);
+  memset(&orep, 0, sizeof orep);
+  int rc = parse(self, argc, argv, &a), st, kind = ADE_SEQ_EDGE, optimizer = -1;
   if (rc >= 0) return rc;
-  if (method < 0) return cli_usage_error(self, "unknown method '%s' (see --help)", a.method);
+  if (!a.method) a.method = a.hier ? "hierarchy" : "vertex-markowitz";
+  int method = ade_order_parse(a.method);
+  if (method < 0 && (optimizer = ade_opt_parse(a.method, &kind)) < 0)
+    return cli_usage_error(self, "unknown method '%s' (see --help)", a.method);
+  if (a.kind && optimizer >= 0 && (kind = kind_of(a.kind)) < 0)
+    return cli_usage_error(self, "unknown kind '%s' (vertex, edge or face)", a.kind);
+  if (a.kind && optimizer < 0) return cli_usage_error(self, "--kind applies to optimizers, not to '%s'", a.method);
   if ((st = ade_tape_open(&tape, a.tape)) < 0) return cli_tape_error(a.tape, "cannot open", st);
   if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_tape_error(a.seq, "cannot load sequence", st);
-  o.seq = seq;
-  if (rc < 0 && (st = ade_jacobian(tape, method, &o, &J, &r)) < 0) rc = cli_tape_error(a.tape, "jacobian", st);
-  if (rc < 0 && a.save && !a.seq) { /* the sequence the ordering chose, bound to the graph */
-    st = ade_cgraph_from_tape(&g, tape, NULL);
-    if (st >= 0) st = ade_elim_order(g, method, &chosen);
+  if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, tape, optimizer, kind, &chosen, &orep);
+  o.seq = seq ? seq : chosen;
+  if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) < 0)
+    rc = cli_tape_error(a.tape, "jacobian", st);
+  if (rc < 0 && a.save && !a.seq) { /* the sequence the method chose, bound to the graph */
+    st = ADE_OK;
+    if (!chosen && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, method, &chosen);
     if (st >= 0) st = ade_seq_save(chosen, a.save);
     if (st < 0) rc = cli_tape_error(a.save, "cannot save sequence", st);
   }
   if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_tape_error(a.out, "cannot write", st);
   if (rc < 0) {
     print_report(&a, &r, J);
+    if (optimizer >= 0 && !a.seq) print_opt(a.method, kind, &orep);
     rc = cli_finish(CLI_OK);
   }
   ade_sparse_free(J);

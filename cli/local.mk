@@ -12,7 +12,10 @@ adelim_SOURCES = \
 	%D%/stats_lists.c \
 	%D%/cmd_verify.c \
 	%D%/cmd_jacobian.c \
-	%D%/cmd_hessian.c
+	%D%/cmd_hessian.c \
+	%D%/args.c \
+	%D%/cmd_compare.c \
+	%D%/cmd_dot.c
 adelim_CPPFLAGS = -I$(top_srcdir)/include
 adelim_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 

@@ -47,7 +47,19 @@ struct ade_cgraph {
   size_t markcap;
   /* Counters: executed multiply-adds (incremented where they happen), fill-in, absorption, merges. */
   uint64_t fma, fill, absorbed, merged;
+  struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
 };
+
+/* The arithmetic of an elimination as a straight-line program over value
+ * slots (an edge's number in a c-graph, a vertex's id in a dual), recorded
+ * by the engines while a plan is compiled (plan.c). */
+enum { ADE__P_SET = 0, ADE__P_FMA = 1, ADE__P_ADD = 2 }; /* d = a b; d += a b; d += a */
+typedef struct ade__planrec {
+  uint8_t *kind;
+  size_t *d, *a, *b;
+  size_t n, cap;
+} ade__planrec;
+int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b);
 
 struct ade_elim_seq {
   int kind;
@@ -84,5 +96,10 @@ int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_eli
 int ade__seq_vertex_to_face(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **fs);
 /* All faces of dual d through c-graph vertex c (appended to s). */
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
+
+/* Orderings (order.c) and connected components (component.c). */
+int ade__elim_order_one(const ade_cgraph *g, int order, ade_elim_seq **sp, uint64_t *fill);
+int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp);
+int ade__order_split(const ade_cgraph *g, int order, int kind, ade_elim_seq **sp, int *split);
 
 #endif

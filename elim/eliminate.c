@@ -1,21 +1,21 @@
 /* eliminate.c: vertex and edge elimination on the c-graph (face-elimination paper, Rules 2-4), with fma counting. */
 #include "elim_internal.h"
 
-/* c(i, k) += x: absorption into an existing edge or fill-in of a new one.
- * The multiply-add that produced x is counted here, where it is executed. */
-static int update(ade_cgraph *g, size_t i, size_t k, double a, double b) {
+/* c(i, k) += c(ea) c(eb): absorption into an existing edge or fill-in of a
+ * new one. The multiply-add is counted here, where it is executed, and
+ * recorded when a plan is being compiled. */
+static int update(ade_cgraph *g, size_t i, size_t k, size_t ea, size_t eb) {
+  double a = g->e[ea].val, b = g->e[eb].val;
   size_t e = ade__graph_find(g, i, k);
+  int st = ADE_OK, kind = e != ADE__NONE ? ADE__P_FMA : ADE__P_SET;
   if (e != ADE__NONE) {
     g->e[e].val += a * b;
-    g->fma++;
     g->absorbed++;
-    return ADE_OK;
-  }
-  int st = ade__graph_add_edge(g, i, k, a * b, NULL);
-  if (!st) {
-    g->fma++;
+  } else if (!(st = ade__graph_add_edge(g, i, k, a * b, &e))) {
     g->fill++;
   }
+  if (!st) g->fma++;
+  if (!st && g->rec) st = ade__plan_push(g->rec, kind, g->e[e].id, g->e[ea].id, g->e[eb].id);
   return st;
 }
 
@@ -35,12 +35,10 @@ int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost) {
                      g->v[j].kind == ADE__X ? "independent" : "dependent");
   size_t np = g->v[j].nin, ns = g->v[j].nout;
   for (size_t a = 0; a < np; a++) {
-    const ade__edge *e1 = &g->e[g->v[j].in[a]];
-    size_t i = e1->src;
-    double c1 = e1->val;
+    size_t e1 = g->v[j].in[a], i = g->e[e1].src;
     for (size_t b = 0; b < ns; b++) {
-      const ade__edge *e2 = &g->e[g->v[j].out[b]];
-      int st = update(g, i, e2->dst, e2->val, c1);
+      size_t e2 = g->v[j].out[b];
+      int st = update(g, i, g->e[e2].dst, e2, e1);
       if (st) return st;
     }
   }
@@ -54,7 +52,6 @@ int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost) {
  * P_i, cost |P_i|. Then (i,j) goes, and i or j if isolated. */
 int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost) {
   size_t i = g->e[e].src, j = g->e[e].dst, n;
-  double c = g->e[e].val;
   if (g->dual) return ade__fail(ADE_EINVAL, "edge elimination needs a c-graph, not a dual");
   if (dir != ADE_FRONT && dir != ADE_BACK) return ade__fail(ADE_EINVAL, "bad edge direction %d", dir);
   if (dir == ADE_FRONT && g->v[j].kind != ADE__Z)
@@ -66,15 +63,15 @@ int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost) {
   if (dir == ADE_FRONT) {
     n = g->v[j].nout;
     for (size_t b = 0; b < n; b++) {
-      const ade__edge *x = &g->e[g->v[j].out[b]];
-      int st = update(g, i, x->dst, x->val, c);
+      size_t x = g->v[j].out[b];
+      int st = update(g, i, g->e[x].dst, x, e);
       if (st) return st;
     }
   } else {
     n = g->v[i].nin;
     for (size_t a = 0; a < n; a++) {
-      const ade__edge *x = &g->e[g->v[i].in[a]];
-      int st = update(g, x->src, j, c, x->val);
+      size_t x = g->v[i].in[a];
+      int st = update(g, g->e[x].src, j, e, x);
       if (st) return st;
     }
   }

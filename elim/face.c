@@ -31,19 +31,21 @@ size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
 /* Rule 1, steps 3-4: remove i if isolated, else merge it with a twin
  * (same predecessors and successors). The older vertex survives with the
  * sum of both labels. By Lemmas 7-8 no other vertex becomes mergeable. */
-static void settle(ade_cgraph *d, size_t i) {
+static int settle(ade_cgraph *d, size_t i) {
   ade__vtx *v = &d->v[i];
-  if (!v->alive) return;
+  if (!v->alive) return ADE_OK;
   if (!v->nin || !v->nout) {
     ade__graph_del_vertex(d, i);
-    return;
+    return ADE_OK;
   }
   size_t t = ade__dual_twin(d, i, i, i);
-  if (t == ADE__NONE) return;
+  if (t == ADE__NONE) return ADE_OK;
   size_t keep = t < i ? t : i, gone = t < i ? i : t;
   d->v[keep].val += d->v[gone].val;
   d->merged++;
+  int st = d->rec ? ade__plan_push(d->rec, ADE__P_ADD, d->v[keep].id, d->v[gone].id, 0) : ADE_OK;
   ade__graph_del_vertex(d, gone);
+  return st;
 }
 
 /* Fill-in: a new vertex k' with P_k' = P_a, S_k' = S_b and label c. */
@@ -72,6 +74,7 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
   if (st) return st;
   double ca = d->v[a].val, cb = d->v[b].val;
   size_t k = ade__dual_twin(d, a, b, ADE__NONE);
+  long kid = k != ADE__NONE ? d->v[k].id : d->next_vertex_id;
   if (k != ADE__NONE) { /* absorption */
     d->v[k].val += cb * ca;
     d->fma++;
@@ -82,10 +85,11 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
     d->fill++;
     if ((st = ade__graph_marks(d))) return st;
   }
+  if (d->rec && (st = ade__plan_push(d->rec, k != ADE__NONE ? ADE__P_FMA : ADE__P_SET, kid, d->v[b].id, d->v[a].id)))
+    return st;
   ade__graph_del_edge(d, ade__graph_find(d, a, b));
-  settle(d, a);
-  settle(d, b);
-  return ADE_OK;
+  if ((st = settle(d, a))) return st;
+  return settle(d, b);
 }
 
 /* Faces (i, j) of d with i entering c-graph vertex c, in list order. */

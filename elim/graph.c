@@ -246,6 +246,7 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   ade_cgraph *c = ade__calloc(1, sizeof *c);
   if (!c) return ade__fail(ADE_ENOMEM, "out of memory copying a graph");
   *c = *g;
+  c->rec = NULL; /* a copy records nothing */
   c->v = ade__calloc(g->vcap, sizeof *c->v);
   c->e = ade__alloc(ade__mul_size(g->ecap, sizeof *c->e));
   c->htab = g->hcap ? ade__alloc(g->hcap * sizeof *c->htab) : NULL;

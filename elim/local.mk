@@ -15,3 +15,38 @@ tests_check_elim_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_elim_CFLAGS = $(TEST_CFLAGS)
 tests_check_elim_LDADD = $(TEST_LDADD)
 TESTS += tests/check_elim
+
+# Connected components, CPR compression and baselines, DOT output.
+libadelim_core_la_SOURCES += \
+	%D%/component.c \
+	%D%/cpr.c \
+	%D%/dot.c \
+	%D%/plan.c
+
+check_PROGRAMS += tests/check_cpr
+tests_check_cpr_SOURCES = tests/check_cpr.c tests/randprog.h
+tests_check_cpr_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_cpr_CFLAGS = $(TEST_CFLAGS)
+tests_check_cpr_LDADD = $(TEST_LDADD)
+TESTS += tests/check_cpr
+
+# Optimizers: exhaustive search, branch and bound, hierarchies, annealing, dynamic programming.
+libadelim_core_la_SOURCES += \
+	%D%/opt_internal.h \
+	%D%/opt_graph.c \
+	%D%/opt_bound.c \
+	%D%/opt_table.c \
+	%D%/opt_common.c \
+	%D%/opt_exhaustive.c \
+	%D%/opt_bnb.c \
+	%D%/opt_hier.c \
+	%D%/opt_anneal.c \
+	%D%/opt_dp.c
+
+check_PROGRAMS += tests/check_opt
+tests_check_opt_SOURCES = tests/check_opt.c
+tests_check_opt_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_opt_CFLAGS = $(TEST_CFLAGS)
+tests_check_opt_LDADD = $(TEST_LDADD)
+TESTS += tests/check_opt
+EXTRA_DIST += doc/optimizers.md

@@ -310,11 +310,19 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s) {
 }
 
 int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
-  ade_cgraph *c = NULL;
-  ade_elim_seq *s = NULL;
+  int split = 0;
   if (!g || !sp || g->dual || order < 0 || order >= ADE_ORDER_COUNT)
     return ade__fail(ADE_EINVAL, "ade_elim_order: needs a c-graph and a known ordering (got %d)", order);
   *sp = NULL;
+  /* Several connected components: each is ordered alone (component.c). */
+  int st = ade__order_split(g, order, orders[order].kind, sp, &split);
+  return st || split ? st : ade__elim_order_one(g, order, sp, NULL);
+}
+
+/* One ordering on the whole of g; *fill (may be NULL) gets the fill-in. */
+int ade__elim_order_one(const ade_cgraph *g, int order, ade_elim_seq **sp, uint64_t *fill) {
+  ade_cgraph *c = NULL;
+  ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
@@ -333,6 +341,7 @@ int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
     default: st = order_face_greedy(c, s); break;
     }
   if (!st) s->cost = c->fma;
+  if (!st && fill) *fill = c->fill;
   ade_cgraph_free(c);
   if (st) ade_seq_free(s);
   else *sp = s;

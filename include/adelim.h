@@ -267,7 +267,8 @@ static inline double ade__fma_dd(double a, double b, double c) { return fma(a, b
 /* ---------------------------------------------------- regions, call sites */
 
 /*! ade_region_begin: open a named region (nested regions allowed); with
- * capture on, the user's call stack is stored with it. */
+ * capture on, the user's call stack is stored with it. Names are stored up
+ * to 4095 bytes. */
 ADE_API void ade_region_begin(const char *name);
 /*! ade_region_end: close the innermost open region. */
 ADE_API void ade_region_end(void);
@@ -441,6 +442,12 @@ ADE_API int ade_cgraph_edge(const ade_cgraph *g, long i, long j, double *c);
  * (bipartite c-graph, or tripartite dual). @return ADE_OK, ADE_ESTATE
  * (intermediate vertices or faces left), ADE_ENOMEM. */
 ADE_API int ade_cgraph_jacobian(const ade_cgraph *g, ade_sparse **J);
+/*! ade_cgraph_parts: the weakly connected components of g that hold an
+ * intermediate vertex (*nparts) and the most edges in one of them
+ * (*largest); either may be NULL. Orderings handle each such part alone
+ * (doc/elimination.md), so their work grows with the parts.
+ * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM. */
+ADE_API int ade_cgraph_parts(const ade_cgraph *g, size_t *nparts, size_t *largest);
 /*! ade_cgraph_check: verify g's invariants (adjacency lists, edge index,
  * X minimal, Y maximal, no isolated intermediate). @return ADE_OK or
  * ADE_EFORMAT naming the broken one. */
@@ -543,6 +550,8 @@ typedef struct ade_jacobian_report {
   uint64_t forward_cost;    /* dense forward vector mode, n |E| */
   uint64_t reverse_cost;    /* dense reverse vector mode, m |E| */
   double seconds;           /* graph construction, ordering and elimination */
+  size_t colors;            /* ade_jacobian_cpr: directions (forward) or weights
+                               (reverse) of the compressed sweeps; else 0 */
 } ade_jacobian_report;
 
 /*! ade_jacobian: the sparse m x n Jacobian of a tape at its recorded point by
@@ -551,6 +560,206 @@ typedef struct ade_jacobian_report {
  * ADE_ENOMEM, ADE_ELIMIT, tape read errors. */
 ADE_API int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o,
                          ade_sparse **J, ade_jacobian_report *report);
+
+/* Optimizers (doc/optimizers.md): elimination sequences of low or provably
+ * minimal fma count. Methods and the kinds of sequence they build:
+ *   exhaustive  shortest path over the metagraph, memoized on canonical
+ *               graph states: the optimum (tiny graphs; vertex, edge, face)
+ *   bnb         branch and bound from the best heuristic; lower bound: sum of
+ *               minimal Markowitz degrees (vertex, edge, face)
+ *   hierarchy   a heuristic hierarchy of filters, ade_opt_limits.hierarchy
+ *               (locality-heuristics paper; vertex, edge, face)
+ *   anneal      simulated annealing, seedable and reproducible (vertex, edge)
+ *   dp-bfft, dp-bffa, dp-bfrt, dp-bfra  dynamic programming over the tangent
+ *               (T) or adjoint (A) chain of extended Jacobians on the
+ *               breadth-first forward (BFF) or reverse (BFR) quotient graph
+ *               (DP paper): back (T) or front (A) edge eliminations (edge;
+ *               face as the equivalent face sequence) */
+#define ADE_OPT_MAP(X)                                                         \
+  X(EXHAUSTIVE, "exhaustive")                                                  \
+  X(BNB, "bnb")                                                                \
+  X(HIERARCHY, "hierarchy")                                                    \
+  X(ANNEAL, "anneal")                                                          \
+  X(DP_BFFT, "dp-bfft")                                                        \
+  X(DP_BFFA, "dp-bffa")                                                        \
+  X(DP_BFRT, "dp-bfrt")                                                        \
+  X(DP_BFRA, "dp-bfra")
+enum ade_opt_method {
+#define ADE__OPT_ENUM(N, s) ADE_OPT_##N,
+  ADE_OPT_MAP(ADE__OPT_ENUM)
+#undef ADE__OPT_ENUM
+  ADE_OPT_COUNT
+};
+
+/* Progress of a long search, passed to ade_opt_limits.progress. */
+typedef struct ade_opt_progress {
+  int method, kind;
+  double seconds;      /* since the search started */
+  uint64_t incumbent;  /* cost of the best complete sequence so far */
+  uint64_t bound;      /* proven lower bound on the optimum */
+  uint64_t nodes;      /* search nodes (states) expanded */
+  uint64_t cuts;       /* subtrees cut by the bound or the state table */
+} ade_opt_progress;
+typedef void (*ade_opt_progress_fn)(void *ud, const ade_opt_progress *p);
+
+typedef struct ade_opt_limits {
+  double time_limit;        /* seconds; 0: none */
+  uint64_t node_limit;      /* search nodes; 0: none */
+  int threads;              /* bnb worker threads (pthreads); 0 or 1: one */
+  size_t memory_limit;      /* bytes for state tables; 0: 256 MiB; bnb
+                               without a table under 64 KiB */
+  const char *hierarchy;    /* filters, e.g. "sibling,markowitz,reverse";
+                               NULL: the default of the kind */
+  uint64_t seed;            /* anneal: random seed */
+  uint64_t iterations;      /* anneal: moves; 0: 20000 */
+  ade_opt_progress_fn progress; /* called about once a second after the
+                                   first second, on the calling thread */
+  void *progress_ud;
+} ade_opt_limits;
+
+typedef struct ade_opt_report {
+  uint64_t cost;        /* fma of the returned sequence (as applied) */
+  uint64_t bound;       /* proven lower bound on the optimum of the kind */
+  uint64_t initial;     /* cost of the sequence the search started from */
+  int optimal;          /* 1: cost is proven minimal for the kind */
+  int limited;          /* 1: a time, node or memory limit stopped the search */
+  uint64_t nodes, cuts; /* search nodes expanded, subtrees cut */
+  uint64_t states;      /* states held in the state table */
+  double seconds;
+} ade_opt_report;
+
+/*! ade_opt_limits_init: no limits, one thread, default hierarchy, seed 1. */
+ADE_API void ade_opt_limits_init(ade_opt_limits *l);
+/*! ade_opt_name / ade_opt_parse: "bnb" <-> ADE_OPT_BNB; parse accepts a kind
+ * suffix ("bnb-face") and stores it in *kind (may be NULL; untouched without
+ * a suffix). @return the method, -1 if unknown. */
+ADE_API const char *ade_opt_name(int method);
+ADE_API int ade_opt_parse(const char *name, int *kind);
+/*! ade_opt_supports: 1 if method builds sequences of this kind. */
+ADE_API int ade_opt_supports(int method, int kind);
+/*! ade_optimize: an elimination sequence of the given kind (enum
+ * ade_seq_kind) for the c-graph g by method, bound to g (face sequences: to
+ * its dual), with its cost set. limits and report may be NULL. A search
+ * stopped by a limit still returns a valid complete sequence (the best
+ * found, at worst the best heuristic) with report->optimal = 0 and
+ * report->limited = 1. @return ADE_OK, ADE_EINVAL (not a c-graph, unknown
+ * method, kind not supported, bad hierarchy), ADE_ETOOBIG (graph too large
+ * for the method), ADE_ENOMEM. */
+ADE_API int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits,
+                         ade_elim_seq **seq, ade_opt_report *report);
+/*! ade_opt_num_variants / ade_opt_variant: the (method, kind) pairs that
+ * `adelim compare` lists, with labels such as "bnb-edge".
+ * @return ADE_OK, ADE_EINVAL (i out of range). */
+ADE_API size_t ade_opt_num_variants(void);
+ADE_API int ade_opt_variant(size_t i, int *method, int *kind, const char **label);
+/*! ade_chain_bracket: optimal bracketing, by dynamic programming, of the
+ * dense Jacobian chain F_q' ... F_1' of q (vector) elementals F_i: R^{d[i-1]}
+ * -> R^{d[i]} (d has q + 1 entries). With tangent and adjoint (q entries
+ * each: fma of one tangent / adjoint evaluation of F_i) the generalized
+ * problem is solved: F_i' may be accumulated in tangent or adjoint mode and
+ * a sub-chain extended by tangents or adjoints of its end elementals instead
+ * of a matrix product; NULL: the elemental Jacobians are given and only
+ * products are chosen. *cost gets the fma; plan (may be NULL) gets the
+ * bracketing as text, truncated to plan_size bytes: "(F3 (F2 F1))" for
+ * products, "tan(F1)" / "adj(F1)" for F1' accumulated in tangent / adjoint
+ * mode, "tan(F3, P)" for P extended by tangents of F3, "adj(P, F1)" for P
+ * extended by adjoints of F1.
+ * @return ADE_OK, ADE_EINVAL, ADE_ETOOBIG (q > 1024), ADE_ENOMEM. */
+ADE_API int ade_chain_bracket(size_t q, const size_t *d, const uint64_t *tangent,
+                              const uint64_t *adjoint, uint64_t *cost, char *plan,
+                              size_t plan_size);
+
+/* Compiled eliminations. A plan is the arithmetic an elimination executes on
+ * a tape's c-graph (one step per multiply-add: c = a b or c += a b, and the
+ * additions of face merges), compiled once; it then gives the Jacobian from
+ * the tape's partials alone, at the recorded point or at a new x, without
+ * building or searching the graph again (doc/elimination.md). */
+typedef struct ade_elim_plan ade_elim_plan;
+/*! ade_elim_plan_create: compile the elimination of t's c-graph by the
+ * ordering `method` (enum ade_order) or by o->seq. report (may be NULL) as
+ * for ade_jacobian. @return as ade_jacobian. */
+ADE_API int ade_elim_plan_create(ade_elim_plan **p, ade_tape *t, int method,
+                                 const ade_jacobian_options *o, ade_jacobian_report *report);
+/*! ade_elim_plan_free: release p (NULL is fine). */
+ADE_API void ade_elim_plan_free(ade_elim_plan *p);
+/*! ade_elim_plan_fma: the multiply-adds one run executes (the sequence's cost). */
+ADE_API uint64_t ade_elim_plan_fma(const ade_elim_plan *p);
+/*! ade_elim_plan_pattern: a new m x n matrix with the structure of J (values 0). */
+ADE_API int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J);
+/*! ade_elim_plan_jacobian: J's values (J from ade_elim_plan_pattern) at x
+ * (NULL: the recorded point) on the tape the plan was compiled for.
+ * @return ADE_OK, ADE_WBRANCH (a recorded comparison differs at x; J is
+ * that of the recorded operation sequence), ADE_EINVAL (another tape or J's
+ * shape), ADE_ENOMEM, tape read errors. */
+ADE_API int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J);
+
+/* Sparse Jacobians by Curtis-Powell-Reid (CPR) compression: the pattern of
+ * J from the c-graph, a greedy distance-2 coloring of its columns (forward)
+ * or rows (reverse), one vector sweep with a direction (weight vector) per
+ * color, and every entry read off the compressed product (doc/elimination.md). */
+enum ade_color_order {
+  ADE_COLOR_NATURAL = 0,       /* columns (rows) in index order */
+  ADE_COLOR_LARGEST_FIRST = 1, /* by decreasing distance-2 degree, ties by index */
+  ADE_COLOR_BEST = 2           /* both; the one with fewer colors (natural on ties) */
+};
+
+/*! ade_cgraph_pattern: the sparsity pattern of the m x n Jacobian of g (a
+ * c-graph, eliminated or not): entry (i, j), with value 1, when a path
+ * leads from independent j to dependent i (index sets propagated forward
+ * in topological order). @return ADE_OK, ADE_EINVAL, ADE_ENOMEM. */
+ADE_API int ade_cgraph_pattern(const ade_cgraph *g, ade_sparse **P);
+/*! ade_sparse_color: a CPR coloring of P's columns (mode ADE_FORWARD: two
+ * columns with an entry in the same row differ; color has P->n entries) or
+ * rows (ADE_REVERSE: two rows with an entry in the same column differ; P->m
+ * entries), greedy in the order `order` (enum ade_color_order), each item
+ * taking the least color its neighbours leave free. *ncolors (may be NULL)
+ * gets the number of colors. @return ADE_OK, ADE_EINVAL, ADE_ENOMEM. */
+ADE_API int ade_sparse_color(const ade_sparse *P, int mode, int order, size_t *color, size_t *ncolors);
+/*! ade_jacobian_cpr_values: overwrite the values of P (a pattern of the
+ * tape's Jacobian, as from ade_cgraph_pattern) with J's entries at x (NULL:
+ * the recorded point) from compressed vector sweeps: ade_tangent_vec with
+ * the seed S(j, color[j]) = 1 (ADE_FORWARD) or ade_adjoint_vec with the
+ * weights W(i, color[i]) = 1 (ADE_REVERSE), at most 64 colors per sweep.
+ * color/ncolors from ade_sparse_color with the same mode.
+ * @return ADE_OK, ADE_WBRANCH (as for sweeps; J computed), ADE_EINVAL,
+ * ADE_ENOMEM, tape read errors. */
+ADE_API int ade_jacobian_cpr_values(ade_tape *t, int mode, const double *x, const size_t *color,
+                                    size_t ncolors, ade_sparse *P);
+/*! ade_jacobian_cpr: pattern, coloring (ADE_COLOR_BEST), compressed sweeps
+ * and recovery in one call: *J (m x n CSR) at x (NULL: the recorded point).
+ * The report (may be NULL) has colors and fma = colors |E|, the cost of a
+ * vector sweep with that many directions on the c-graph, beside n|E| and
+ * m|E|. @return as ade_jacobian_cpr_values, plus ADE_ESTATE. */
+ADE_API int ade_jacobian_cpr(ade_tape *t, int mode, const double *x, ade_sparse **J,
+                             ade_jacobian_report *r);
+
+/* Baselines for the cost of a Jacobian ([DP] = Naumann, Jacobians by dynamic
+ * programming, Section 1): vector modes, CPR compression, and the paper's
+ * lower bounds, in multiplications. */
+typedef struct ade_jacobian_baselines {
+  size_t n, m, p;           /* independents, dependents, intermediates |Z| */
+  size_t edges, nnz;        /* |E| of the c-graph, entries of J's pattern */
+  size_t max_row_nnz;       /* n^: most entries in a row of J (<= column colors) */
+  size_t max_col_nnz;       /* m^: most entries in a column of J (<= row colors) */
+  size_t col_colors, row_colors; /* CPR colorings found (ADE_COLOR_BEST) */
+  uint64_t dense_forward, dense_reverse; /* n |E|, m |E| */
+  uint64_t cpr_forward, cpr_reverse;     /* col_colors |E|, row_colors |E| */
+  uint64_t dm;              /* [DP] Cost_DM = min{n (m + p), m (n + p)} */
+  uint64_t nr;              /* [DP] Cost_NR = min{n^ (m + p), m^ (n + p)}: one-sided
+                               Newsam-Ramsdell compression */
+  uint64_t nr_colors;       /* the same with the colors found in place of n^, m^ */
+} ade_jacobian_baselines;
+
+/*! ade_cgraph_baselines: the baselines of g (a c-graph not yet eliminated).
+ * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM. */
+ADE_API int ade_cgraph_baselines(const ade_cgraph *g, ade_jacobian_baselines *b);
+
+/*! ade_cgraph_print_dot: g (a c-graph or a dual) in Graphviz DOT to a stdio
+ * stream (FILE *): vertices named by id, independents as boxes, dependents
+ * as double circles, intermediates as circles; c-graph edges labelled with
+ * their partials (%.3g), dual vertices with theirs. @return ADE_OK,
+ * ADE_EINVAL, ADE_EIO. */
+ADE_API int ade_cgraph_print_dot(const ade_cgraph *g, void *file);
 
 /* ------------------------------------------------------ Hessians (hessian/) */
 

@@ -1,0 +1,887 @@
+/* bench_hessian.c: Hessians of sparse, dense and chain-tree test functions by
+ * every adelim method (edge pushing, symmetric vertex elimination in two
+ * orders, forward-over-reverse), against ADOL-C's hessian(), hess_pat +
+ * coloring + hess_mat and sparse_hess; peak memory of edge pushing over a
+ * file-backed tape at n = 10^5. See doc/benchmarks.md. */
+#define _DEFAULT_SOURCE /* wait4, getopt, and POSIX 2008 */
+#include <adelim.h>
+
+#include "bench_hessian.h"
+#include "bench_util.h"
+#ifdef BENCH_HAVE_ADOLC
+#include "bench_adolc.h" /* bench_adolc_setup */
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Plain double instantiation: the ADE_ macros are double expressions here. */
+#define BH_REAL double
+#define BH_FN(name) plain_##name
+#include "hessian_problems.h"
+#undef BH_REAL
+#undef BH_FN
+
+/* Recording instantiation. */
+#define BH_REAL ade_double
+#define BH_FN(name) rec_##name
+#include "hessian_problems.h"
+#undef BH_REAL
+#undef BH_FN
+
+#define NM ADE_HESS_NMETHODS
+#define SKIPPED (-1.0) /* a time not measured on purpose */
+#define FAILED (-2.0)  /* a call that returned an error */
+
+static int samples = 3;               /* -k: timed samples (median) */
+static double min_sample = 0.05;      /* each sample repeats a call this long */
+static double one_call = 1.0;         /* calls longer than this run once */
+static size_t max_ndir = 2048;        /* -f: largest n for for-over-rev, hessian2() */
+static size_t max_markowitz = 60000;  /* -m: largest tape (records) for ve-markowitz */
+static double dense_mib = 2048;       /* -d: largest dense triangle for ADOL-C hessian() */
+
+/* ------------------------------------------------------------- problems */
+
+static const char *const problem_names[] = {"rosenbrock", "broyden", "penalty1", "pairs",
+                                            "chaintree"};
+
+/* The runs, in order: the sizes. */
+static const struct {
+  int id;
+  size_t n;
+} cases[] = {{BH_ROSENBROCK, 1000},  {BH_ROSENBROCK, 10000}, {BH_ROSENBROCK, 100000},
+             {BH_BROYDEN, 1000},     {BH_BROYDEN, 10000},    {BH_BROYDEN, 100000},
+             {BH_PENALTY1, 200},     {BH_PAIRS, 200},        {BH_CHAINTREE, 1024}};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+/* A deterministic high-entropy value in [0, 1) (splitmix64 of i). */
+static double hash01(size_t i)
+{
+  uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ull + 0x2385u;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* The point: the MGH starting points with noise; for the chain tree x_i
+ * near 0.2741, where log(1 + exp(sin x)^2) is near 1, so the product of
+ * 1024 factors neither overflows nor underflows. */
+static double point(int id, size_t i, size_t n)
+{
+  const double r = hash01(i) - 0.5;
+  switch (id) {
+  case BH_ROSENBROCK: return (i % 2 ? 1.0 : -1.2) + 0.1 * r;
+  case BH_BROYDEN: return -1.0 + 0.1 * r;
+  case BH_PENALTY1: return (double)(i + 1) / (double)n + 0.1 * r;
+  case BH_PAIRS: return 2.0 * r;
+  default: return 0.2741 + 0.02 * r;
+  }
+}
+
+static void problem_init(struct bh_problem *p, int id, size_t n)
+{
+  memset(p, 0, sizeof *p);
+  p->id = id;
+  p->name = problem_names[id];
+  p->n = n;
+  p->nwork = id == BH_CHAINTREE ? n : 0;
+  p->sparse = id == BH_ROSENBROCK || id == BH_BROYDEN;
+  p->x = bench_xmalloc(n, sizeof *p->x);
+  for (size_t i = 0; i < n; i++)
+    p->x[i] = point(id, i, n);
+}
+
+static double plain_value(const struct bh_problem *p)
+{
+  double *w = bench_xmalloc(p->nwork, sizeof *w);
+  const double f = plain_eval(p, p->x, w);
+  free(w);
+  return f;
+}
+
+/* Record p onto a new tape (memory if path is NULL). NULL on failure. */
+static ade_tape *record(const struct bh_problem *p, const char *path, double *f)
+{
+  ade_tape_options o;
+  ade_tape *t = NULL;
+  ade_double *x = bench_xmalloc(p->n, sizeof *x), *w = bench_xmalloc(p->nwork, sizeof *w);
+  ade_tape_options_init(&o);
+  o.path = path;
+  int st = ade_tape_create(&t, &o);
+  if (st == ADE_OK)
+    st = ade_trace_on(t);
+  if (st == ADE_OK) {
+    for (size_t i = 0; i < p->n; i++)
+      x[i] = ade_indep(p->x[i]);
+    *f = ade_dep(rec_eval(p, x, w));
+    st = ade_trace_off();
+  }
+  free(x);
+  free(w);
+  if (st != ADE_OK) {
+    fprintf(stderr, "bench_hessian: recording %s: %s (%s)\n", p->name, ade_errname(st),
+            ade_errmsg());
+    ade_tape_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* --------------------------------------------------------------- timing */
+
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Seconds per call of f(ctx): the median of `samples` samples, each
+ * repeating the call for min_sample seconds; a call longer than one_call
+ * is timed once. FAILED if a call fails. */
+typedef int (*bh_call)(void *ctx);
+static double timeit(bh_call f, void *ctx)
+{
+  double t0 = bench_now(), s[64];
+  if (f(ctx) < 0)
+    return FAILED;
+  const double one = bench_now() - t0;
+  if (one >= one_call)
+    return one;
+  const long reps = one >= min_sample ? 1 : (long)(min_sample / fmax(one, 1e-7)) + 1;
+  const int k = samples < 64 ? samples : 64;
+  for (int i = 0; i < k; i++) {
+    t0 = bench_now();
+    for (long r = 0; r < reps; r++)
+      if (f(ctx) < 0)
+        return FAILED;
+    s[i] = (bench_now() - t0) / (double)reps;
+  }
+  qsort(s, (size_t)k, sizeof *s, cmp_double);
+  return s[k / 2];
+}
+
+struct hess_ctx {
+  ade_tape *t;
+  int method;
+  const double *x; /* NULL: the recorded point */
+};
+
+static int call_hessian(void *v)
+{
+  const struct hess_ctx *c = v;
+  ade_hess_options o;
+  ade_sparse *H = NULL;
+  ade_hess_options_init(&o);
+  o.x = c->x;
+  const int st = ade_hessian(c->t, c->method, &o, &H, NULL);
+  ade_sparse_free(H);
+  return st < 0 ? -1 : 0;
+}
+
+#ifdef BENCH_HAVE_ADOLC
+static int call_adolc_hessian(void *v) { return bh_adolc_hessian(v, 0); }
+static int call_adolc_hessian2(void *v) { return bh_adolc_hessian(v, 1); }
+static int call_adolc_pattern(void *v) { return bh_adolc_pattern(v) < 0 ? -1 : 0; }
+static int call_adolc_hess_mat(void *v) { return bh_adolc_hess_mat(v); }
+#endif
+
+/* ---------------------------------------------------------- comparisons */
+
+/* max |A - B| / max |B| over two lower-triangle CSR matrices. */
+static double sparse_rel_diff(const ade_sparse *A, const ade_sparse *B)
+{
+  double *row = bench_xmalloc(B->n, sizeof *row), e = 0.0, big = 0.0;
+  for (size_t i = 0; i < B->m; i++) {
+    for (size_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      row[A->col[k]] = A->val[k];
+    for (size_t k = B->rowptr[i]; k < B->rowptr[i + 1]; k++) {
+      e = fmax(e, fabs(row[B->col[k]] - B->val[k]));
+      big = fmax(big, fabs(B->val[k]));
+      row[B->col[k]] = 0.0;
+    }
+    for (size_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) { /* entries only in A */
+      e = fmax(e, fabs(row[A->col[k]]));
+      row[A->col[k]] = 0.0;
+    }
+  }
+  free(row);
+  return big > 0.0 ? e / big : e;
+}
+
+/* ------------------------------------------------------------- one case */
+
+/* What the ADOL-C child sends back; without ADOL-C it stays empty. */
+struct adolc_part {
+  int have;                    /* 1: ADOL-C recorded the problem */
+  double ops, rec_s, f;        /* tape operations, recording, value */
+  double hess_s, hess2_s;      /* hessian(), hessian2() */
+  double pat_s, mat_s;         /* hess_pat + coloring, hess_mat */
+  int colors;
+  size_t pattern_nnz;
+  double diff[NM];             /* each adelim method vs hessian() */
+  double diff2;                /* edge-push vs hessian2() */
+  double diff_mat;             /* edge-push vs hess_mat */
+  int probed, probe_ok;        /* sparse_hess tried, and it worked */
+  char probe_msg[512];
+};
+
+struct result {
+  struct bh_problem p;
+  double f_plain, f_ade, rec_s;
+  size_t records;
+  double t[NM], t_at_x;        /* seconds; SKIPPED, FAILED */
+  ade_hess_report rep[NM];
+  double diff[NM];             /* each method vs edge-push */
+  struct adolc_part c;
+};
+
+static int method_feasible(const struct result *r, int m)
+{
+  if (m == ADE_HESS_FOR_OVER_REV)
+    return r->p.n <= max_ndir;
+  if (m == ADE_HESS_VE_MARKOWITZ)
+    return r->records <= max_markowitz;
+  return 1;
+}
+
+/* Every feasible adelim method: time, report, and H (kept in H[m]). */
+static void run_adelim(ade_tape *t, struct result *r, ade_sparse **H)
+{
+  for (int m = 0; m < NM; m++) {
+    struct hess_ctx c = {t, m, NULL};
+    H[m] = NULL;
+    r->t[m] = SKIPPED;
+    r->diff[m] = NAN;
+    if (!method_feasible(r, m))
+      continue;
+    ade_hess_options o;
+    ade_hess_options_init(&o);
+    const int st = ade_hessian(t, m, &o, &H[m], &r->rep[m]);
+    if (st < 0) {
+      fprintf(stderr, "bench_hessian: %s n=%zu %s: %s (%s)\n", r->p.name, r->p.n,
+              ade_hess_method_name(m), ade_errname(st), ade_errmsg());
+      r->t[m] = FAILED;
+      continue;
+    }
+    /* A slow method is timed by that one call (ade_hess_report.seconds). */
+    r->t[m] = r->rep[m].seconds >= one_call ? r->rep[m].seconds : timeit(call_hessian, &c);
+  }
+  struct hess_ctx c = {t, ADE_HESS_EDGE_PUSH, r->p.x};
+  r->t_at_x = timeit(call_hessian, &c);
+  for (int m = 0; m < NM; m++)
+    if (H[m] && H[0])
+      r->diff[m] = sparse_rel_diff(H[m], H[0]);
+}
+
+/* Run job(ctx, out) in a child process; out (size bytes) comes back
+ * through a pipe. Each ADOL-C run and each memory phase gets a fresh
+ * process: peak RSS (wait4's ru_maxrss) is then that phase's alone, and
+ * ADOL-C's global store, which never shrinks, does not carry one tape's
+ * size into the sweeps of the next (their cost grows with it).
+ * *rss_mib may be NULL. @return 0, -1 if the child failed. */
+typedef void (*bh_job)(void *ctx, void *out);
+static int in_child(bh_job job, void *ctx, void *out, size_t size, double *rss_mib)
+{
+  int fd[2], wstatus;
+  struct rusage ru;
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(fd) != 0)
+    return -1;
+  const pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    close(fd[0]);
+    job(ctx, out);
+    const ssize_t wr = write(fd[1], out, size);
+    _exit(wr == (ssize_t)size ? 0 : 1);
+  }
+  close(fd[1]);
+  size_t got = 0;
+  ssize_t rd;
+  while (got < size && ((rd = read(fd[0], (char *)out + got, size - got)) > 0 ||
+                        (rd < 0 && errno == EINTR)))
+    got += rd > 0 ? (size_t)rd : 0;
+  close(fd[0]);
+  while (wait4(pid, &wstatus, 0, &ru) < 0)
+    if (errno != EINTR)
+      return -1;
+  if (rss_mib)
+    *rss_mib = (double)ru.ru_maxrss / 1024.0;
+  return got == size && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 0 : -1;
+}
+
+#ifdef BENCH_HAVE_ADOLC
+static double rel(double e, double big) { return big > 0.0 ? e / big : e; }
+
+struct adolc_job {
+  const struct bh_problem *p;
+  ade_sparse *const *H; /* adelim's results, to compare with */
+  int probe;            /* 1: try sparse_hess too */
+};
+
+static void adolc_compare(struct bh_adolc *a, int compressed, const ade_sparse *H, double *out)
+{
+  double e, big;
+  if (H && bh_adolc_compare(a, compressed, H->rowptr, H->col, H->val, &e, &big) == 0)
+    *out = rel(e, big);
+}
+
+/* In the child: record p with ADOL-C and time its drivers. */
+static void run_adolc(void *ctx, void *out)
+{
+  const struct adolc_job *j = ctx;
+  const struct bh_problem *p = j->p;
+  struct adolc_part *c = out;
+  struct bh_adolc *a = bh_adolc_create(p, &c->rec_s, &c->f, &c->ops);
+  if (!a)
+    return;
+  c->have = 1;
+  const double tri_mib = (double)p->n * (double)(p->n + 1) / 2.0 * 8.0 / 1048576.0;
+  if (tri_mib <= dense_mib) {
+    bh_adolc_hessian_alloc(a); /* untimed, as adelim's tape is */
+    c->hess_s = timeit(call_adolc_hessian, a);
+    for (int m = 0; m < NM; m++)
+      adolc_compare(a, 0, j->H[m], &c->diff[m]);
+  }
+  if (tri_mib <= dense_mib && p->n <= max_ndir) {
+    c->hess2_s = timeit(call_adolc_hessian2, a);
+    adolc_compare(a, 0, j->H[0], &c->diff2);
+  }
+  if (p->sparse) {
+    c->pat_s = timeit(call_adolc_pattern, a);
+    c->colors = bh_adolc_pattern(a);
+    c->pattern_nnz = bh_adolc_pattern_nnz(a);
+    c->mat_s = timeit(call_adolc_hess_mat, a);
+    adolc_compare(a, 1, j->H[0], &c->diff_mat);
+  }
+  if (j->probe) {
+    c->probed = 1;
+    c->probe_ok = bh_adolc_sparse_hess_probe(a, c->probe_msg, sizeof c->probe_msg) == 0;
+  }
+  bh_adolc_free(a);
+}
+#endif
+
+static void run_case(struct result *r, int id, size_t n)
+{
+  ade_sparse *H[NM] = {NULL};
+  memset(r, 0, sizeof *r);
+  problem_init(&r->p, id, n);
+  r->f_plain = plain_value(&r->p);
+  double t0 = bench_now();
+  ade_tape *t = record(&r->p, NULL, &r->f_ade);
+  r->rec_s = bench_now() - t0;
+  ade_stats s;
+  if (t && ade_tape_stats(t, &s) == ADE_OK)
+    r->records = (size_t)s.records;
+  for (int m = 0; m < NM; m++)
+    r->t[m] = FAILED;
+  r->t_at_x = FAILED;
+  if (t)
+    run_adelim(t, r, H);
+  ade_tape_free(t);
+  r->c.hess_s = r->c.hess2_s = r->c.pat_s = r->c.mat_s = SKIPPED;
+  r->c.diff_mat = r->c.diff2 = NAN;
+  for (int m = 0; m < NM; m++)
+    r->c.diff[m] = NAN;
+#ifdef BENCH_HAVE_ADOLC
+  static int probed;
+  struct adolc_job j = {&r->p, H, r->p.sparse && !probed};
+  probed |= j.probe;
+  if (in_child(run_adolc, &j, &r->c, sizeof r->c, NULL) != 0) {
+    fprintf(stderr, "bench_hessian: %s n=%zu: the ADOL-C child failed\n", r->p.name, n);
+    r->c.have = 0;
+  }
+#endif
+  for (int m = 0; m < NM; m++)
+    ade_sparse_free(H[m]);
+  fprintf(stderr, "bench_hessian: %s n=%zu done\n", r->p.name, n);
+}
+
+/* ------------------------------------------- memory at n = 10^5 (children) */
+
+struct mem_result {
+  int status;
+  double seconds, records, raw, stored, rss_mib;
+  double updates, max_live, nnz, value;
+  char err[200];
+};
+
+enum { MEM_PLAIN, MEM_RECORD, MEM_EP_FILE, MEM_EP_FILE_AT_X, MEM_EP_MEMORY, MEM_ADOLC };
+#ifdef BENCH_HAVE_ADOLC
+#define MEM_NPHASES 6
+#else
+#define MEM_NPHASES 5
+#endif
+static const char *const mem_names[6] = {
+    "plain double evaluation", "record to file (ade_tape_options.path)",
+    "edge-push, file tape (ade_tape_open), recorded point",
+    "edge-push, file tape, x given (values replayed)",
+    "record to memory + edge-push (one process)",
+    "ADOL-C: record + hess_pat + coloring + hess_mat (one process)"};
+
+static void mem_fail(struct mem_result *r, int st, const char *what)
+{
+  if (st >= 0 || r->status < 0)
+    return;
+  r->status = st;
+  snprintf(r->err, sizeof r->err, "%s: %s (%s)", what, ade_errname(st), ade_errmsg());
+}
+
+/* Edge pushing over the tape file at path, or (path NULL) over a memory
+ * tape recorded here. */
+static void mem_hessian(const struct bh_problem *p, const char *path, int at_x,
+                        struct mem_result *r)
+{
+  ade_tape *t = NULL;
+  ade_sparse *H = NULL;
+  ade_hess_report rep;
+  ade_hess_options o;
+  ade_hess_options_init(&o);
+  o.x = at_x ? p->x : NULL;
+  const double t0 = bench_now();
+  int st = ADE_OK;
+  if (path)
+    mem_fail(r, st = ade_tape_open(&t, path), "ade_tape_open");
+  else if (!(t = record(p, NULL, &r->value)))
+    mem_fail(r, st = ADE_EIO, "recording");
+  if (st == ADE_OK)
+    mem_fail(r, st = ade_hessian(t, ADE_HESS_EDGE_PUSH, &o, &H, &rep), "ade_hessian");
+  r->seconds = bench_now() - t0;
+  if (st >= 0) {
+    r->updates = (double)rep.updates, r->max_live = (double)rep.max_live;
+    r->nnz = (double)rep.nnz, r->value = rep.value;
+  }
+  ade_sparse_free(H);
+  ade_tape_free(t);
+}
+
+static void mem_phase(const struct bh_problem *p, const char *path, int phase,
+                      struct mem_result *r)
+{
+  ade_stats s;
+  if (phase == MEM_PLAIN) {
+    const double t0 = bench_now();
+    r->value = plain_value(p);
+    r->seconds = bench_now() - t0;
+  } else if (phase == MEM_RECORD) {
+    const double t0 = bench_now();
+    ade_tape *t = record(p, path, &r->value);
+    r->seconds = bench_now() - t0;
+    if (!t)
+      r->status = ADE_EIO;
+    else if (ade_tape_stats(t, &s) == ADE_OK)
+      r->records = (double)s.records, r->raw = (double)s.raw_bytes,
+      r->stored = (double)s.stored_bytes;
+    ade_tape_free(t);
+  } else if (phase == MEM_ADOLC) {
+#ifdef BENCH_HAVE_ADOLC
+    const double t0 = bench_now();
+    double rec_s;
+    struct bh_adolc *a = bh_adolc_create(p, &rec_s, &r->value, &r->records);
+    r->nnz = a && bh_adolc_pattern(a) > 0 && bh_adolc_hess_mat(a) == 0
+                 ? (double)bh_adolc_pattern_nnz(a) : -1.0;
+    r->seconds = bench_now() - t0;
+    r->status = r->nnz < 0 ? ADE_EIO : ADE_OK;
+    snprintf(r->err, sizeof r->err, "%s", r->nnz < 0 ? "an ADOL-C driver failed" : "");
+    bh_adolc_free(a);
+#endif
+  } else
+    mem_hessian(p, phase == MEM_EP_MEMORY ? NULL : path, phase == MEM_EP_FILE_AT_X, r);
+}
+
+struct mem_job {
+  const struct bh_problem *p;
+  const char *path;
+  int phase;
+};
+
+static void mem_job_run(void *ctx, void *out)
+{
+  const struct mem_job *j = ctx;
+  mem_phase(j->p, j->path, j->phase, out);
+}
+
+/* The memory runs' figures for the targets table. */
+static struct {
+  const char *name;
+  size_t n;
+  double above_mib, live, at_x_mib, records;
+} mem_sum[2];
+static int nmem;
+
+static void memory_case(int id, size_t n, const char *dir)
+{
+  struct bh_problem p;
+  struct mem_result r[MEM_NPHASES];
+  char path[4096];
+  struct stat sb;
+  problem_init(&p, id, n);
+  snprintf(path, sizeof path, "%s/bench_hessian.%ld.adt", dir, (long)getpid());
+  for (int ph = 0; ph < MEM_NPHASES; ph++) {
+    struct mem_job j = {&p, path, ph};
+    memset(&r[ph], 0, sizeof r[ph]);
+    if (in_child(mem_job_run, &j, &r[ph], sizeof r[ph], &r[ph].rss_mib) != 0) {
+      snprintf(r[ph].err, sizeof r[ph].err, "the child process failed");
+      r[ph].status = ADE_EIO;
+    }
+  }
+  const double disk = stat(path, &sb) == 0 ? (double)sb.st_size : 0.0, mib = 1048576.0;
+  remove(path);
+  const double rec = r[MEM_RECORD].records, live = r[MEM_EP_FILE].max_live;
+  printf("%s, n = %zu: %.0f records; tape file %.2f MiB (%.2f B/record); raw columns %.1f MiB;\n"
+         "O(n), one double per independent: %.2f MiB; O(records), one double per record: %.2f MiB;\n"
+         "largest live set (edge-push): %.0f variables (%.2f per independent, %.4f per record)\n\n",
+         p.name, n, rec, disk / mib, disk / rec, r[MEM_RECORD].raw / mib, 8.0 * (double)n / mib,
+         8.0 * rec / mib, live, live / (double)n, live / rec);
+  printf("| phase | seconds | peak RSS MiB | above plain, MiB | bytes per live variable |"
+         " note |\n|---|--:|--:|--:|--:|---|\n");
+  for (int ph = 0; ph < MEM_NPHASES; ph++) {
+    const double above = r[ph].rss_mib - r[MEM_PLAIN].rss_mib;
+    char note[256];
+    if (r[ph].status < 0)
+      snprintf(note, sizeof note, "%s", r[ph].err);
+    else if (ph == MEM_ADOLC)
+      snprintf(note, sizeof note, "%.0f operations, pattern nnz %.0f, f %.17g", r[ph].records,
+               r[ph].nnz, r[ph].value);
+    else if (ph >= MEM_EP_FILE)
+      snprintf(note, sizeof note, "max_live %.0f, updates %.0f, nnz %.0f, f %.17g", r[ph].max_live,
+               r[ph].updates, r[ph].nnz, r[ph].value);
+    else
+      snprintf(note, sizeof note, "f = %.17g", r[ph].value);
+    printf("| %s | %.3f | %.1f | %.1f |", mem_names[ph], r[ph].seconds, r[ph].rss_mib, above);
+    if (ph >= MEM_EP_FILE && ph <= MEM_EP_MEMORY && live > 0)
+      printf(" %.0f |", above * mib / live);
+    else
+      printf(" |");
+    printf(" %s |\n", note);
+  }
+  printf("\n");
+  if (nmem < 2) {
+    mem_sum[nmem].name = problem_names[id];
+    mem_sum[nmem].n = n;
+    mem_sum[nmem].live = live;
+    mem_sum[nmem].above_mib = r[MEM_EP_FILE].rss_mib - r[MEM_PLAIN].rss_mib;
+    mem_sum[nmem].at_x_mib = r[MEM_EP_FILE_AT_X].rss_mib - r[MEM_PLAIN].rss_mib;
+    mem_sum[nmem++].records = rec;
+  }
+  free(p.x);
+}
+
+/* -------------------------------------------------------------- tables */
+
+static void cell_ms(double s)
+{
+  if (s == SKIPPED)
+    printf(" skipped |");
+  else if (s < 0 || isnan(s))
+    printf(" failed |");
+  else
+    printf(" %.3f |", 1e3 * s);
+}
+
+static void cell_e(double v)
+{
+  if (isnan(v))
+    printf(" - |");
+  else
+    printf(" %.1e |", v);
+}
+
+static void print_times(const struct result *R, size_t k)
+{
+  printf("Wall time in ms (median of %d samples; a call over %.0f s is timed once):\n\n", samples,
+         one_call);
+  printf("| problem | n | adelim records | edge-push | edge-push, x given | ve-reverse |"
+         " ve-markowitz | for-over-rev | ADOL-C ops | ADOL-C hessian() | ADOL-C hessian2() |"
+         " ADOL-C hess_mat (colors) | ADOL-C hess_pat + coloring | adelim recording |"
+         " ADOL-C recording |\n");
+  printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (size_t i = 0; i < k; i++) {
+    const struct result *r = &R[i];
+    printf("| %s | %zu | %zu |", r->p.name, r->p.n, r->records);
+    cell_ms(r->t[ADE_HESS_EDGE_PUSH]);
+    cell_ms(r->t_at_x);
+    cell_ms(r->t[ADE_HESS_VE_REVERSE]);
+    cell_ms(r->t[ADE_HESS_VE_MARKOWITZ]);
+    cell_ms(r->t[ADE_HESS_FOR_OVER_REV]);
+    if (!r->c.have) {
+      printf(" - | - | - | - | - | %.3f | - |\n", 1e3 * r->rec_s);
+      continue;
+    }
+    printf(" %.0f |", r->c.ops);
+    cell_ms(r->c.hess_s);
+    cell_ms(r->c.hess2_s);
+    if (r->c.mat_s == SKIPPED)
+      printf(" skipped |");
+    else
+      printf(" %.3f (%d) |", 1e3 * r->c.mat_s, r->c.colors);
+    cell_ms(r->c.pat_s);
+    printf(" %.3f | %.3f |\n", 1e3 * r->rec_s, 1e3 * r->c.rec_s);
+  }
+  printf("\nskipped: for-over-rev and hessian2() when n > %zu (n directions); ve-markowitz when"
+         " the tape has more than %zu records (O(V^2) pair selection);\nADOL-C hessian() when"
+         " its lower triangle (n(n+1)/2 doubles) would exceed %.0f MiB; hess_mat on dense"
+         " Hessians (it would need n colors).\n",
+         max_ndir, max_markowitz, dense_mib);
+  printf("adelim: ade_hessian(tape, method) on a memory tape at the recorded point (x = NULL),"
+         " including ade_sparse_free of H;\n'x given': o.x = the same point, values replayed."
+         " ADOL-C: hessian(tag, n, x, H) (n hess_vec) and hessian2 (one\nhov_wk_forward +"
+         " hos_ov_reverse over n directions) into a preallocated lower triangle; hess_mat(tag, n,"
+         " colors, x, S, W) with the seed of a greedy distance-2 coloring of hess_pat's pattern"
+         " (direct recovery).\n\n");
+}
+
+static void cell_u(uint64_t v, int ok)
+{
+  if (ok)
+    printf(" %llu |", (unsigned long long)v);
+  else
+    printf(" - |");
+}
+
+static void print_counts(const struct result *R, size_t k)
+{
+  printf("Counts (ade_hess_report): Hessian edge updates, all multiply-adds, largest live set,"
+         " vertex pairs eliminated, nonzeros of the lower triangle:\n\n");
+  printf("| problem | n | updates edge-push | updates ve-reverse | updates ve-markowitz |"
+         " fma edge-push | fma ve-markowitz | fma for-over-rev | max_live | vertices | nnz |\n");
+  printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (size_t i = 0; i < k; i++) {
+    const struct result *r = &R[i];
+    int ok[NM];
+    for (int m = 0; m < NM; m++)
+      ok[m] = r->t[m] >= 0;
+    printf("| %s | %zu |", r->p.name, r->p.n);
+    cell_u(r->rep[0].updates, ok[0]);
+    cell_u(r->rep[1].updates, ok[1]);
+    cell_u(r->rep[2].updates, ok[2]);
+    cell_u(r->rep[0].fma, ok[0]);
+    cell_u(r->rep[2].fma, ok[2]);
+    cell_u(r->rep[3].fma, ok[3]);
+    cell_u(r->rep[0].max_live, ok[0]);
+    cell_u(r->rep[1].vertices, ok[1]);
+    cell_u(r->rep[0].nnz, ok[0]);
+    printf("\n");
+  }
+  printf("\n");
+}
+
+static void print_agreement(const struct result *R, size_t k)
+{
+  printf("Agreement, max |H - H_ref| / max |H_ref| over the lower triangle (structural zeros"
+         " count as 0):\n\n");
+  printf("| problem | n | f adelim vs plain | f ADOL-C vs plain | ve-reverse vs edge-push |"
+         " ve-markowitz vs edge-push | for-over-rev vs edge-push | edge-push vs ADOL-C hessian()"
+         " | worst adelim method vs ADOL-C hessian() | edge-push vs ADOL-C hessian2() |"
+         " edge-push vs ADOL-C hess_mat |\n");
+  printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (size_t i = 0; i < k; i++) {
+    const struct result *r = &R[i];
+    double worst = NAN;
+    for (int m = 0; m < NM; m++)
+      if (!isnan(r->c.diff[m]))
+        worst = isnan(worst) ? r->c.diff[m] : fmax(worst, r->c.diff[m]);
+    printf("| %s | %zu |", r->p.name, r->p.n);
+    cell_e(fabs(r->f_ade - r->f_plain) / fabs(r->f_plain));
+    cell_e(r->c.have ? fabs(r->c.f - r->f_plain) / fabs(r->f_plain) : (double)NAN);
+    for (int m = 1; m < NM; m++)
+      cell_e(r->diff[m]);
+    cell_e(r->c.diff[0]);
+    cell_e(worst);
+    cell_e(r->c.diff2);
+    cell_e(r->c.diff_mat);
+    printf("\n");
+  }
+  printf("\n");
+}
+
+static double best_adelim(const struct result *r, int *which)
+{
+  double best = INFINITY;
+  for (int m = 0; m < NM; m++)
+    if (r->t[m] > 0 && r->t[m] < best)
+      best = r->t[m], *which = m;
+  return best;
+}
+
+/* num / den and, unless target is 0 (context only), met or NOT met. */
+static void ratio_cell(double num, double den, double target, int ge)
+{
+  if (!(num > 0) || !(den > 0) || !isfinite(num) || !isfinite(den)) {
+    printf(" - | n/a |");
+    return;
+  }
+  const double q = num / den;
+  printf(" %.2f | %s |", q,
+         target == 0.0 ? "-" : (ge ? q >= target : q <= target) ? "met" : "NOT met");
+}
+
+static void print_targets(const struct result *R, size_t k)
+{
+  printf("Targets:\n\n| problem | n | target | measure | value | |\n|---|--:|---|---|--:|---|\n");
+  for (int i = 0; i < nmem; i++)
+    printf("| %s | %zu | memory bounded by the live set | edge-push over the file tape: peak RSS"
+           " above the plain run (per live variable); x given, values replayed; one double per"
+           " record | %.1f MiB (%.0f B); %.1f MiB; %.1f MiB | - |\n",
+           mem_sum[i].name, mem_sum[i].n, mem_sum[i].above_mib,
+           mem_sum[i].above_mib * 1048576.0 / mem_sum[i].live, mem_sum[i].at_x_mib,
+           8.0 * mem_sum[i].records / 1048576.0);
+  for (size_t i = 0; i < k; i++) {
+    const struct result *r = &R[i];
+    int bm = 0;
+    const double best = best_adelim(r, &bm);
+    if (r->p.sparse && r->p.n == 10000) {
+      printf("| %s | %zu | >= 10x faster than ADOL-C hessian() | hessian() / edge-push |",
+             r->p.name, r->p.n);
+      ratio_cell(r->c.hess_s, r->t[0], 10.0, 1);
+      printf("\n| %s | %zu | (context) | hess_mat / edge-push |", r->p.name, r->p.n);
+      ratio_cell(r->c.mat_s, r->t[0], 0.0, 1);
+      printf("\n");
+    } else if (r->p.id == BH_PENALTY1 || r->p.id == BH_PAIRS) {
+      printf("| %s | %zu | no slower than ADOL-C hessian() | best adelim (%s) / hessian() |",
+             r->p.name, r->p.n, ade_hess_method_name(bm));
+      ratio_cell(best, r->c.hess_s, 1.0, 0);
+      printf("\n| %s | %zu | (context) | best adelim / hessian2() |", r->p.name, r->p.n);
+      ratio_cell(best, r->c.hess2_s, 0.0, 0);
+      printf("\n");
+    } else if (r->p.id == BH_CHAINTREE) {
+      const int sym = r->t[2] > 0 && (r->t[1] <= 0 || r->t[2] < r->t[1]) ? 2 : 1;
+      printf("| %s | %zu | best symmetric order >= 100x faster than edge-push |"
+             " edge-push / %s time |", r->p.name, r->p.n, ade_hess_method_name(sym));
+      ratio_cell(r->t[0], r->t[sym], 100.0, 1);
+      printf("\n| %s | %zu | (same, in updates) | edge-push / %s updates |", r->p.name, r->p.n,
+             ade_hess_method_name(sym));
+      ratio_cell((double)r->rep[0].updates, (double)r->rep[sym].updates, 100.0, 1);
+      printf("\n");
+    }
+  }
+  printf("\n");
+}
+
+static void print_machine(int argc, char **argv)
+{
+  char line[256], model[256] = "unknown";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    while (fgets(line, sizeof line, f))
+      if (strncmp(line, "model name", 10) == 0) {
+        const char *s = strchr(line, ':');
+        snprintf(model, sizeof model, "%s", s ? s + 2 : line);
+        model[strcspn(model, "\n")] = 0;
+        break;
+      }
+    fclose(f);
+  }
+  printf("command:");
+  for (int i = 0; i < argc; i++)
+    printf(" %s", argv[i]);
+  printf("\nmachine: %s, %ld online CPUs; adelim %d.%d.%d; ADOL-C %s\n\n", model,
+         sysconf(_SC_NPROCESSORS_ONLN), ADE_VERSION_MAJOR, ADE_VERSION_MINOR, ADE_VERSION_PATCH,
+#ifdef BENCH_HAVE_ADOLC
+         "linked"
+#else
+         "not built (configure --with-adolc)"
+#endif
+  );
+}
+
+/* ----------------------------------------------------------------- main */
+
+static void usage(void)
+{
+  fprintf(stderr,
+          "usage: bench_hessian [-k samples] [-f max_n] [-m max_records] [-d MiB] [-M]"
+          " [problem[:n]...]\n"
+          "  -k samples      timed samples per call, median (default 3)\n"
+          "  -f max_n        largest n for for-over-rev and hessian2() (default 2048)\n"
+          "  -m max_records  largest tape for ve-markowitz (default 60000)\n"
+          "  -d MiB          largest ADOL-C hessian() triangle (default 2048)\n"
+          "  -M              skip the memory runs at n = 10^5\n"
+          "problems: rosenbrock broyden penalty1 pairs chaintree (default: all sizes)\n");
+}
+
+/* Does argument list arg select case c? */
+static int selected(char **arg, int narg, size_t c)
+{
+  if (narg == 0)
+    return 1;
+  for (int i = 0; i < narg; i++) {
+    const size_t len = strcspn(arg[i], ":");
+    if (strncmp(arg[i], problem_names[cases[c].id], len) == 0 &&
+        problem_names[cases[c].id][len] == 0 &&
+        (arg[i][len] == 0 || strtoull(arg[i] + len + 1, NULL, 10) == cases[c].n))
+      return 1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  int opt, memory = 1;
+  while ((opt = getopt(argc, argv, "k:f:m:d:Mh")) != -1) {
+    if (opt == 'k')
+      samples = atoi(optarg) > 0 ? atoi(optarg) : 1;
+    else if (opt == 'f')
+      max_ndir = (size_t)strtoull(optarg, NULL, 10);
+    else if (opt == 'm')
+      max_markowitz = (size_t)strtoull(optarg, NULL, 10);
+    else if (opt == 'd')
+      dense_mib = atof(optarg);
+    else if (opt == 'M')
+      memory = 0;
+    else {
+      usage();
+      return opt == 'h' ? 0 : 2;
+    }
+  }
+  const double start = bench_now();
+  print_machine(argc, argv);
+  /* The memory runs first, while this process is small (children inherit
+   * its resident pages). */
+#ifdef BENCH_HAVE_ADOLC
+  bench_adolc_setup((size_t)1 << 24); /* before the memory runs' ADOL-C phase */
+#endif
+  const char *tmp = getenv("TMPDIR");
+  int titled = 0;
+  for (size_t c = 0; memory && c < NCASES; c++)
+    if (cases[c].n == 100000 && selected(argv + optind, argc - optind, c)) {
+      if (!titled++)
+        printf("Memory at n = 10^5: each phase in its own child process (peak RSS from"
+               " wait4's ru_maxrss)\n\n");
+      memory_case(cases[c].id, cases[c].n, tmp && *tmp ? tmp : "/tmp");
+    }
+  struct result *R = bench_xmalloc(NCASES, sizeof *R);
+  size_t k = 0;
+  for (size_t c = 0; c < NCASES; c++)
+    if (selected(argv + optind, argc - optind, c))
+      run_case(&R[k++], cases[c].id, cases[c].n);
+  print_times(R, k);
+  print_counts(R, k);
+  print_agreement(R, k);
+#ifdef BENCH_HAVE_ADOLC
+  for (size_t i = 0; i < k; i++)
+    if (R[i].c.probed)
+      printf("ADOL-C sparse_hess (tried once, %s n = %zu, in a child process): %s: %s\n\n",
+             R[i].p.name, R[i].p.n, R[i].c.probe_ok ? "works" : "does not work",
+             R[i].c.probe_msg);
+#endif
+  print_targets(R, k);
+  printf("total wall time %.1f s\n", bench_now() - start);
+  for (size_t i = 0; i < k; i++)
+    free(R[i].p.x);
+  free(R);
+  return 0;
+}

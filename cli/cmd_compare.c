@@ -1,0 +1,440 @@
+/* cmd_compare.c: `adelim compare`: every Jacobian method on one tape, its cost and time, sorted by multiply-adds. */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <adelim.h>
+
+#include "cli.h"
+
+const char cli_compare_usage[] =
+    "Usage: adelim compare [--format text|markdown|csv|json] [--optimize]\n"
+    "                      [--time-limit SECONDS] [--all] TAPE\n"
+    "\n"
+    "Compute the Jacobian of the tape at its recorded point by every method\n"
+    "and print one table sorted by multiply-adds (fma):\n"
+    "  - every elimination ordering of 'adelim jacobian' (fma executed,\n"
+    "    fill-in; seconds: c-graph, ordering and elimination compiled into a\n"
+    "    plan; replay: the plan run again on the tape's partials),\n"
+    "  - cpr-forward / cpr-reverse: Curtis-Powell-Reid compression, one\n"
+    "    vector sweep with a direction per column (row) color; fma = colors |E|,\n"
+    "  - dense-forward / dense-reverse: vector modes with n or m directions,\n"
+    "    fma = n|E| and m|E|, timed with ade_jacobian_dense,\n"
+    "  - newsam-ramsdell: the one-sided compression bound of Naumann's\n"
+    "    'Jacobians by dynamic programming', min{n^(m+p), m^(n+p)}, with n^ and\n"
+    "    m^ the most nonzeros in a row and a column and p the intermediates.\n"
+    "The error column is the largest difference from dense forward mode,\n"
+    "relative to its largest entry (left empty when the dense Jacobian would\n"
+    "take more than 256 MiB; dense modes are then not run). The orderings that\n"
+    "rescan all candidates at each step (edge-markowitz, edge-fillin, face-*)\n"
+    "are skipped on graphs whose largest connected part has more than 20000\n"
+    "edges, unless --all is given.\n"
+    "\n"
+    "  --format F        text (default), markdown, csv or json\n"
+    "  --optimize        also every optimizer variant (ade_optimize: exhaustive,\n"
+    "                    branch and bound, hierarchy, annealing, dynamic\n"
+    "                    programming), each stopped after --time-limit; a\n"
+    "                    variant that does not apply or fails is reported on\n"
+    "                    standard error and left out\n"
+    "  --time-limit S    seconds per optimizer variant (default 1)\n"
+    "  --all             run the slow orderings on large graphs too\n"
+    "  -h, --help        print this help\n";
+
+/* Largest part above which the orderings that rescan all candidates per
+ * step are skipped (doc/elimination.md). */
+#define GREEDY_MAX_EDGES 20000
+
+/* Dense Jacobians above this many entries are not formed. */
+#define DENSE_MAX ((size_t)1 << 25)
+
+enum { TEXT, MARKDOWN, CSV, JSON };
+
+typedef struct row {
+  const char *method, *kind;
+  uint64_t fma, fill;
+  int has_fill;
+  size_t dirs;     /* directions of a vector sweep; 0: none */
+  double seconds;  /* < 0: not timed */
+  double replay;   /* plan or compressed sweeps alone; < 0: none */
+  double err;      /* < 0: not checked */
+  size_t index;    /* listing order, for a stable sort */
+} row;
+
+typedef struct cmp {
+  const char *path;
+  ade_tape *t;
+  size_t n, m;
+  double *ref, refmax; /* dense forward Jacobian, NULL if not formed */
+  ade_jacobian_baselines b;
+  size_t dropped, largest;
+  int all, optimize;
+  double time_limit;
+  row *rows;
+  size_t nrows;
+  int failed;
+} cmp;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static row *add_row(cmp *c, const char *method, const char *kind, uint64_t fma) {
+  row *r = &c->rows[c->nrows];
+  memset(r, 0, sizeof *r);
+  r->method = method;
+  r->kind = kind;
+  r->fma = fma;
+  r->seconds = r->replay = r->err = -1.0;
+  r->index = c->nrows++;
+  return r;
+}
+
+/* max |J - ref| / max |ref| over all m x n entries (J's rows are sorted). */
+static double error_of(const cmp *c, const ade_sparse *J) {
+  double e = 0.0;
+  for (size_t i = 0; i < J->m; i++) {
+    size_t k = J->rowptr[i];
+    for (size_t j = 0; j < J->n; j++) {
+      double v = k < J->rowptr[i + 1] && J->col[k] == j ? J->val[k++] : 0.0;
+      e = fmax(e, fabs(v - c->ref[i * c->n + j]));
+    }
+  }
+  return e / fmax(c->refmax, DBL_MIN);
+}
+
+static void method_failed(cmp *c, const char *method, int st) {
+  cli_tape_error(c->path, method, st);
+  c->failed = 1;
+}
+
+/* An ordering's kind from its name: "vertex-markowitz" is a vertex ordering. */
+static const char *kind_of(const char *name) {
+  static const char *const kinds[] = {"vertex", "edge", "face"};
+  for (int k = 0; k < 3; k++)
+    if (strncmp(name, kinds[k], strlen(kinds[k])) == 0) return kinds[k];
+  return "other";
+}
+
+/* One elimination (an ordering, or the sequence in o): compiled into a
+ * plan (timed: graph, ordering, elimination), then the plan run once more
+ * (timed: the replay). */
+static void run_plan(cmp *c, const char *name, const char *kind, int order, const ade_jacobian_options *o,
+                     double extra) {
+  ade_elim_plan *plan = NULL;
+  ade_sparse *J = NULL;
+  ade_jacobian_report r;
+  int st = ade_elim_plan_create(&plan, c->t, order, o, &r);
+  if (st >= 0) st = ade_elim_plan_pattern(plan, &J);
+  double t0 = now();
+  if (st >= 0) st = ade_elim_plan_jacobian(plan, c->t, NULL, J);
+  double t1 = now();
+  if (st < 0) {
+    method_failed(c, name, st);
+  } else {
+    row *w = add_row(c, name, kind, r.fma);
+    w->fill = r.fill;
+    w->has_fill = 1;
+    w->seconds = r.seconds + extra;
+    w->replay = t1 - t0;
+    if (c->ref) w->err = error_of(c, J);
+  }
+  ade_sparse_free(J);
+  ade_elim_plan_free(plan);
+}
+
+static int slow_ordering(int o) {
+  return o == ADE_ORDER_EDGE_MARKOWITZ || o == ADE_ORDER_EDGE_FILLIN || !strncmp(ade_order_name(o), "face", 4);
+}
+
+static void run_orderings(cmp *c) {
+  for (int o = 0; o < ADE_ORDER_COUNT; o++) {
+    if (!c->all && slow_ordering(o) && c->largest > GREEDY_MAX_EDGES) {
+      fprintf(stderr, "adelim: compare: %s skipped (a part of %zu edges; --all runs it)\n", ade_order_name(o),
+              c->largest);
+      continue;
+    }
+    run_plan(c, ade_order_name(o), kind_of(ade_order_name(o)), o, NULL, 0.0);
+  }
+}
+
+/* Every optimizer variant, limited in time; ones that do not apply to a
+ * graph this large are left out. */
+static void run_optimizers(cmp *c) {
+  static const char *const kinds[] = {"vertex", "edge", "face"};
+  ade_cgraph *g = NULL;
+  ade_opt_limits lim;
+  ade_opt_limits_init(&lim);
+  lim.time_limit = c->time_limit;
+  int st = ade_cgraph_from_tape(&g, c->t, NULL);
+  for (size_t i = 0; st >= 0 && i < ade_opt_num_variants(); i++) {
+    int method, kind;
+    const char *label;
+    ade_elim_seq *s = NULL;
+    ade_opt_report rep;
+    if (ade_opt_variant(i, &method, &kind, &label) < 0) break;
+    double t0 = now();
+    int os = ade_optimize(g, kind, method, &lim, &s, &rep);
+    double t1 = now();
+    if (os == ADE_ETOOBIG || os == ADE_ELIMIT) {
+      fprintf(stderr, "adelim: compare: %s skipped: %s\n", label, cli_errmsg());
+    } else if (os < 0) { /* reported, but not a failure of compare */
+      fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
+    } else {
+      ade_jacobian_options o = {s, 0};
+      run_plan(c, label, kind >= 0 && kind < 3 ? kinds[kind] : "other", 0, &o, t1 - t0);
+    }
+    ade_seq_free(s);
+  }
+  if (st < 0) method_failed(c, "optimizers", st);
+  ade_cgraph_free(g);
+}
+
+/* CPR: the whole of ade_jacobian_cpr timed, then its sweeps alone (the
+ * replay) with the pattern and colors kept. */
+static void run_cpr(cmp *c) {
+  size_t *color = malloc(sizeof *color * (c->n + c->m + 1)), nc = 0;
+  for (int mode = ADE_FORWARD; mode <= ADE_REVERSE && color; mode++) {
+    ade_sparse *J = NULL;
+    ade_jacobian_report r;
+    const char *name = mode == ADE_FORWARD ? "cpr-forward" : "cpr-reverse";
+    int st = ade_jacobian_cpr(c->t, mode, NULL, &J, &r);
+    if (st >= 0) st = ade_sparse_color(J, mode, ADE_COLOR_BEST, color, &nc);
+    double t0 = now();
+    if (st >= 0) st = ade_jacobian_cpr_values(c->t, mode, NULL, color, nc, J);
+    double t1 = now();
+    if (st < 0) {
+      method_failed(c, name, st);
+      ade_sparse_free(J);
+      continue;
+    }
+    row *w = add_row(c, name, "cpr", r.fma);
+    w->dirs = r.colors;
+    w->seconds = r.seconds;
+    w->replay = t1 - t0;
+    if (c->ref) w->err = error_of(c, J);
+    ade_sparse_free(J);
+  }
+  if (!color) method_failed(c, "cpr", ADE_ENOMEM);
+  free(color);
+}
+
+/* Dense forward (the reference) and reverse vector modes. */
+static void run_dense(cmp *c) {
+  size_t len = c->n * c->m;
+  if (len > DENSE_MAX || (c->m && len / c->m != c->n)) return;
+  double *D = malloc(sizeof *D * (len ? len : 1));
+  c->ref = malloc(sizeof *c->ref * (len ? len : 1));
+  if (!D || !c->ref) {
+    cli_error("%s: out of memory for a dense %zu x %zu Jacobian", c->path, c->m, c->n);
+    free(D);
+    free(c->ref);
+    c->ref = NULL;
+    c->failed = 1;
+    return;
+  }
+  for (int mode = ADE_FORWARD; mode <= ADE_REVERSE; mode++) {
+    const char *name = mode == ADE_FORWARD ? "dense-forward" : "dense-reverse";
+    double t0 = now();
+    int st = ade_jacobian_dense(c->t, mode, NULL, mode == ADE_FORWARD ? c->ref : D);
+    double t1 = now();
+    if (st < 0) {
+      method_failed(c, name, st);
+      if (mode == ADE_FORWARD) break;
+      continue;
+    }
+    row *w = add_row(c, name, "dense", mode == ADE_FORWARD ? c->b.dense_forward : c->b.dense_reverse);
+    w->dirs = mode == ADE_FORWARD ? c->n : c->m;
+    w->seconds = t1 - t0;
+    if (mode == ADE_FORWARD) {
+      for (size_t k = 0; k < len; k++) c->refmax = fmax(c->refmax, fabs(c->ref[k]));
+      w->err = 0.0;
+    } else {
+      double e = 0.0;
+      for (size_t k = 0; k < len; k++) e = fmax(e, fabs(D[k] - c->ref[k]));
+      w->err = e / fmax(c->refmax, DBL_MIN);
+    }
+  }
+  if (c->nrows == 0) { /* forward failed: no reference */
+    free(c->ref);
+    c->ref = NULL;
+  }
+  free(D);
+}
+
+static int by_fma(const void *a, const void *b) {
+  const row *x = a, *y = b;
+  if (x->fma != y->fma) return x->fma < y->fma ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* ------------------------------------------------------------- output */
+
+#define NCOLS 7
+static const char *const heads[NCOLS + 1] = {"method", "kind",    "fma",    "fill-in",
+                                             "directions", "seconds", "replay", "error"};
+
+/* The cells of a row as text ("" when not defined). */
+static void cells(const row *r, char out[NCOLS][32]) {
+  snprintf(out[0], 32, "%s", r->kind);
+  snprintf(out[1], 32, "%" PRIu64, r->fma);
+  snprintf(out[2], 32, "%s", "");
+  snprintf(out[3], 32, "%s", "");
+  snprintf(out[4], 32, "%s", "");
+  snprintf(out[5], 32, "%s", "");
+  snprintf(out[6], 32, "%s", "");
+  if (r->has_fill) snprintf(out[2], 32, "%" PRIu64, r->fill);
+  if (r->dirs) snprintf(out[3], 32, "%zu", r->dirs);
+  if (r->seconds >= 0) snprintf(out[4], 32, "%.3g", r->seconds);
+  if (r->replay >= 0) snprintf(out[5], 32, "%.3g", r->replay);
+  if (r->err >= 0) snprintf(out[6], 32, "%.2g", r->err);
+}
+
+static void print_header(const cmp *c) {
+  const ade_jacobian_baselines *b = &c->b;
+  printf("tape: ");
+  cli_put_text(stdout, c->path);
+  printf("\nc-graph: n = %zu, m = %zu, p = %zu intermediates, |E| = %zu edges (%zu operations dropped)\n",
+         b->n, b->m, b->p, b->edges, c->dropped);
+  printf("Jacobian: %zu nonzeros; most per row n^ = %zu, per column m^ = %zu; CPR colors: %zu columns, %zu rows\n",
+         b->nnz, b->max_row_nnz, b->max_col_nnz, b->col_colors, b->row_colors);
+  printf("bounds (Naumann, Jacobians by dynamic programming): DM = min{n(m+p), m(n+p)} = %" PRIu64
+         ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n\n", b->dm, b->nr);
+}
+
+static void print_text(const cmp *c) {
+  cli_table *tb = cli_table_create(NCOLS);
+  char cl[NCOLS][32];
+  const char *p[NCOLS];
+  if (!tb) return;
+  print_header(c);
+  cli_table_add(tb, heads[0], heads + 1);
+  for (size_t i = 0; i < c->nrows; i++) {
+    cells(&c->rows[i], cl);
+    for (int k = 0; k < NCOLS; k++) p[k] = cl[k][0] ? cl[k] : "-";
+    cli_table_add(tb, c->rows[i].method, p);
+  }
+  cli_table_print(tb, stdout);
+  cli_table_free(tb);
+}
+
+static void print_markdown(const cmp *c) {
+  char cl[NCOLS][32];
+  print_header(c);
+  for (int k = 0; k <= NCOLS; k++) printf("| %s ", heads[k]);
+  printf("|\n|---|---|--:|--:|--:|--:|--:|--:|\n");
+  for (size_t i = 0; i < c->nrows; i++) {
+    cells(&c->rows[i], cl);
+    printf("| %s ", c->rows[i].method);
+    for (int k = 0; k < NCOLS; k++) printf("| %s ", cl[k][0] ? cl[k] : "-");
+    printf("|\n");
+  }
+}
+
+static void print_csv(const cmp *c) {
+  char cl[NCOLS][32];
+  for (int k = 0; k <= NCOLS; k++) printf("%s%c", heads[k], k < NCOLS ? ',' : '\n');
+  for (size_t i = 0; i < c->nrows; i++) {
+    cells(&c->rows[i], cl);
+    printf("%s", c->rows[i].method);
+    for (int k = 0; k < NCOLS; k++) printf(",%s", cl[k]);
+    printf("\n");
+  }
+}
+
+static void json_opt(const char *key, int defined, double x, int last) {
+  printf("\"%s\": ", key);
+  if (defined) cli_put_json_num(stdout, x);
+  else fputs("null", stdout);
+  fputs(last ? "" : ", ", stdout);
+}
+
+static void print_json(const cmp *c) {
+  const ade_jacobian_baselines *b = &c->b;
+  printf("{\"tape\": ");
+  cli_put_json_str(stdout, c->path);
+  printf(", \"n\": %zu, \"m\": %zu, \"p\": %zu, \"edges\": %zu, \"dropped\": %zu, \"nnz\": %zu, "
+         "\"max_row_nnz\": %zu, \"max_col_nnz\": %zu, \"col_colors\": %zu, \"row_colors\": %zu, "
+         "\"dm\": %" PRIu64 ", \"nr\": %" PRIu64 ", \"nr_colors\": %" PRIu64 ",\n \"methods\": [",
+         b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz, b->col_colors,
+         b->row_colors, b->dm, b->nr, b->nr_colors);
+  for (size_t i = 0; i < c->nrows; i++) {
+    const row *r = &c->rows[i];
+    printf("%s\n  {\"method\": \"%s\", \"kind\": \"%s\", \"fma\": %" PRIu64 ", ", i ? "," : "", r->method, r->kind,
+           r->fma);
+    json_opt("fill", r->has_fill, (double)r->fill, 0);
+    json_opt("directions", r->dirs > 0, (double)r->dirs, 0);
+    json_opt("seconds", r->seconds >= 0, r->seconds, 0);
+    json_opt("replay", r->replay >= 0, r->replay, 0);
+    json_opt("error", r->err >= 0, r->err, 1);
+    printf("}");
+  }
+  printf("\n]}\n");
+}
+
+static int parse_format(const cli_cmd *self, const char *s, int *fmt) {
+  static const char *const names[] = {"text", "markdown", "csv", "json"};
+  for (int k = 0; k < 4; k++)
+    if (strcmp(s, names[k]) == 0) {
+      *fmt = k;
+      return -1;
+    }
+  return cli_usage_error(self, "unknown format '%s' (text, markdown, csv or json)", s);
+}
+
+/* The c-graph's baselines: sizes, colors, DM and NR. */
+static int baselines(cmp *c) {
+  ade_cgraph *g = NULL;
+  int st = ade_cgraph_from_tape(&g, c->t, &c->dropped);
+  if (st >= 0) st = ade_cgraph_baselines(g, &c->b);
+  if (st >= 0) st = ade_cgraph_parts(g, NULL, &c->largest);
+  ade_cgraph_free(g);
+  return st < 0 ? cli_tape_error(c->path, "c-graph", st) : -1;
+}
+
+/* A positive number of seconds. -1, or the exit status of a usage error. */
+static int parse_seconds(const cli_cmd *self, const char *s, double *t) {
+  char *end;
+  *t = strtod(s, &end);
+  if (end == s || *end || !(*t > 0) || !isfinite(*t))
+    return cli_usage_error(self, "--time-limit: '%s' is not a positive number of seconds", s);
+  return -1;
+}
+
+int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
+  const char *format = "text", *limit = "1";
+  int fmt = TEXT;
+  cmp c;
+  memset(&c, 0, sizeof c);
+  const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
+                          {"all", NULL, &c.all}, {NULL, NULL, NULL}};
+  int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
+  if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 || (rc = parse_seconds(self, limit, &c.time_limit)) >= 0)
+    return rc;
+  if ((st = ade_tape_open(&c.t, c.path)) < 0) return cli_tape_error(c.path, "cannot open", st);
+  c.n = ade_tape_num_indep(c.t);
+  c.m = ade_tape_num_dep(c.t);
+  c.rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 8, sizeof *c.rows);
+  rc = c.rows ? baselines(&c) : cli_tape_error(c.path, "compare", ADE_ENOMEM);
+  if (rc < 0) {
+    run_dense(&c);
+    run_orderings(&c);
+    if (c.optimize) run_optimizers(&c);
+    run_cpr(&c);
+    add_row(&c, "newsam-ramsdell", "bound", c.b.nr);
+    qsort(c.rows, c.nrows, sizeof *c.rows, by_fma);
+    if (fmt == TEXT) print_text(&c);
+    else if (fmt == MARKDOWN) print_markdown(&c);
+    else if (fmt == CSV) print_csv(&c);
+    else print_json(&c);
+    rc = cli_finish(c.failed ? CLI_FAIL : CLI_OK);
+  }
+  free(c.ref);
+  free(c.rows);
+  ade_tape_free(c.t);
+  return rc;
+}

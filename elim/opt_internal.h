@@ -1,0 +1,148 @@
+/* opt_internal.h: the optimizers' internals: a bitset search graph with undo, moves, lower bounds, canonical state keys, a state table, limits. */
+#ifndef ADE_OPT_INTERNAL_H
+#define ADE_OPT_INTERNAL_H
+
+#include "elim_internal.h"
+
+/* Search graphs hold at most this many vertices (rows are bitsets). */
+#define ADE__SG_MAX_SLOTS 8192u
+#define ADE__SLOT_NONE UINT32_MAX
+
+/* One elimination step on a search graph, by slot: vertex a, edge (a, b)
+ * front or back, face (a, b). cost orders candidate moves. */
+typedef struct ade__move {
+  uint32_t a, b, dir, cost;
+} ade__move;
+
+/* A growable array of moves, used as a stack of per-depth move lists. */
+typedef struct ade__moves {
+  ade__move *m;
+  size_t len, cap;
+} ade__moves;
+
+typedef struct ade__undo {
+  size_t tlen, nv, nlive;
+  long next_id;
+} ade__undo;
+
+/* The c-graph (vertex and edge kinds) or its dual (face kind) as bitset
+ * rows, with an undo trail: a step saves the rows it changes, so search
+ * goes back without copying or allocating (after warm-up). Slot order is
+ * the vertex order of the ade_cgraph it was built from; face fill-ins get
+ * new slots (never reused on one path) and the engine's vertex numbers. */
+typedef struct ade__sg {
+  int kind;                 /* enum ade_seq_kind */
+  size_t nv, cap, W;        /* slots in use, capacity, 64-bit words per row */
+  uint64_t *in, *out;       /* rows: cap x W */
+  uint8_t *vk, *alive;      /* ADE__X/Z/Y per slot; live flag */
+  long *id;                 /* vertex ids as the engine names them */
+  uint32_t *csrc, *ctgt;    /* faces: c-graph vertices (junction points) */
+  size_t njunc;             /* c-graph vertices */
+  size_t n, m;
+  uint32_t *xs, *ys;        /* slots of the independents and dependents */
+  uint32_t *aux;            /* X slot: its column; Y slot: its row */
+  long next_id;             /* faces: number of the next fill-in */
+  size_t nlive;             /* live intermediate vertices */
+  /* Undo: records (slot, alive, in row, out row) and a frame per step. */
+  uint64_t *trail;
+  size_t tlen, tcap;
+  ade__undo *fr;
+  size_t nfr, frcap;
+  uint32_t *touched, stamp;
+  /* Workspace of the lower bounds and keys. */
+  uint8_t *thr;
+  uint32_t *nxt, *prv, *par, *queue, *vis, *jmark, vstamp, jstamp;
+  uint64_t *anc, *rowtmp, *color;
+  uint32_t *order;
+} ade__sg;
+
+/* opt_graph.c */
+int ade__sg_init(ade__sg *s, const ade_cgraph *g, int kind, size_t extra);
+void ade__sg_free(ade__sg *s);
+int ade__moves_push(ade__moves *v, uint32_t a, uint32_t b, uint32_t dir, uint32_t cost);
+void ade__moves_free(ade__moves *v);
+/* Append the applicable moves at the current state, sorted (or not) by
+ * cost, then slots (ade__move_cmp). */
+int ade__sg_moves(ade__sg *s, ade__moves *out, int sorted);
+int ade__move_cmp(const ade__move *p, const ade__move *q);
+int ade__sg_apply(ade__sg *s, const ade__move *mv, uint64_t *cost);
+void ade__sg_undo(ade__sg *s);
+int ade__sg_done(const ade__sg *s);
+/* The step as the engine names it (call before applying the move). */
+void ade__sg_step(const ade__sg *s, const ade__move *mv, ade_elim_step *st);
+/* The canonical key of the state into *key (words, grown as needed). */
+int ade__sg_key(ade__sg *s, uint64_t **key, size_t *cap, size_t *len);
+/* Vertex and edge kinds: may the moves last and mv be swapped? (disjoint
+ * neighbourhoods, so either order gives the same graph and cost); nb is
+ * the neighbourhood of last recorded when it was applied (vertex kind). */
+int ade__sg_independent(const ade__sg *s, const ade__move *last, const uint64_t *nb, const ade__move *mv);
+/* Vertex kind: the neighbours of vertex a (in | out) into nb (W words). */
+void ade__sg_neighbours(const ade__sg *s, uint32_t a, uint64_t *nb);
+static inline int ade__bit(const uint64_t *row, size_t i) { return (int)((row[i >> 6] >> (i & 63)) & 1u); }
+static inline size_t ade__popcount(const uint64_t *row, size_t W) {
+  size_t c = 0;
+  for (size_t w = 0; w < W; w++) c += (size_t)__builtin_popcountll(row[w]);
+  return c;
+}
+
+/* opt_bound.c: a lower bound on the cost of completing the elimination,
+ * stopping early once it reaches limit. */
+uint64_t ade__sg_lower(ade__sg *s, uint64_t limit);
+
+/* opt_table.c: a hash table from keys (word strings) to values. */
+typedef struct ade__table {
+  uint64_t *hash, *val;
+  size_t *off;           /* key offset into arena, SIZE_MAX = empty */
+  uint32_t *len;
+  size_t cap, used;
+  uint64_t *arena;
+  size_t alen, acap;
+  size_t limit;          /* bytes */
+  int full;
+} ade__table;
+int ade__table_init(ade__table *t, size_t limit);
+void ade__table_free(ade__table *t);
+/* Find key; 1 and *val if present. */
+int ade__table_get(const ade__table *t, const uint64_t *key, size_t len, uint64_t *val);
+/* Insert or overwrite. ADE_OK, ADE_ENOMEM, or ADE_ETOOBIG when the byte limit is reached. */
+int ade__table_put(ade__table *t, const uint64_t *key, size_t len, uint64_t val);
+
+/* Limits and progress, shared by the searches. */
+typedef struct ade__clock {
+  double t0, deadline, next_report;
+  uint64_t node_limit;
+  const ade_opt_limits *lim;
+} ade__clock;
+void ade__clock_start(ade__clock *c, const ade_opt_limits *lim);
+int ade__clock_expired(const ade__clock *c, uint64_t nodes);
+void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64_t bound, uint64_t nodes,
+                       uint64_t cuts);
+
+/* opt_common.c */
+int ade__opt_heuristic(const ade_cgraph *g, int kind, ade_elim_seq **best);
+int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs);
+int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
+/* An upper bound on the face eliminations of any complete face sequence
+ * (Lemma 4: the sum over X-Y paths of their lengths in faces), capped. */
+uint64_t ade__face_room(const ade_cgraph *g, uint64_t cap);
+/* A sequence of the kind from steps. */
+int ade__seq_from_steps(int kind, const ade_elim_step *st, size_t n, ade_elim_seq **s);
+
+/* The methods (each file). r is zeroed and filled; *seq bound and costed by the caller. */
+int ade__opt_exhaustive(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
+                        ade_opt_report *r);
+/* The exhaustive search, with or without bounds; check counts the states
+ * whose lower bound exceeds their exact cost (the tests' check of the bound). */
+int ade__exhaustive(const ade_cgraph *g, int kind, const ade_opt_limits *l, int bound, int check,
+                    ade_elim_seq **seq, ade_opt_report *r, uint64_t *violations);
+int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
+                 ade_opt_report *r);
+int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, ade_elim_seq **seq);
+int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
+                    ade_opt_report *r);
+int ade__opt_dp(const ade_cgraph *g, int method, ade_elim_seq **seq, uint64_t *cost);
+
+/* Default hierarchy of a kind. */
+const char *ade__hier_default(int kind);
+
+#endif

@@ -1,0 +1,300 @@
+/* plan.c: compiled eliminations: the arithmetic an elimination sequence executes on a tape's c-graph, kept as a straight-line program over value slots and run again on the tape's partials without building the graph. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "elim_internal.h"
+#include "record_internal.h"
+
+struct ade_elim_plan {
+  uint64_t records;      /* the tape it was compiled for: records, chunks, operands */
+  size_t nchunks, ntape;
+  size_t *chunk_ops;     /* operands of each linearized chunk */
+  size_t *init;          /* per tape operand (in linearized order): its slot, 0 = none */
+  size_t ninit;          /* slots 1..ninit hold the partials (the c-graph's edges) */
+  ade__planrec prog;     /* the multiply-adds (and merges) of the elimination */
+  size_t nslot;
+  double *val;
+  size_t m, n, nnz;
+  size_t *rowptr, *col;  /* J's structure */
+  size_t *out;           /* the slot of each entry of J */
+  uint64_t fma;
+};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b) {
+  if (r->n == r->cap) {
+    size_t nc = r->cap ? 2 * r->cap : 1024;
+    uint8_t *k = ade__realloc(r->kind, nc);
+    if (k) r->kind = k;
+    size_t *pd = ade__realloc(r->d, ade__mul_size(nc, sizeof *pd));
+    if (pd) r->d = pd;
+    size_t *pa = ade__realloc(r->a, ade__mul_size(nc, sizeof *pa));
+    if (pa) r->a = pa;
+    size_t *pb = ade__realloc(r->b, ade__mul_size(nc, sizeof *pb));
+    if (pb) r->b = pb;
+    if (!k || !pd || !pa || !pb) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", nc);
+    r->cap = nc;
+  }
+  r->kind[r->n] = (uint8_t)kind;
+  r->d[r->n] = (size_t)d;
+  r->a[r->n] = (size_t)a;
+  r->b[r->n++] = (size_t)b;
+  return ADE_OK;
+}
+
+void ade_elim_plan_free(ade_elim_plan *p) {
+  if (!p) return;
+  ade__free(p->chunk_ops);
+  ade__free(p->init);
+  ade__free(p->prog.kind);
+  ade__free(p->prog.d);
+  ade__free(p->prog.a);
+  ade__free(p->prog.b);
+  ade__free(p->val);
+  ade__free(p->rowptr);
+  ade__free(p->col);
+  ade__free(p->out);
+  ade__free(p);
+}
+
+/* ------------------------------------------------------------- inputs */
+
+/* Each operand of the linearized tape: the c-graph edge its partial goes
+ * to (the edge's number is its slot; parallel edges share one), as
+ * ade_cgraph_from_tape labels the edges. */
+static int map_chunk(ade_elim_plan *p, const ade_cgraph *g, const ade__lin *L, size_t *k) {
+  for (uint32_t i = 0; i < L->n; i++) {
+    size_t vr = ade__graph_vertex(g, (long)(L->first + i + 1));
+    for (uint32_t q = L->pos[i]; q < L->pos[i + 1]; q++) {
+      size_t va = vr == ADE__NONE ? ADE__NONE : ade__graph_vertex(g, (long)L->id[q]);
+      size_t e = va == ADE__NONE ? ADE__NONE : ade__graph_find(g, va, vr);
+      p->init[(*k)++] = e == ADE__NONE ? 0 : (size_t)g->e[e].id;
+    }
+  }
+  return ADE_OK;
+}
+
+static int map_inputs(ade_elim_plan *p, ade_tape *t, const ade_cgraph *g) {
+  const ade__lin *L;
+  int st = ADE_OK;
+  size_t k = 0;
+  p->records = t->meta.records;
+  p->nchunks = t->meta.nchunks;
+  p->ninit = g->nedges;
+  if (g->next_edge_id != (long)g->nedges + 1)
+    return ade__fail(ADE_EINVAL, "a plan needs a c-graph fresh from its tape");
+  p->chunk_ops = ade__calloc(p->nchunks + 1, sizeof *p->chunk_ops);
+  if (!p->chunk_ops) return ade__fail(ADE_ENOMEM, "out of memory for a plan");
+  for (size_t c = 0; !st && c < p->nchunks; c++)
+    if (!(st = ade__lin_get(t, c, &L))) p->chunk_ops[c] = L->pos[L->n], p->ntape += L->pos[L->n];
+  if (!st && !(p->init = ade__alloc((p->ntape + 1) * sizeof *p->init)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for the inputs of a plan (%zu operands)", p->ntape);
+  for (size_t c = 0; !st && c < p->nchunks; c++)
+    if (!(st = ade__lin_get(t, c, &L))) st = map_chunk(p, g, L, &k);
+  return st;
+}
+
+/* ------------------------------------------------------------ outputs */
+
+typedef struct entry {
+  size_t row, col, slot;
+} entry;
+
+static int cmp_entry(const void *x, const void *y) {
+  const entry *a = x, *b = y;
+  if (a->row != b->row) return a->row < b->row ? -1 : 1;
+  return (a->col > b->col) - (a->col < b->col);
+}
+
+/* The entries of J held by the eliminated graph w (as ade_cgraph_jacobian
+ * reads them), in row-major order. */
+static size_t collect(const ade_cgraph *w, entry *E) {
+  size_t nz = 0;
+  for (size_t i = 0; i < w->nv; i++) {
+    const ade__vtx *v = &w->v[i];
+    if (!v->alive) continue;
+    if (!w->dual && v->kind == ADE__Y)
+      for (size_t k = 0; k < v->nin; k++) {
+        const ade__edge *e = &w->e[v->in[k]];
+        E[nz++] = (entry){v->aux, w->v[e->src].aux, (size_t)e->id};
+      }
+    if (w->dual && v->kind == ADE__Z)
+      E[nz++] = (entry){w->v[w->e[v->out[0]].dst].aux, w->v[w->e[v->in[0]].src].aux, (size_t)v->id};
+  }
+  qsort(E, nz, sizeof *E, cmp_entry);
+  return nz;
+}
+
+/* J's structure; an entry held twice is summed by a merge step. */
+static int map_outputs(ade_elim_plan *p, const ade_cgraph *w) {
+  size_t cap = (w->dual ? w->nalive : w->nedges) + 1, nz;
+  entry *E = ade__alloc(cap * sizeof *E);
+  int st = E ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu Jacobian entries", cap);
+  if (!st) nz = collect(w, E);
+  if (!st) {
+    p->rowptr = ade__calloc(p->m + 1, sizeof *p->rowptr);
+    p->col = ade__alloc((nz + 1) * sizeof *p->col);
+    p->out = ade__alloc((nz + 1) * sizeof *p->out);
+    if (!p->rowptr || !p->col || !p->out) st = ade__fail(ADE_ENOMEM, "out of memory for %zu Jacobian entries", nz);
+  }
+  for (size_t k = 0; !st && k < nz; k++) {
+    if (p->nnz && E[k].row == E[k - 1].row && E[k].col == E[k - 1].col) {
+      st = ade__plan_push(&p->prog, ADE__P_ADD, (long)p->out[p->nnz - 1], (long)E[k].slot, 0);
+      continue;
+    }
+    p->rowptr[E[k].row + 1]++;
+    p->col[p->nnz] = E[k].col;
+    p->out[p->nnz++] = E[k].slot;
+  }
+  for (size_t i = 0; !st && i < p->m; i++) p->rowptr[i + 1] += p->rowptr[i];
+  ade__free(E);
+  return st;
+}
+
+/* ------------------------------------------------------------- compile */
+
+/* Apply s to w (g, or its dual for faces) recording the arithmetic. */
+static int compile(ade_elim_plan *p, ade_cgraph *g, const ade_elim_seq *s, ade_jacobian_report *r) {
+  ade_cgraph *d = NULL, *w = g;
+  uint64_t cost = 0;
+  int st = s->kind == ADE_SEQ_FACE ? ade_cgraph_dual(&d, g) : ADE_OK;
+  if (d) w = d;
+  if (!st) {
+    w->rec = &p->prog;
+    st = ade_seq_apply(w, s, &cost);
+    w->rec = NULL;
+  }
+  if (!st) {
+    ade_sparse *J = NULL; /* complete? (the same check ade_jacobian makes) */
+    st = ade_cgraph_jacobian(w, &J);
+    ade_sparse_free(J);
+  }
+  if (!st) st = map_outputs(p, w);
+  if (!st) {
+    p->nslot = (size_t)(w->dual ? w->next_vertex_id : w->next_edge_id) + 1;
+    p->fma = cost;
+    r->fma = cost, r->fill = w->fill, r->absorbed = w->absorbed, r->merged = w->merged;
+    r->steps = s->len, r->vertices_after = g->n + g->m, r->edges_after = p->nnz;
+  }
+  ade_cgraph_free(d);
+  return st;
+}
+
+int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_jacobian_options *o,
+                         ade_jacobian_report *report) {
+  ade_jacobian_report r;
+  ade_cgraph *g = NULL;
+  ade_elim_seq *s = NULL;
+  double t0 = now();
+  memset(&r, 0, sizeof r);
+  if (!pp) return ade__fail(ADE_EINVAL, "ade_elim_plan_create: NULL result pointer");
+  *pp = NULL;
+  if ((!o || !o->seq) && (method < 0 || method >= ADE_ORDER_COUNT))
+    return ade__fail(ADE_EINVAL, "ade_elim_plan_create: unknown method %d", method);
+  ade_elim_plan *p = ade__calloc(1, sizeof *p);
+  int st = p ? ade_cgraph_from_tape(&g, t, &r.dropped) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
+  if (!st) {
+    p->m = g->m, p->n = g->n;
+    r.vertices_before = g->nalive, r.edges_before = g->nedges;
+    r.forward_cost = (uint64_t)g->n * g->nedges, r.reverse_cost = (uint64_t)g->m * g->nedges;
+    st = map_inputs(p, t, g);
+  }
+  const ade_elim_seq *use = o && o->seq ? o->seq : NULL;
+  if (!st && !use && !(st = ade_elim_order(g, method, &s))) use = s;
+  if (!st) st = compile(p, g, use, &r);
+  if (!st && !(p->val = ade__alloc(p->nslot * sizeof *p->val)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for %zu plan values", p->nslot);
+  ade_seq_free(s);
+  ade_cgraph_free(g);
+  if (st) ade_elim_plan_free(p);
+  else *pp = p;
+  r.seconds = now() - t0;
+  if (report) *report = r;
+  return st;
+}
+
+uint64_t ade_elim_plan_fma(const ade_elim_plan *p) { return p ? p->fma : 0; }
+
+int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J) {
+  if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_pattern: NULL argument");
+  int st = ade_sparse_create(J, p->m, p->n, p->nnz, 0);
+  if (st) return st;
+  memcpy((*J)->rowptr, p->rowptr, (p->m + 1) * sizeof *p->rowptr);
+  memcpy((*J)->col, p->col, p->nnz * sizeof *p->col);
+  memset((*J)->val, 0, p->nnz * sizeof *(*J)->val);
+  return ADE_OK;
+}
+
+/* ------------------------------------------------------------ execute */
+
+/* The partials of chunk c: from the tape's cache at the recorded point,
+ * else linearized at the values V. */
+static int chunk_partials(ade_tape *t, size_t c, const double *V, const ade__lin **L) {
+  if (!V) return ade__lin_get(t, c, L);
+  int st = ade__view_load(t, c);
+  if (!st) st = ade__lin_build(t, V, &t->linscratch);
+  *L = &t->linscratch;
+  return st;
+}
+
+/* Slots 1..ninit: each c-graph edge's label, the sum of its partials. */
+static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V) {
+  const ade__lin *L;
+  size_t k = 0;
+  memset(p->val, 0, (p->ninit + 1) * sizeof *p->val);
+  for (size_t c = 0; c < p->nchunks; c++) {
+    int st = chunk_partials(t, c, V, &L);
+    if (st) return st;
+    if (L->pos[L->n] != p->chunk_ops[c])
+      return ade__fail(ADE_EINVAL, "chunk %zu has %u operands; the plan was compiled for %zu", c,
+                       (unsigned)L->pos[L->n], p->chunk_ops[c]);
+    const size_t *init = p->init + k;
+    for (size_t q = 0; q < p->chunk_ops[c]; q++)
+      if (init[q]) p->val[init[q]] += L->d[q];
+    k += p->chunk_ops[c];
+  }
+  return ADE_OK;
+}
+
+/* The elimination's arithmetic, step by step as the engines did it. */
+static void run_program(const ade_elim_plan *p) {
+  const ade__planrec *r = &p->prog;
+  double *v = p->val;
+  for (size_t k = 0; k < r->n; k++) {
+    switch (r->kind[k]) {
+    case ADE__P_SET: v[r->d[k]] = v[r->a[k]] * v[r->b[k]]; break;
+    case ADE__P_FMA: v[r->d[k]] += v[r->a[k]] * v[r->b[k]]; break;
+    default: v[r->d[k]] += v[r->a[k]]; break;
+    }
+  }
+}
+
+int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J) {
+  if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_jacobian: NULL argument");
+  int st = ade__tape_readable(t), warn = ADE_OK;
+  if (st) return st;
+  if (t->meta.records != p->records || t->meta.nchunks != p->nchunks)
+    return ade__fail(ADE_EINVAL, "the plan was compiled for a tape of %llu records in %zu chunks, not %llu in %zu",
+                     (unsigned long long)p->records, p->nchunks, (unsigned long long)t->meta.records,
+                     t->meta.nchunks);
+  if (J->m != p->m || J->n != p->n || J->nnz != p->nnz || J->symmetric)
+    return ade__fail(ADE_EINVAL, "J is %zu x %zu with %zu entries; the plan's Jacobian %zu x %zu with %zu", J->m,
+                     J->n, J->nnz, p->m, p->n, p->nnz);
+  double *V = NULL;
+  if (x) { /* the values at x, then partials there */
+    if (!(V = ade__work(t, (size_t)t->meta.records + 1)))
+      return ade__fail(ADE_ENOMEM, "out of memory for %llu values", (unsigned long long)t->meta.records + 1);
+    st = ade__replay_values(t, x, V);
+    if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
+  }
+  if (!st) st = load_inputs(p, t, V);
+  if (st) return st;
+  run_program(p);
+  for (size_t k = 0; k < p->nnz; k++) J->val[k] = p->val[p->out[k]];
+  return warn;
+}

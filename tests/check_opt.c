@@ -1,0 +1,629 @@
+/* check_opt.c: tests of the optimizers: exhaustive oracle, branch and bound, hierarchies, annealing, dynamic programming, chain bracketing. */
+#include <string.h>
+#include <unistd.h>
+
+#include "opt_internal.h"
+#include "testutil.h"
+
+#define TOL 1e-12
+
+/* ------------------------------------------------------------- helpers */
+
+static ade_cgraph *graph(size_t n, const long *x, size_t m, const long *y, size_t ne, const long (*e)[2],
+                         uint64_t seed) {
+  long *src = malloc((ne + 1) * sizeof *src), *dst = malloc((ne + 1) * sizeof *dst);
+  double *val = malloc((ne + 1) * sizeof *val);
+  for (size_t k = 0; k < ne; k++) src[k] = e[k][0], dst[k] = e[k][1], val[k] = ade_test_uniform(&seed, 0.5, 1.5);
+  ade_cgraph *g = NULL;
+  int st = ade_cgraph_from_edges(&g, n, x, m, y, ne, src, dst, val);
+  ck_assert_msg(st == ADE_OK, "from_edges: %s", ade_errmsg());
+  free(src);
+  free(dst);
+  free(val);
+  return g;
+}
+
+/* Forward mode on the c-graph itself: tangents propagated in topological
+ * order (ids are topological in these tests), one direction per column. */
+static double *forward_jacobian(const ade_cgraph *g) {
+  size_t nv = g->nv;
+  double *J = calloc(g->m * g->n + 1, sizeof *J), *t = malloc((nv + 1) * sizeof *t);
+  for (size_t j = 0; j < g->n; j++) {
+    for (size_t v = 0; v < nv; v++) {
+      const ade__vtx *x = &g->v[v];
+      t[v] = x->kind == ADE__X ? (x->aux == j) : 0.0;
+      for (size_t k = 0; k < x->nin; k++) t[v] += g->e[x->in[k]].val * t[g->e[x->in[k]].src];
+    }
+    for (size_t i = 0; i < g->m; i++) J[i * g->n + j] = t[g->yv[i]];
+  }
+  free(t);
+  return J;
+}
+
+/* Apply s step by step to a copy of g (or its dual): every step's cost is
+ * what the engine counted, invariants hold; the result is complete and its
+ * Jacobian is forward mode's. Returns the total. */
+static uint64_t check_seq(const ade_cgraph *g, const ade_elim_seq *s, const char *what) {
+  ade_cgraph *w = NULL;
+  uint64_t total = 0, c;
+  int st = ade_seq_kind(s) == ADE_SEQ_FACE ? ade_cgraph_dual(&w, g) : ade_cgraph_copy(&w, g);
+  ck_assert_int_eq(st, ADE_OK);
+  for (size_t k = 0; k < ade_seq_length(s); k++) {
+    uint64_t before = w->fma;
+    st = ade__seq_apply_step(w, ade_seq_kind(s), ade_seq_step(s, k), &c);
+    ck_assert_msg(st == ADE_OK, "%s: step %zu: %s", what, k + 1, ade_errmsg());
+    ck_assert_uint_eq(w->fma - before, c);
+    total += c;
+  }
+  ck_assert_msg(ade_cgraph_check(w) == ADE_OK, "%s: %s", what, ade_errmsg());
+  ade_sparse *J = NULL;
+  ck_assert_msg(ade_cgraph_jacobian(w, &J) == ADE_OK, "%s: incomplete: %s", what, ade_errmsg());
+  double *D = calloc(g->m * g->n + 1, sizeof *D), *F = forward_jacobian(g);
+  ck_assert_int_eq(ade_sparse_to_dense(J, D), ADE_OK);
+  for (size_t i = 0; i < g->m * g->n; i++) ade_assert_rel(D[i], F[i], 1e-11);
+  ck_assert_msg(total == ade_seq_cost(s), "%s: applied %llu, claimed %llu", what, (unsigned long long)total,
+                (unsigned long long)ade_seq_cost(s));
+  free(D);
+  free(F);
+  ade_sparse_free(J);
+  ade_cgraph_free(w);
+  return total;
+}
+
+/* Optimize, check the sequence, return its cost. */
+static uint64_t opt(const ade_cgraph *g, int kind, int method, const ade_opt_limits *l, ade_opt_report *rep) {
+  ade_elim_seq *s = NULL;
+  ade_opt_report r;
+  int st = ade_optimize(g, kind, method, l, &s, &r);
+  ck_assert_msg(st == ADE_OK, "%s kind %d: %s", ade_opt_name(method), kind, ade_errmsg());
+  ck_assert_int_eq(ade_seq_kind(s), kind);
+  uint64_t c = check_seq(g, s, ade_opt_name(method));
+  ck_assert_uint_eq(c, r.cost);
+  ck_assert_uint_le(r.bound, r.cost);
+  if (r.optimal) ck_assert_uint_eq(r.bound, r.cost);
+  if (rep) *rep = r;
+  ade_seq_free(s);
+  return c;
+}
+
+static uint64_t optimum(const ade_cgraph *g, int kind) {
+  ade_opt_report r;
+  uint64_t c = opt(g, kind, ADE_OPT_EXHAUSTIVE, NULL, &r);
+  ck_assert(r.optimal);
+  return c;
+}
+
+/* threads < 0: one thread and no state table (commuting steps are then
+ * cut by the commutation rule). */
+/* The plain shortest path (no bounds), checking on every state solved that
+ * the lower bound of opt_bound.c does not exceed the true cost. */
+static uint64_t pure_optimum(const ade_cgraph *g, int kind) {
+  ade_opt_limits l;
+  ade_opt_report r;
+  ade_elim_seq *s = NULL;
+  uint64_t bad = 1;
+  ade_opt_limits_init(&l);
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(ade__exhaustive(g, kind, &l, 0, 1, &s, &r, &bad), ADE_OK);
+  ck_assert(r.optimal);
+  ck_assert_uint_eq(bad, 0);
+  uint64_t c;
+  ck_assert_int_eq(ade__seq_finish(g, s, &c), ADE_OK);
+  c = check_seq(g, s, "pure exhaustive");
+  ck_assert_uint_eq(c, r.cost);
+  ade_seq_free(s);
+  return c;
+}
+
+static uint64_t bnb(const ade_cgraph *g, int kind, int threads) {
+  ade_opt_limits l;
+  ade_opt_report r;
+  ade_opt_limits_init(&l);
+  l.threads = threads < 0 ? 1 : threads;
+  l.memory_limit = threads < 0 ? 1 : 0;
+  uint64_t c = opt(g, kind, ADE_OPT_BNB, &l, &r);
+  ck_assert(r.optimal && !r.limited);
+  return c;
+}
+
+static uint64_t order_cost(const ade_cgraph *g, int order) {
+  ade_elim_seq *s = NULL;
+  ck_assert_int_eq(ade_elim_order(g, order, &s), ADE_OK);
+  uint64_t c = ade_seq_cost(s);
+  ade_seq_free(s);
+  return c;
+}
+
+/* ---------------------------------------------------------- the papers */
+
+static const long lx[] = {-1, 0}, ly[] = {3, 4, 5, 6};
+static const long le[][2] = {{-1, 1}, {0, 1}, {1, 2}, {1, 6}, {2, 3}, {2, 4}, {2, 5}, {2, 6}};
+
+/* Face-elimination paper, Proposition 1 and Lemma 12: the lion. */
+START_TEST(lion) {
+  ade_cgraph *g = graph(2, lx, 4, ly, 8, le, 11);
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_VERTEX), 12);
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_EDGE), 11);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_VERTEX, 1), 12);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_EDGE, 1), 11);
+  ck_assert_uint_le(optimum(g, ADE_SEQ_FACE), 11);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_FACE, 1), optimum(g, ADE_SEQ_FACE));
+  /* Lemma 12: only back elimination of (2,6) first leads to 11. */
+  for (int method = ADE_OPT_EXHAUSTIVE; method <= ADE_OPT_BNB; method++) {
+    ade_elim_seq *s = NULL;
+    ck_assert_int_eq(ade_optimize(g, ADE_SEQ_EDGE, method, NULL, &s, NULL), ADE_OK);
+    const ade_elim_step *st = ade_seq_step(s, 0);
+    ck_assert(st->a == 2 && st->b == 6 && st->dir == ADE_BACK);
+    ade_seq_free(s);
+  }
+  ade_cgraph_free(g);
+}
+END_TEST
+
+static const long bx[] = {-3, -2, -1, 0}, by[] = {4, 5, 6, 7};
+static const long be[][2] = {{-3, 1}, {-2, 1}, {-1, 2}, {0, 2}, {1, 3}, {2, 3},
+                             {3, 4},  {3, 5},  {3, 6},  {3, 7}, {1, 4}, {2, 7}};
+
+/* Proposition 2: the bat: faces 22, edges 23. */
+START_TEST(bat) {
+  ade_cgraph *g = graph(4, bx, 4, by, 12, be, 5);
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_FACE), 22);
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_EDGE), 23);
+  ck_assert_uint_gt(optimum(g, ADE_SEQ_VERTEX), 23);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_FACE, 1), 22);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_EDGE, 1), 23);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_VERTEX, 1), optimum(g, ADE_SEQ_VERTEX));
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* Section 2: v1 = v-1 v0; v2 = sin v1; v3 = v1 v2; v4 = cos v3; v5 = exp v3. */
+START_TEST(motivating) {
+  static const long x[] = {-1, 0}, y[] = {4, 5};
+  static const long e[][2] = {{-1, 1}, {0, 1}, {1, 3}, {1, 2}, {2, 3}, {3, 4}, {3, 5}};
+  ade_cgraph *g = graph(2, x, 2, y, 7, e, 3);
+  for (int k = ADE_SEQ_VERTEX; k <= ADE_SEQ_FACE; k++) {
+    ck_assert_uint_eq(optimum(g, k), 7);
+    ck_assert_uint_eq(bnb(g, k, 1), 7);
+  }
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* DP paper, Figure 6: V_LM eliminates like V_F (22), V_LR like V_B (18,
+ * the optimum): dd = 6, 9, 9; Markowitz degrees 4, 6, 6, then 8 and 6. */
+START_TEST(relative_markowitz) {
+  static const long x[] = {-2, -1, 0}, y[] = {4, 5, 6};
+  static const long e[][2] = {{-2, 2}, {-2, 3}, {-1, 1}, {0, 1}, {1, 2}, {1, 3},
+                              {2, 4},  {2, 5},  {2, 6},  {3, 4}, {3, 5}, {3, 6}};
+  ade_cgraph *g = graph(3, x, 3, y, 12, e, 7);
+  ck_assert_uint_eq(order_cost(g, ADE_ORDER_VERTEX_MARKOWITZ), 22);
+  ck_assert_uint_eq(order_cost(g, ADE_ORDER_VERTEX_FORWARD), 22);
+  ck_assert_uint_eq(order_cost(g, ADE_ORDER_VERTEX_RELATIVE), 18);
+  ck_assert_uint_eq(order_cost(g, ADE_ORDER_VERTEX_REVERSE), 18);
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_VERTEX), 18);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_VERTEX, 1), 18);
+  ade_opt_limits l;
+  ade_opt_limits_init(&l);
+  l.hierarchy = "relative,forward";
+  ck_assert_uint_eq(opt(g, ADE_SEQ_VERTEX, ADE_OPT_HIERARCHY, &l, NULL), 18);
+  l.hierarchy = "markowitz,forward";
+  ck_assert_uint_eq(opt(g, ADE_SEQ_VERTEX, ADE_OPT_HIERARCHY, &l, NULL), 22);
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* -------------------------------------------------------- random graphs */
+
+/* A random c-graph: n independents 1-n..0, p intermediates 1..p, m
+ * dependents p+1..p+m; every intermediate has a predecessor and a
+ * successor, every dependent a predecessor; ids are topological. */
+static ade_cgraph *random_graph(uint64_t *rs, size_t n, size_t p, size_t m, double dens, size_t *nedges) {
+  long x[8], y[8], (*e)[2] = malloc(256 * sizeof *e);
+  size_t ne = 0, nid = n + p + m;
+  for (size_t i = 0; i < n; i++) x[i] = (long)i + 1 - (long)n;
+  for (size_t i = 0; i < m; i++) y[i] = (long)(p + 1 + i);
+  for (size_t t = n; t < nid; t++) { /* vertex t-n+1: predecessors among the earlier ones */
+    long id = (long)t + 1 - (long)n;
+    size_t lim = t < n + p ? t : n + p, first = ne;
+    for (size_t s = 0; s < lim; s++)
+      if (ade_test_uniform(rs, 0, 1) < dens) e[ne][0] = (long)s + 1 - (long)n, e[ne++][1] = id;
+    if (ne == first) e[ne][0] = (long)(ade_test_rand(rs) % lim) + 1 - (long)n, e[ne++][1] = id;
+  }
+  for (size_t j = 1; j <= p; j++) { /* successors */
+    int has = 0;
+    for (size_t k = 0; k < ne; k++) has |= e[k][0] == (long)j;
+    if (!has) e[ne][0] = (long)j, e[ne++][1] = (long)(j + 1 + ade_test_rand(rs) % (p + m - j));
+  }
+  long src[256], dst[256];
+  double val[256];
+  for (size_t k = 0; k < ne; k++) src[k] = e[k][0], dst[k] = e[k][1], val[k] = ade_test_uniform(rs, 0.5, 1.5);
+  ade_cgraph *g = NULL;
+  ck_assert_msg(ade_cgraph_from_edges(&g, n, x, m, y, ne, src, dst, val) == ADE_OK, "%s", ade_errmsg());
+  free(e);
+  *nedges = g->nedges;
+  return g;
+}
+
+/* Every heuristic the library has for a kind, as costs. */
+static uint64_t heuristics_min(const ade_cgraph *g, int kind, uint64_t opt_cost) {
+  static const char *const vh[] = {"sibling,succpred,markowitz,reverse", "markowitz,forward", "relative,reverse",
+                                   "fillin,markowitz,forward", "succpred,sibling,relative,forward"};
+  static const char *const eh[] = {"sibling,markowitz,reverse", "markowitz,fillin,forward", "fillin,reverse",
+                                   "sibling,fillin,markowitz,forward"};
+  static const char *const fh[] = {"absorb,cost,forward", "cost,reverse", "absorb,reverse"};
+  const char *const *hs = kind == ADE_SEQ_VERTEX ? vh : kind == ADE_SEQ_EDGE ? eh : fh;
+  size_t nh = kind == ADE_SEQ_VERTEX ? 5 : kind == ADE_SEQ_EDGE ? 4 : 3;
+  uint64_t best = UINT64_MAX;
+  ade_opt_limits l;
+  ade_opt_limits_init(&l);
+  for (size_t i = 0; i < nh; i++) {
+    l.hierarchy = hs[i];
+    uint64_t c = opt(g, kind, ADE_OPT_HIERARCHY, &l, NULL);
+    ck_assert_uint_ge(c, opt_cost);
+    best = c < best ? c : best;
+  }
+  for (int o = 0; o < ADE_ORDER_COUNT; o++) {
+    int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
+    if (k != kind) continue;
+    uint64_t c = order_cost(g, o);
+    ck_assert_uint_ge(c, opt_cost);
+    best = c < best ? c : best;
+  }
+  return best;
+}
+
+/* One random graph: B&B equals the oracle (with and without its state
+ * table); the bounded oracle equals the plain one, which checks the lower
+ * bound on every state it solves; face <= edge <= vertex optimum; every
+ * heuristic, annealing and DP variant is at least the optimum. Edges and
+ * faces are searched on graphs with at most 14 and 10 edges. */
+static void random_case(const ade_cgraph *g, size_t ne, int it, int *edges, int *faces) {
+  ade_opt_limits l;
+  uint64_t ov = pure_optimum(g, ADE_SEQ_VERTEX), oe, of;
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_VERTEX), ov);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_VERTEX, 1), ov);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_VERTEX, -1), ov);
+  heuristics_min(g, ADE_SEQ_VERTEX, ov);
+  ade_opt_limits_init(&l);
+  l.iterations = 200;
+  l.seed = (uint64_t)it;
+  ck_assert_uint_ge(opt(g, ADE_SEQ_VERTEX, ADE_OPT_ANNEAL, &l, NULL), ov);
+  if (ne > 14) return;
+  (*edges)++;
+  oe = pure_optimum(g, ADE_SEQ_EDGE);
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_EDGE), oe);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_EDGE, 1 + it % 2), oe);
+  if (ne <= 12) ck_assert_uint_eq(bnb(g, ADE_SEQ_EDGE, -1), oe);
+  ck_assert_uint_le(oe, ov);
+  heuristics_min(g, ADE_SEQ_EDGE, oe);
+  ck_assert_uint_ge(opt(g, ADE_SEQ_EDGE, ADE_OPT_ANNEAL, &l, NULL), oe);
+  for (int d = ADE_OPT_DP_BFFT; d <= ADE_OPT_DP_BFRA; d++) {
+    uint64_t c = opt(g, ADE_SEQ_EDGE, d, NULL, NULL);
+    ck_assert_uint_ge(c, oe);
+    if (ne <= 10) ck_assert_uint_eq(opt(g, ADE_SEQ_FACE, d, NULL, NULL), c);
+  }
+  if (ne > 10) return;
+  (*faces)++;
+  of = pure_optimum(g, ADE_SEQ_FACE);
+  ck_assert_uint_eq(optimum(g, ADE_SEQ_FACE), of);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_FACE, 1), of);
+  ck_assert_uint_le(of, oe);
+  heuristics_min(g, ADE_SEQ_FACE, of);
+}
+
+/* 520 graphs with up to 8 intermediates, then smaller ones until edges and
+ * faces have had 500 graphs each. */
+START_TEST(random_small) {
+  uint64_t rs = 4242;
+  int edges = 0, faces = 0, it = 0;
+  for (; it < 520 || edges < 500 || faces < 500; it++) {
+    int big = it < 520;
+    size_t n = 1 + ade_test_rand(&rs) % 3, m = 1 + ade_test_rand(&rs) % 3, ne;
+    size_t p = 1 + ade_test_rand(&rs) % (big ? 8 : 4);
+    double dens = ade_test_uniform(&rs, 0.1, big ? 0.4 : 0.3);
+    ade_cgraph *g = random_graph(&rs, n, p, m, dens, &ne);
+    random_case(g, ne, it, &edges, &faces);
+    ade_cgraph_free(g);
+  }
+  ck_assert_int_lt(it, 2000);
+}
+END_TEST
+
+/* Single-path chains: n independents, a path of p intermediates, m
+ * dependents. Every DP variant equals branch and bound, and the dense
+ * chain bracketing of the elementals (n -> 1 -> ... -> 1 -> m) too. */
+START_TEST(chains) {
+  uint64_t rs = 99;
+  for (int it = 0; it < 40; it++) {
+    size_t n = 1 + ade_test_rand(&rs) % 4, m = 1 + ade_test_rand(&rs) % 4, p = 1 + ade_test_rand(&rs) % 6;
+    long x[4], y[4], e[64][2];
+    size_t ne = 0;
+    for (size_t i = 0; i < n; i++) x[i] = (long)i + 1 - (long)n, e[ne][0] = x[i], e[ne++][1] = 1;
+    for (size_t j = 1; j < p; j++) e[ne][0] = (long)j, e[ne++][1] = (long)j + 1;
+    for (size_t i = 0; i < m; i++) y[i] = (long)(p + 1 + i), e[ne][0] = (long)p, e[ne++][1] = y[i];
+    ade_cgraph *g = graph(n, x, m, y, ne, (const long(*)[2])e, rs);
+    uint64_t b = bnb(g, ADE_SEQ_EDGE, 1);
+    ck_assert_uint_eq(b, bnb(g, ADE_SEQ_VERTEX, 1));
+    for (int d = ADE_OPT_DP_BFFT; d <= ADE_OPT_DP_BFRA; d++) ck_assert_uint_eq(opt(g, ADE_SEQ_EDGE, d, NULL, NULL), b);
+    size_t dims[8];
+    dims[0] = n;
+    for (size_t j = 1; j <= p; j++) dims[j] = 1;
+    dims[p + 1] = m;
+    uint64_t cost;
+    ck_assert_int_eq(ade_chain_bracket(p + 1, dims, NULL, NULL, &cost, NULL, 0), ADE_OK);
+    ck_assert_uint_eq(cost, b);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
+/* Dense Jacobian chain bracketing: the classic example (Cormen et al.,
+ * 15125 for 30x35, 35x15, 15x5, 5x10, 10x20, 20x25) and the generalized
+ * problem against enumeration of all plans. */
+static uint64_t brute(size_t i, size_t j, const size_t *d, const uint64_t *t, const uint64_t *a) {
+  if (i == j) return t ? (t[i - 1] * d[i - 1] < a[i - 1] * d[i] ? t[i - 1] * d[i - 1] : a[i - 1] * d[i]) : 0;
+  uint64_t best = UINT64_MAX;
+  for (size_t k = i; k < j; k++) {
+    uint64_t v = brute(k + 1, j, d, t, a) + brute(i, k, d, t, a) + d[j] * d[k] * d[i - 1];
+    best = v < best ? v : best;
+  }
+  if (t) {
+    uint64_t vt = brute(i, j - 1, d, t, a) + d[i - 1] * t[j - 1], va = brute(i + 1, j, d, t, a) + d[j] * a[i - 1];
+    best = vt < best ? vt : best;
+    best = va < best ? va : best;
+  }
+  return best;
+}
+
+START_TEST(chain_bracket) {
+  size_t d[] = {25, 20, 10, 5, 15, 35, 30};
+  uint64_t cost;
+  char plan[128];
+  ck_assert_int_eq(ade_chain_bracket(6, d, NULL, NULL, &cost, plan, sizeof plan), ADE_OK);
+  ck_assert_uint_eq(cost, 15125);
+  ck_assert_str_eq(plan, "((F6 (F5 F4)) ((F3 F2) F1))");
+  ck_assert_int_eq(ade_chain_bracket(6, d, NULL, NULL, &cost, plan, 8), ADE_OK);
+  ck_assert_str_eq(plan, "((F6 (F");
+  uint64_t rs = 5;
+  for (int it = 0; it < 200; it++) {
+    size_t q = 1 + ade_test_rand(&rs) % 6, dd[8];
+    uint64_t t[8], a[8];
+    for (size_t i = 0; i <= q; i++) dd[i] = 1 + ade_test_rand(&rs) % 9;
+    for (size_t i = 0; i < q; i++) t[i] = 1 + ade_test_rand(&rs) % 60, a[i] = 1 + ade_test_rand(&rs) % 60;
+    ck_assert_int_eq(ade_chain_bracket(q, dd, t, a, &cost, plan, sizeof plan), ADE_OK);
+    ck_assert_uint_eq(cost, brute(1, q, dd, t, a));
+    ck_assert_int_eq(ade_chain_bracket(q, dd, NULL, NULL, &cost, NULL, 0), ADE_OK);
+    ck_assert_uint_eq(cost, brute(1, q, dd, NULL, NULL));
+  }
+  ck_assert_int_eq(ade_chain_bracket(0, d, NULL, NULL, &cost, NULL, 0), ADE_EINVAL);
+  ck_assert_int_eq(ade_chain_bracket(2, d, (uint64_t[]){1, 2}, NULL, &cost, NULL, 0), ADE_EINVAL);
+  ck_assert_int_eq(ade_chain_bracket(2000, d, NULL, NULL, &cost, NULL, 0), ADE_ETOOBIG);
+}
+END_TEST
+
+/* ------------------------------------------------------ limits, threads */
+
+/* A graph too large to finish quickly: a few stacked bats. */
+static ade_cgraph *big_graph(void) {
+  uint64_t rs = 77;
+  size_t ne;
+  return random_graph(&rs, 4, 30, 4, 0.2, &ne);
+}
+
+static int progress_calls;
+static void on_progress(void *ud, const ade_opt_progress *p) {
+  (void)ud;
+  ck_assert(p->seconds >= 1.0 && p->method == ADE_OPT_BNB);
+  progress_calls++;
+}
+
+START_TEST(limits) {
+  ade_cgraph *g = big_graph();
+  ade_opt_limits l;
+  ade_opt_report r;
+  for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_EDGE; kind++) {
+    ade_opt_limits_init(&l);
+    l.node_limit = 50;
+    opt(g, kind, ADE_OPT_BNB, &l, &r);
+    ck_assert(r.limited && !r.optimal);
+    ck_assert_uint_le(r.nodes, 50);
+    ck_assert_uint_le(r.cost, r.initial);
+    ade_opt_limits_init(&l);
+    l.time_limit = 0.2;
+    l.threads = 2;
+    double t0 = ade__now();
+    opt(g, kind, ADE_OPT_BNB, &l, &r);
+    ck_assert(r.limited && !r.optimal);
+    ck_assert(ade__now() - t0 < 2.0);
+    l.threads = 1;
+    l.node_limit = 10;
+    l.time_limit = 0;
+    opt(g, kind, ADE_OPT_EXHAUSTIVE, &l, &r);
+    ck_assert(r.limited && !r.optimal);
+  }
+  /* progress is reported from the first second on, then about every second */
+  ade_opt_limits_init(&l);
+  l.time_limit = 1.3;
+  l.progress = on_progress;
+  progress_calls = 0;
+  opt(g, ADE_SEQ_EDGE, ADE_OPT_BNB, &l, &r);
+  if (r.limited) ck_assert_int_ge(progress_calls, 1);
+  ade_cgraph_free(g);
+}
+END_TEST
+
+START_TEST(threads) {
+  uint64_t rs = 31;
+  for (int it = 0; it < 30; it++) {
+    size_t ne;
+    ade_cgraph *g = random_graph(&rs, 2, 5, 3, 0.3, &ne);
+    for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_EDGE; kind++) {
+      uint64_t one = bnb(g, kind, 1);
+      ck_assert_uint_eq(bnb(g, kind, 3), one);
+    }
+    ade_cgraph_free(g);
+  }
+  ade_cgraph *g = graph(4, bx, 4, by, 12, be, 5);
+  ck_assert_uint_eq(bnb(g, ADE_SEQ_FACE, 4), 22);
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* ------------------------------------------------------ values, errors */
+
+START_TEST(names) {
+  int kind = -1;
+  ck_assert_int_eq(ade_opt_parse("bnb", &kind), ADE_OPT_BNB);
+  ck_assert_int_eq(kind, -1);
+  ck_assert_int_eq(ade_opt_parse("bnb-face", &kind), ADE_OPT_BNB);
+  ck_assert_int_eq(kind, ADE_SEQ_FACE);
+  ck_assert_int_eq(ade_opt_parse("dp-bfra", NULL), ADE_OPT_DP_BFRA);
+  ck_assert_int_eq(ade_opt_parse("dp-bfra-edge", &kind), ADE_OPT_DP_BFRA);
+  ck_assert_int_eq(kind, ADE_SEQ_EDGE);
+  ck_assert_int_eq(ade_opt_parse("bnb-", NULL), -1);
+  ck_assert_int_eq(ade_opt_parse("-face", NULL), -1);
+  ck_assert_int_eq(ade_opt_parse("nonsense", NULL), -1);
+  for (int m = 0; m < ADE_OPT_COUNT; m++) ck_assert_int_eq(ade_opt_parse(ade_opt_name(m), NULL), m);
+  ck_assert_ptr_null(ade_opt_name(ADE_OPT_COUNT));
+  ck_assert(!ade_opt_supports(ADE_OPT_ANNEAL, ADE_SEQ_FACE));
+  ck_assert(!ade_opt_supports(ADE_OPT_DP_BFFT, ADE_SEQ_VERTEX));
+  ck_assert(!ade_opt_supports(ADE_OPT_BNB, 3));
+  ck_assert_uint_eq(ade_opt_num_variants(), 15);
+  for (size_t i = 0; i < ade_opt_num_variants(); i++) {
+    int m, k;
+    const char *label;
+    ck_assert_int_eq(ade_opt_variant(i, &m, &k, &label), ADE_OK);
+    ck_assert(ade_opt_supports(m, k));
+    int k2 = -1;
+    ck_assert_int_eq(ade_opt_parse(label, &k2), m);
+    if (k2 >= 0) ck_assert_int_eq(k2, k);
+  }
+  ck_assert_int_eq(ade_opt_variant(99, NULL, NULL, NULL), ADE_EINVAL);
+}
+END_TEST
+
+START_TEST(bad_input) {
+  ade_cgraph *g = graph(2, lx, 4, ly, 8, le, 1), *d = NULL;
+  ade_elim_seq *s = (ade_elim_seq *)1;
+  ade_opt_limits l;
+  ade_opt_limits_init(&l);
+  ck_assert_int_eq(ade_optimize(g, ADE_SEQ_FACE, ADE_OPT_ANNEAL, NULL, &s, NULL), ADE_EINVAL);
+  ck_assert_ptr_null(s);
+  ck_assert_int_eq(ade_optimize(g, ADE_SEQ_VERTEX, ADE_OPT_DP_BFFT, NULL, &s, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_optimize(g, 7, ADE_OPT_BNB, NULL, &s, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_optimize(g, ADE_SEQ_EDGE, 42, NULL, &s, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_optimize(NULL, ADE_SEQ_EDGE, ADE_OPT_BNB, NULL, &s, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+  ck_assert_int_eq(ade_optimize(d, ADE_SEQ_FACE, ADE_OPT_BNB, NULL, &s, NULL), ADE_EINVAL);
+  const char *bad[] = {"sibling,nonsense", "absorb", "forward,markowitz", "relative,forward",
+                       "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q"};
+  int kinds[] = {ADE_SEQ_VERTEX, ADE_SEQ_VERTEX, ADE_SEQ_EDGE, ADE_SEQ_EDGE, ADE_SEQ_EDGE};
+  for (int i = 0; i < 5; i++) {
+    l.hierarchy = bad[i];
+    ck_assert_int_eq(ade_optimize(g, kinds[i], ADE_OPT_HIERARCHY, &l, &s, NULL), ADE_EINVAL);
+  }
+  l.hierarchy = "markowitz"; /* forward is added */
+  ck_assert_uint_eq(opt(g, ADE_SEQ_VERTEX, ADE_OPT_HIERARCHY, &l, NULL), 12);
+  l.hierarchy = " sibling , markowitz,reverse ";
+  opt(g, ADE_SEQ_EDGE, ADE_OPT_HIERARCHY, &l, NULL);
+  ade_cgraph_free(d);
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* Sequences saved and loaded apply to the graph they were built for. */
+START_TEST(save_load) {
+  ade_cgraph *g = graph(4, bx, 4, by, 12, be, 5);
+  char path[] = "/tmp/check_opt_seqXXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  for (size_t i = 0; i < ade_opt_num_variants(); i++) {
+    int m, k;
+    ade_opt_variant(i, &m, &k, NULL);
+    ade_elim_seq *s = NULL, *t = NULL;
+    ck_assert_int_eq(ade_optimize(g, k, m, NULL, &s, NULL), ADE_OK);
+    ck_assert_int_eq(ade_seq_save(s, path), ADE_OK);
+    ck_assert_int_eq(ade_seq_load(&t, path), ADE_OK);
+    ck_assert_uint_eq(check_seq(g, t, ade_opt_name(m)), ade_seq_cost(s));
+    ade_cgraph *w = NULL;
+    int done = 0;
+    uint64_t c = 0;
+    ck_assert_int_eq(k == ADE_SEQ_FACE ? ade_cgraph_dual(&w, g) : ade_cgraph_copy(&w, g), ADE_OK);
+    ck_assert_msg(ade_seq_validate(w, t, &done, &c) == ADE_OK, "%s", ade_errmsg());
+    ck_assert(done);
+    ade_cgraph_free(w);
+    ade_seq_free(s);
+    ade_seq_free(t);
+  }
+  unlink(path);
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* Out of memory at every allocation: ADE_ENOMEM, nothing leaked. */
+START_TEST(out_of_memory) {
+  long src[8], dst[8];
+  for (int i = 0; i < 8; i++) src[i] = le[i][0], dst[i] = le[i][1];
+  for (size_t v = 0; v < ade_opt_num_variants(); v++) {
+    int m, k, ok = 0;
+    ade_opt_variant(v, &m, &k, NULL);
+    for (long fail = 0; !ok && fail < 100000; fail++) {
+      ade_test_alloc a = {fail, 0, 0};
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      ade_cgraph *g = NULL;
+      ade_elim_seq *s = NULL;
+      ade_opt_limits l;
+      ade_opt_limits_init(&l);
+      l.iterations = 50;
+      l.threads = m == ADE_OPT_BNB ? 2 : 1;
+      int st = ade_cgraph_from_edges(&g, 2, lx, 4, ly, 8, src, dst, NULL);
+      if (!st) st = ade_optimize(g, k, m, &l, &s, NULL);
+      ade_seq_free(s);
+      ade_cgraph_free(g);
+      ade_set_allocator(NULL, NULL);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s-%d fail=%ld: %d %s", ade_opt_name(m), k, fail, st,
+                    ade_errmsg());
+      ck_assert_msg(a.live == 0, "%s-%d fail=%ld: %ld blocks leaked", ade_opt_name(m), k, fail, a.live);
+      ok = st == ADE_OK;
+    }
+    ck_assert(ok);
+  }
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("opt");
+  TCase *tc = tcase_create("papers");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, lion);
+  tcase_add_test(tc, bat);
+  tcase_add_test(tc, motivating);
+  tcase_add_test(tc, relative_markowitz);
+  tcase_add_test(tc, chains);
+  tcase_add_test(tc, chain_bracket);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("property");
+  tcase_set_timeout(tc, 240);
+  tcase_add_test(tc, random_small);
+  tcase_add_test(tc, threads);
+  tcase_add_test(tc, limits);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("values and errors");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, names);
+  tcase_add_test(tc, bad_input);
+  tcase_add_test(tc, save_load);
+  tcase_add_test(tc, out_of_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
