@@ -20,22 +20,6 @@ static int cmp_size(const void *a, const void *b) {
 
 /* ---------------------------------------------------------------- pattern */
 
-/* Live vertices of g in a topological order (Kahn); *k gets how many. */
-static int topo(const ade_cgraph *g, size_t *ord, size_t *k) {
-  size_t *deg = ade__alloc((g->nv + 1) * sizeof *deg), head = 0, tail = 0;
-  if (!deg) return ade__fail(ADE_ENOMEM, "out of memory for a topological order");
-  for (size_t i = 0; i < g->nv; i++)
-    if (g->v[i].alive && !(deg[i] = g->v[i].nin)) ord[tail++] = i;
-  while (head < tail) {
-    const ade__vtx *v = &g->v[ord[head++]];
-    for (size_t a = 0; a < v->nout; a++)
-      if (!--deg[g->e[v->out[a]].dst]) ord[tail++] = g->e[v->out[a]].dst;
-  }
-  ade__free(deg);
-  *k = tail;
-  return ADE_OK;
-}
-
 /* Index sets: set[v] (len[v] columns, ascending) = the union of its
  * predecessors' sets; a set is freed once its last successor has read it,
  * so memory follows the live part of the graph. */
@@ -93,7 +77,7 @@ int ade_cgraph_pattern(const ade_cgraph *g, ade_sparse **Pp) {
   S.buf = ade__alloc((g->n + 1) * sizeof *S.buf);
   ord = ade__alloc(nv * sizeof *ord);
   int st = S.set && S.len && S.rem && S.mark && S.buf && ord
-               ? topo(g, ord, &k)
+               ? ade__cgraph_topo(g, ord, &k)
                : ade__fail(ADE_ENOMEM, "out of memory for the index sets of %zu vertices", g->nv);
   for (size_t t = 0; !st && t < k; t++) st = iset_union(g, &S, ord[t], t + 1);
   if (!st) st = pattern_rows(g, &S, Pp);

@@ -102,4 +102,7 @@ int ade__elim_order_one(const ade_cgraph *g, int order, ade_elim_seq **sp, uint6
 int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp);
 int ade__order_split(const ade_cgraph *g, int order, int kind, ade_elim_seq **sp, int *split);
 
+/* Live vertices in a topological order (Kahn); *k gets how many. */
+int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);
+
 #endif

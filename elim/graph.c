@@ -286,3 +286,20 @@ void ade_cgraph_size(const ade_cgraph *g, size_t *nv, size_t *ne, size_t *n, siz
 }
 
 int ade_cgraph_is_dual(const ade_cgraph *g) { return g && g->dual; }
+
+/* Live vertices of g in a topological order (Kahn); *k (may be NULL) gets
+ * how many. ord holds g->nv entries. */
+int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k) {
+  size_t *deg = ade__alloc((g->nv + 1) * sizeof *deg), head = 0, tail = 0;
+  if (!deg) return ade__fail(ADE_ENOMEM, "out of memory for a topological order");
+  for (size_t i = 0; i < g->nv; i++)
+    if (g->v[i].alive && !(deg[i] = g->v[i].nin)) ord[tail++] = i;
+  while (head < tail) {
+    const ade__vtx *v = &g->v[ord[head++]];
+    for (size_t a = 0; a < v->nout; a++)
+      if (!--deg[g->e[v->out[a]].dst]) ord[tail++] = g->e[v->out[a]].dst;
+  }
+  ade__free(deg);
+  if (k) *k = tail;
+  return ADE_OK;
+}

@@ -75,21 +75,6 @@ static hent heap_pop(heap *h) {
   return top;
 }
 
-/* A topological order of g's live vertices (Kahn). */
-static int topo(const ade_cgraph *g, size_t *ord) {
-  size_t *deg = ade__alloc((g->nv + 1) * sizeof *deg), head = 0, tail = 0;
-  if (!deg) return ade__fail(ADE_ENOMEM, "out of memory for a topological order");
-  for (size_t i = 0; i < g->nv; i++)
-    if (g->v[i].alive && !(deg[i] = g->v[i].nin)) ord[tail++] = i;
-  while (head < tail) {
-    const ade__vtx *v = &g->v[ord[head++]];
-    for (size_t k = 0; k < v->nout; k++)
-      if (!--deg[g->e[v->out[k]].dst]) ord[tail++] = g->e[v->out[k]].dst;
-  }
-  ade__free(deg);
-  return ADE_OK;
-}
-
 /* Dependency degrees dd_j = id_j od_j (DP paper, V_LR): the numbers of
  * minimal vertices reaching j and maximal vertices j reaches, by bitsets
  * propagated in topological order. */
@@ -97,7 +82,7 @@ static int dependency_degrees(const ade_cgraph *g, int64_t *dd) {
   size_t wn = (g->n + 63) / 64, wm = (g->m + 63) / 64, w = wn > wm ? wn : wm;
   size_t *ord = ade__alloc((g->nv + 1) * sizeof *ord);
   uint64_t *bits = ade__calloc(ade__mul_size(g->nv + 1, w), sizeof *bits);
-  int st = ord && bits ? topo(g, ord) : ade__fail(ADE_ENOMEM, "out of memory for dependency degrees (%zu x %zu words)", g->nv, w);
+  int st = ord && bits ? ade__cgraph_topo(g, ord, NULL) : ade__fail(ADE_ENOMEM, "out of memory for dependency degrees (%zu x %zu words)", g->nv, w);
   for (int pass = 0; !st && pass < 2; pass++) { /* 0: id_j forward, 1: od_j backward */
     memset(bits, 0, (g->nv + 1) * w * sizeof *bits);
     for (size_t t = 0; t < g->nalive; t++) {
