@@ -90,3 +90,11 @@ else
 	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 endif
 bench: %D%/bench_hessian$(EXEEXT)
+
+# bench_opt: every optimizer of ade_optimize on the Jacobian problems.
+EXTRA_PROGRAMS += %D%/bench_opt
+%C%_bench_opt_SOURCES = %D%/bench_opt.c %D%/jacobian_problems.h
+%C%_bench_opt_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_opt_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_opt_LDADD = $(BENCH_LDADD)
+bench: %D%/bench_opt$(EXEEXT)
