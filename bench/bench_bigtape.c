@@ -2,7 +2,7 @@
  * and measure peak resident memory while recording and while sweeping the
  * tape back, against the tape's size on disk. Each phase runs in its own
  * child process, so each peak (wait4's ru_maxrss) is that phase's alone. */
-#define _DEFAULT_SOURCE /* wait4, and POSIX 2008 */
+#define _POSIX_C_SOURCE 200809L
 #include <adelim.h>
 
 #include "bench_util.h"
@@ -12,10 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define BENCH_REAL double
@@ -141,34 +139,24 @@ static void run_phase(const struct config *cf, int phase, struct phase_result *r
     phase_sweep(cf, r, phase >= 3, phase == 4 ? cf->limit : 0);
 }
 
-/* Fork, run the phase in the child, collect its result and peak RSS. */
+struct phase_job {
+  const struct config *cf;
+  int phase;
+};
+
+static void phase_job_run(void *ctx, void *out)
+{
+  const struct phase_job *j = ctx;
+  run_phase(j->cf, j->phase, out);
+}
+
+/* Run the phase in a child process: its result and its own peak RSS. */
 static int in_child(const struct config *cf, int phase, struct phase_result *r)
 {
-  int fd[2];
-  struct rusage ru;
-  int wstatus;
+  struct phase_job j = {cf, phase};
   memset(r, 0, sizeof *r);
-  fflush(stdout);
-  if (pipe(fd) != 0)
-    return -1;
-  const pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    close(fd[0]);
-    run_phase(cf, phase, r);
-    const ssize_t wr = write(fd[1], r, sizeof *r);
-    _exit(wr == (ssize_t)sizeof *r ? 0 : 1);
-  }
-  close(fd[1]);
-  const ssize_t got = read(fd[0], r, sizeof *r);
-  close(fd[0]);
-  while (wait4(pid, &wstatus, 0, &ru) < 0)
-    if (errno != EINTR)
-      return -1;
-  r->rss_mib = (double)ru.ru_maxrss / 1024.0;
-  if (got != (ssize_t)sizeof *r || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-    snprintf(r->err, sizeof r->err, "phase %d died (wait status %d)", phase, wstatus);
+  if (bench_in_child(phase_job_run, &j, r, sizeof *r, &r->rss_mib) != 0 && !r->err[0]) {
+    snprintf(r->err, sizeof r->err, "phase %d failed in its child process", phase);
     r->status = ADE_EIO;
   }
   return 0;

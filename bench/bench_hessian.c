@@ -3,7 +3,7 @@
  * orders, forward-over-reverse), against ADOL-C's hessian(), hess_pat +
  * coloring + hess_mat and sparse_hess; peak memory of edge pushing over a
  * file-backed tape at n = 10^5. See doc/benchmarks.md. */
-#define _DEFAULT_SOURCE /* wait4, getopt, and POSIX 2008 */
+#define _POSIX_C_SOURCE 200809L /* getopt */
 #include <adelim.h>
 
 #include "bench_hessian.h"
@@ -18,10 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* Plain double instantiation: the ADE_ macros are double expressions here. */
@@ -283,45 +281,10 @@ static void run_adelim(ade_tape *t, struct result *r, ade_sparse **H)
       r->diff[m] = sparse_rel_diff(H[m], H[0]);
 }
 
-/* Run job(ctx, out) in a child process; out (size bytes) comes back
- * through a pipe. Each ADOL-C run and each memory phase gets a fresh
- * process: peak RSS (wait4's ru_maxrss) is then that phase's alone, and
- * ADOL-C's global store, which never shrinks, does not carry one tape's
- * size into the sweeps of the next (their cost grows with it).
- * *rss_mib may be NULL. @return 0, -1 if the child failed. */
-typedef void (*bh_job)(void *ctx, void *out);
-static int in_child(bh_job job, void *ctx, void *out, size_t size, double *rss_mib)
-{
-  int fd[2], wstatus;
-  struct rusage ru;
-  fflush(stdout);
-  fflush(stderr);
-  if (pipe(fd) != 0)
-    return -1;
-  const pid_t pid = fork();
-  if (pid < 0)
-    return -1;
-  if (pid == 0) {
-    close(fd[0]);
-    job(ctx, out);
-    const ssize_t wr = write(fd[1], out, size);
-    _exit(wr == (ssize_t)size ? 0 : 1);
-  }
-  close(fd[1]);
-  size_t got = 0;
-  ssize_t rd;
-  while (got < size && ((rd = read(fd[0], (char *)out + got, size - got)) > 0 ||
-                        (rd < 0 && errno == EINTR)))
-    got += rd > 0 ? (size_t)rd : 0;
-  close(fd[0]);
-  while (wait4(pid, &wstatus, 0, &ru) < 0)
-    if (errno != EINTR)
-      return -1;
-  if (rss_mib)
-    *rss_mib = (double)ru.ru_maxrss / 1024.0;
-  return got == size && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 0 : -1;
-}
-
+/* Each ADOL-C run and each memory phase gets a fresh process
+ * (bench_in_child): peak RSS is then that phase's alone, and ADOL-C's
+ * global store, which never shrinks, does not carry one tape's size into
+ * the sweeps of the next (their cost grows with it). */
 #ifdef BENCH_HAVE_ADOLC
 static double rel(double e, double big) { return big > 0.0 ? e / big : e; }
 
@@ -400,7 +363,7 @@ static void run_case(struct result *r, int id, size_t n)
   static int probed;
   struct adolc_job j = {&r->p, H, r->p.sparse && !probed};
   probed |= j.probe;
-  if (in_child(run_adolc, &j, &r->c, sizeof r->c, NULL) != 0) {
+  if (bench_in_child(run_adolc, &j, &r->c, sizeof r->c, NULL) != 0) {
     fprintf(stderr, "bench_hessian: %s n=%zu: the ADOL-C child failed\n", r->p.name, n);
     r->c.have = 0;
   }
@@ -533,7 +496,7 @@ static void memory_case(int id, size_t n, const char *dir)
   for (int ph = 0; ph < MEM_NPHASES; ph++) {
     struct mem_job j = {&p, path, ph};
     memset(&r[ph], 0, sizeof r[ph]);
-    if (in_child(mem_job_run, &j, &r[ph], sizeof r[ph], &r[ph].rss_mib) != 0) {
+    if (bench_in_child(mem_job_run, &j, &r[ph], sizeof r[ph], &r[ph].rss_mib) != 0) {
       snprintf(r[ph].err, sizeof r[ph].err, "the child process failed");
       r[ph].status = ADE_EIO;
     }
@@ -773,18 +736,8 @@ static void print_targets(const struct result *R, size_t k)
 
 static void print_machine(int argc, char **argv)
 {
-  char line[256], model[256] = "unknown";
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f) {
-    while (fgets(line, sizeof line, f))
-      if (strncmp(line, "model name", 10) == 0) {
-        const char *s = strchr(line, ':');
-        snprintf(model, sizeof model, "%s", s ? s + 2 : line);
-        model[strcspn(model, "\n")] = 0;
-        break;
-      }
-    fclose(f);
-  }
+  char model[256];
+  bench_cpu_model(model, sizeof model);
   printf("command:");
   for (int i = 0; i < argc; i++)
     printf(" %s", argv[i]);

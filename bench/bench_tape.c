@@ -219,18 +219,8 @@ static void cell(const char *f, double v, int ok)
 
 static void print_machine(void)
 {
-  char line[256], model[256] = "unknown";
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f) {
-    while (fgets(line, sizeof line, f))
-      if (strncmp(line, "model name", 10) == 0) {
-        const char *s = strchr(line, ':');
-        snprintf(model, sizeof model, "%s", s ? s + 2 : line);
-        model[strcspn(model, "\n")] = 0;
-        break;
-      }
-    fclose(f);
-  }
+  char model[256];
+  bench_cpu_model(model, sizeof model);
   printf("machine: %s, %ld online CPUs; adelim %d.%d.%d; timings: min of >= %d runs"
          " (more while %.2f s last, at most %d)\n\n",
          model, sysconf(_SC_NPROCESSORS_ONLN), ADE_VERSION_MAJOR, ADE_VERSION_MINOR,

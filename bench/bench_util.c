@@ -1,12 +1,17 @@
 /* bench_util.c: problem set-up, timing and comparison helpers for bench/. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, getrusage */
+#define _DEFAULT_SOURCE /* wait4, and POSIX 2008: clock_gettime, getrusage */
 #include "bench_util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 struct bench_timing bench_timing = {5, 1000, 0.5};
 
@@ -149,4 +154,53 @@ void *bench_xmalloc(size_t count, size_t size)
     exit(2);
   }
   return p;
+}
+
+int bench_in_child(bench_job job, void *ctx, void *out, size_t size, double *rss_mib)
+{
+  int fd[2], wstatus;
+  struct rusage ru;
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(fd) != 0)
+    return -1;
+  const pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    close(fd[0]);
+    job(ctx, out);
+    const ssize_t wr = write(fd[1], out, size);
+    _exit(wr == (ssize_t)size ? 0 : 1);
+  }
+  close(fd[1]);
+  size_t got = 0;
+  ssize_t rd;
+  while (got < size && ((rd = read(fd[0], (char *)out + got, size - got)) > 0 ||
+                        (rd < 0 && errno == EINTR)))
+    got += rd > 0 ? (size_t)rd : 0;
+  close(fd[0]);
+  while (wait4(pid, &wstatus, 0, &ru) < 0)
+    if (errno != EINTR)
+      return -1;
+  if (rss_mib)
+    *rss_mib = (double)ru.ru_maxrss / 1024.0;
+  return got == size && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 0 : -1;
+}
+
+void bench_cpu_model(char *model, size_t size)
+{
+  char line[256];
+  snprintf(model, size, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "model name", 10) == 0) {
+      const char *s = strchr(line, ':');
+      snprintf(model, size, "%s", s ? s + 2 : line);
+      model[strcspn(model, "\n")] = 0;
+      break;
+    }
+  fclose(f);
 }

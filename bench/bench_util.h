@@ -49,6 +49,15 @@ double bench_rel_diff(const double *a, const double *b, size_t k);
 double bench_dot(const double *a, const double *b, size_t k);
 /*! bench_peak_rss_mib: this process's peak resident set size so far, MiB. */
 double bench_peak_rss_mib(void);
+/* bench_in_child: run job(ctx, out) in a forked child process; out (size
+ * bytes) comes back through a pipe, *rss_mib (may be NULL) gets the child's
+ * peak resident set size (wait4's ru_maxrss): a phase measured this way is
+ * alone in its process. @return 0, or -1 if the child could not run or
+ * failed. */
+typedef void (*bench_job)(void *ctx, void *out);
+int bench_in_child(bench_job job, void *ctx, void *out, size_t size, double *rss_mib);
+/*! bench_cpu_model: the CPU's model name from /proc/cpuinfo, or "unknown". */
+void bench_cpu_model(char *model, size_t size);
 /*! bench_xmalloc: calloc that reports and exits on failure (programs only). */
 void *bench_xmalloc(size_t count, size_t size);
 
