@@ -159,10 +159,14 @@ int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse *
   memset(&rep, 0, sizeof rep);
   double t0 = ade__now(), *V = NULL;
   if (H) *H = NULL;
-  int st = check_args(t, method, o, H), warn = ADE_OK;
+  int st = check_args(t, method, o, H), warn = ADE_OK, point = 0;
   const double *x = o ? o->x : NULL, *w = o ? o->w : NULL;
   double *g = o ? o->grad : NULL;
-  if (!st && x) {
+  if (!st && ade__point_wanted(t, x)) { /* no value array: views at x (point.c) */
+    st = ade__point_begin(t, x);
+    point = !st;
+    if (point && t->pt.flips) warn = ADE_WBRANCH;
+  } else if (!st && x) {
     V = ade__alloc(ade__mul_size((size_t)t->meta.records + 1, sizeof *V));
     st = V ? ade__replay_values(t, x, V) : ade__fail(ADE_ENOMEM, "out of memory for the values at x");
     if (st == ADE_WBRANCH) {
@@ -179,6 +183,7 @@ int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse *
     }
   }
   ade__free(V);
+  if (point) ade__point_end(t);
   if (st && H) {
     ade_sparse_free(*H);
     *H = NULL;

@@ -360,10 +360,12 @@ ADE_API int ade_gradient(ade_tape *t, const double *x, double *f, double *g);
  * use beyond a few chunks. Within it, sweeps at the recorded point keep the
  * chunks they decode and linearize, so later sweeps skip that work, and
  * reverse sweeps keep one adjoint per variable and direction; beyond it,
- * reverse sweeps at the recorded point keep the adjoints of the live
- * variables only, so memory is bounded by the live set and a few chunks,
- * not by the tape. Forward sweeps and sweeps at a new point keep one value
- * (and p tangents) per variable. */
+ * reverse sweeps keep the adjoints of the live variables only, and at a
+ * new point recompute each chunk's values from the values earlier chunks
+ * export instead of keeping one value per variable, so memory is bounded by
+ * the live set, the exported values and a few chunks, not by the tape (the
+ * same holds for ade_hessian at a new point). Forward sweeps keep one value
+ * and p tangents per variable. */
 ADE_API void ade_tape_set_memory_limit(ade_tape *t, size_t bytes);
 /*! ade_tape_peak_live: the most live adjoints held by the last reverse sweep
  * that ran on live adjoints (0 if none did). */

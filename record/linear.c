@@ -67,12 +67,19 @@ static size_t lin_bytes(const ade__lin *L) {
   return L->n * (1 + 8 + 4) + (size_t)L->pos[L->n] * 16 + 4;
 }
 
-/* Chunk c linearized at the recorded values. A chunk linearized a second
- * time is kept while the kept ones fit in the tape's memory limit, so
- * repeated sweeps (gradients in a loop, strips of a Jacobian) skip decoding,
- * while a single sweep touches no more new memory than one chunk (fresh
- * pages cost more than the decoding they would save once). */
+/* Chunk c linearized at the recorded values (at the tape's point, if one
+ * is set: then never kept). A chunk linearized a second time is kept while
+ * the kept ones fit in the tape's memory limit, so repeated sweeps
+ * (gradients in a loop, strips of a Jacobian) skip decoding, while a single
+ * sweep touches no more new memory than one chunk (fresh pages cost more
+ * than the decoding they would save once). */
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
+  if (t->pt.active) { /* at a new point: never cached */
+    int st = ade__view_load(t, c);
+    if (!st) st = ade__lin_build(t, NULL, &t->linscratch);
+    *out = &t->linscratch;
+    return st;
+  }
   if (!t->lin) {
     t->lin = ade__calloc(t->meta.nchunks + 1, sizeof *t->lin);
     t->linseen = ade__calloc(t->meta.nchunks + 1, 1);

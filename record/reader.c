@@ -224,11 +224,24 @@ int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) {
   return st;
 }
 
-/* Make t->view hold chunk's records (decoded into the tape's scratch view). */
+/* The ascending ids chunk imports into *ids (grown as needed), *n of them. */
+int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap) {
+  if (!t->dctx && !(t->dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
+  int st = ade__chunk_read(&t->store, t->dctx, &t->meta, chunk, &t->scratch, &t->cd);
+  imports im = {0, NULL, NULL};
+  if (!st) st = imports_parse(&t->cd, t->meta.chunks[chunk].first, &im, chunk);
+  if (!st && import_table(&im, ids, cap)) st = ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  *n = st ? 0 : im.n;
+  return st;
+}
+
+/* Make t->view hold chunk's records (decoded into the tape's scratch view;
+ * its values are those at the tape's point, if one is set). */
 int ade__view_load(ade_tape *t, size_t chunk) {
   if (t->view_chunk == chunk) return ADE_OK;
   t->view_chunk = SIZE_MAX;
   int st = ade__view_decode(t, chunk, &t->scratch_view);
+  if (!st && t->pt.active) ade__point_apply(t, &t->scratch_view, 0);
   if (st) return st;
   t->view = t->scratch_view;
   t->view_chunk = chunk;

@@ -70,6 +70,19 @@ double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: E
 void ade__livemap_remove(ade__livemap *m, uint64_t id);
 void ade__livemap_free(ade__livemap *m);
 
+/* A point x other than the recorded one, set for a sweep (point.c): the
+ * values at x of every record some chunk imports, so that a chunk's values
+ * at x can be recomputed from its own records alone. */
+typedef struct ade__point {
+  int active;
+  const double *x;
+  uint64_t *id;        /* ascending: the imported records (kept: x-independent) */
+  double *val;         /* their values at x */
+  size_t n;
+  int have_ids;        /* id holds the tape's imports */
+  uint64_t flips, first_flip; /* recorded comparisons that differ at x */
+} ade__point;
+
 struct ade_tape {
   int state;
   int recovered;       /* opened by ade_tape_recover: no footer */
@@ -92,6 +105,7 @@ struct ade_tape {
   size_t workcap;
   size_t memlimit;     /* dense adjoints above this many bytes: live map */
   size_t peak_live;    /* live variables at most, in the last live-map sweep */
+  ade__point pt;       /* while a sweep runs at a new point in bounded memory */
 };
 
 /* Recording. */
@@ -116,7 +130,27 @@ void ade__lin_cache_free(ade_tape *t);
  * ADE_WBRANCH when a recorded comparison differs there. */
 int ade__replay_values(ade_tape *t, const double *x, double *V);
 
+/* Sweeps at a new point x whose value array (one double per record) would
+ * exceed the tape's memory limit: ade__point_begin replays the tape at x
+ * keeping only the imported values; until ade__point_end, ade__view_load
+ * gives views at x (values recomputed from the imports) and ade__lin_get
+ * linearizes at x. Values are bitwise those of ade__replay_values.
+ * @return ADE_OK (t->pt.flips counts the recorded comparisons that differ at
+ * x), or a read error or ENOMEM with no point set. */
+int ade__point_begin(ade_tape *t, const double *x);
+void ade__point_end(ade_tape *t);
+void ade__point_free(ade_tape *t);
+/* The values of view v (a chunk at the recorded point) at t's point; store:
+ * also keep the imported ones and count comparison flips (the forward pass). */
+void ade__point_apply(ade_tape *t, ade__view *v, int store);
+/* Whether sweeps at x should use the point mechanism: x given and one
+ * double per record beyond the memory limit. */
+static inline int ade__point_wanted(const ade_tape *t, const double *x) {
+  return x && (size_t)t->meta.records + 1 > t->memlimit / sizeof(double);
+}
+
 /* Reading. */
+int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap);
 int ade__view_load(ade_tape *t, size_t chunk);
 int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);
 void ade__view_free(ade__view *v);

@@ -10,6 +10,7 @@ typedef struct sweep {
   const double *x;
   double *V;
   uint64_t flips, first_flip;
+  int point; /* x is the tape's point (point.c): V is NULL */
 } sweep;
 
 /* Zero-order step at a new point: V[rid] = op(a), flagging branch flips. */
@@ -171,9 +172,10 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
 }
 
 /* Check the tape and size the workspace: V (if x), nvec doubles per
- * variable, and for a reverse sweep q scratch doubles. A reverse sweep at the
- * recorded point whose dense adjoints would exceed the tape's memory limit
- * keeps the adjoints of the live variables only. */
+ * variable, and for a reverse sweep q scratch doubles. A reverse sweep whose
+ * dense adjoints would exceed the tape's memory limit keeps the adjoints of
+ * the live variables only; at a new point whose V would exceed it, the
+ * values come from the tape's point (point.c), not from V. */
 static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, double **W,
                  adjstore *A) {
   int st = ade__tape_readable(t);
@@ -184,15 +186,16 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   size_t nv = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16 || (nvec && nv > SIZE_MAX / 8 / nvec - 1))
     return ade__fail(ADE_ETOOBIG, "workspace for %zu variables is too large", nv);
-  int live = A && !x && nv * nvec > t->memlimit / sizeof(double);
-  size_t need = (x ? nv : 0) + (live ? 0 : nv * nvec) + q;
+  s->point = A && ade__point_wanted(t, x);
+  int live = A && (!x || s->point) && nv * nvec > t->memlimit / sizeof(double);
+  size_t nV = x && !s->point ? nv : 0, need = nV + (live ? 0 : nv * nvec) + q;
   double *w = ade__work(t, need ? need : 1);
   if (!w) return ade__fail(ADE_ENOMEM, "out of memory for the sweep workspace (%zu doubles)", need);
   s->t = t;
   s->x = x;
-  s->V = x ? w : NULL;
+  s->V = nV ? w : NULL;
   s->flips = 0;
-  *W = w + (x ? nv : 0);
+  *W = w + nV;
   if (A) {
     A->map.q = nvec;
     A->dense = live ? NULL : *W;
@@ -229,8 +232,14 @@ static int adjoint(ade_tape *t, size_t q, const double *x, const double *Yb, dou
   adjstore A = {0};
   double *W;
   int st = setup(&s, t, x, q, q, &W, &A);
-  if (!st && x) st = forward(&s, 0, NULL, y, NULL, NULL);
-  if (!st) st = reverse(&s, q, Yb, Xb, &A, W, x ? NULL : y);
+  if (!st && s.point) st = ade__point_begin(t, x);
+  else if (!st && x) st = forward(&s, 0, NULL, y, NULL, NULL);
+  if (!st) st = reverse(&s, q, Yb, Xb, &A, W, s.V ? NULL : y);
+  if (s.point && t->pt.active) {
+    s.flips = t->pt.flips;
+    s.first_flip = t->pt.first_flip;
+    ade__point_end(t);
+  }
   ade__livemap_free(&A.map);
   return finish(&s, st);
 }
@@ -254,7 +263,7 @@ int ade_gradient(ade_tape *t, const double *x, double *f, double *g) {
 }
 
 int ade__replay_values(ade_tape *t, const double *x, double *V) {
-  sweep s = {t, x, V, 0, 0};
+  sweep s = {t, x, V, 0, 0, 0};
   return finish(&s, forward(&s, 0, NULL, NULL, NULL, NULL));
 }
 

@@ -44,6 +44,7 @@ void ade_tape_free(ade_tape *t) {
   ade__buf_free(&t->cd.plain);
   ade__buf_free(&t->scratch);
   ade__view_free(&t->scratch_view);
+  ade__point_free(t);
   ade__free(t->work);
   ade__free(t);
 }

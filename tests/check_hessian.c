@@ -153,6 +153,19 @@ START_TEST(random_tapes) {
       free(D);
     }
     if (_i % 4 == 0) theorem_5_1(t, xp, wp);
+    if (pt) { /* beyond the memory limit: no value array (point.c), the same bits */
+      ade_hess_report r1;
+      int k = _i % ADE_HESS_NMETHODS; /* the method: each in turn */
+      double *D1 = hess(t, k, xp, wp, g0, &r0, NULL);
+      ade_tape_set_memory_limit(t, 0);
+      double *D2 = hess(t, k, xp, wp, g, &r1, NULL);
+      ade_tape_set_memory_limit(t, (size_t)256 << 20);
+      ck_assert_mem_eq(D2, D1, sizeof(double) * (size_t)(n * n));
+      ck_assert_mem_eq(g, g0, sizeof(double) * (size_t)n);
+      ck_assert_msg(r1.value == r0.value, "value %.17g vs %.17g", r1.value, r0.value);
+      free(D1);
+      free(D2);
+    }
     free(D0);
   }
   ade_tape_free(t);
