@@ -44,7 +44,7 @@ static int samples = 3;               /* -k: timed samples (median) */
 static double min_sample = 0.05;      /* each sample repeats a call this long */
 static double one_call = 1.0;         /* calls longer than this run once */
 static size_t max_ndir = 2048;        /* -f: largest n for for-over-rev, hessian2() */
-static size_t max_markowitz = 60000;  /* -m: largest tape (records) for ve-markowitz */
+static size_t max_markowitz = SIZE_MAX; /* -m: largest tape (records) for ve-markowitz */
 static double dense_mib = 2048;       /* -d: largest dense triangle for ADOL-C hessian() */
 
 /* ------------------------------------------------------------- problems */
@@ -594,11 +594,10 @@ static void print_times(const struct result *R, size_t k)
     cell_ms(r->c.pat_s);
     printf(" %.3f | %.3f |\n", 1e3 * r->rec_s, 1e3 * r->c.rec_s);
   }
-  printf("\nskipped: for-over-rev and hessian2() when n > %zu (n directions); ve-markowitz when"
-         " the tape has more than %zu records (O(V^2) pair selection);\nADOL-C hessian() when"
-         " its lower triangle (n(n+1)/2 doubles) would exceed %.0f MiB; hess_mat on dense"
-         " Hessians (it would need n colors).\n",
-         max_ndir, max_markowitz, dense_mib);
+  printf("\nskipped: for-over-rev and hessian2() when n > %zu (n directions);", max_ndir);
+  if (max_markowitz != SIZE_MAX) printf(" ve-markowitz when the tape has more than %zu records (-m);", max_markowitz);
+  printf("\nADOL-C hessian() when its lower triangle (n(n+1)/2 doubles) would exceed %.0f MiB;"
+         " hess_mat on dense Hessians (it would need n colors).\n", dense_mib);
   printf("adelim: ade_hessian(tape, method) on a memory tape at the recorded point (x = NULL),"
          " including ade_sparse_free of H;\n'x given': o.x = the same point, values replayed."
          " ADOL-C: hessian(tag, n, x, H) (n hess_vec) and hessian2 (one\nhov_wk_forward +"
@@ -760,7 +759,7 @@ static void usage(void)
           " [problem[:n]...]\n"
           "  -k samples      timed samples per call, median (default 3)\n"
           "  -f max_n        largest n for for-over-rev and hessian2() (default 2048)\n"
-          "  -m max_records  largest tape for ve-markowitz (default 60000)\n"
+          "  -m max_records  largest tape for ve-markowitz (default: no limit)\n"
           "  -d MiB          largest ADOL-C hessian() triangle (default 2048)\n"
           "  -M              skip the memory runs at n = 10^5\n"
           "problems: rosenbrock broyden penalty1 pairs chaintree (default: all sizes)\n");

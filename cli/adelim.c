@@ -38,10 +38,12 @@ static int unknown_command(const char *name);
   "Compute the Hessian of the tape's dependent (of sum w_i y_i when it has\n"  \
   "several) at the recorded point and print its value, the nonzeros of the\n" \
   "lower triangle and the cost: edge updates, multiply-adds, largest live\n"  \
-  "set (or vertex pairs eliminated) and time.\n"                              \
+  "set (or vertex pairs eliminated) and time. 'adelim compare --hessian'\n"    \
+  "prints the same for every method, one row each.\n"                          \
   "\n"                                                                         \
   "  --method M      edge-push (default), ve-reverse, ve-markowitz,\n"         \
-  "                  for-over-rev, or all (one column per method)\n"           \
+  "                  for-over-rev, or all (one column per method, with the\n" \
+  "                  error against for-over-rev)\n"                            \
   "  --weights W     comma-separated weights, one per dependent (required\n"  \
   "                  when the tape has more than one)\n"                       \
   "  --out FILE      write H as a Matrix Market file (symmetric)\n"           \
@@ -60,7 +62,7 @@ static const cli_cmd commands[] = {
     {"verify", cli_cmd_verify, "check every chunk of tapes", VERIFY_USAGE},
     {"jacobian", cli_cmd_jacobian, "sparse Jacobian by vertex, edge or face elimination", cli_jacobian_usage},
     {"hessian", cli_cmd_hessian, "Hessian by edge pushing or vertex elimination", HESSIAN_USAGE},
-    {"compare", cli_cmd_compare, "cost and time of every Jacobian method, sorted", cli_compare_usage},
+    {"compare", cli_cmd_compare, "cost and time of every Jacobian or Hessian method, sorted", cli_compare_usage},
     {"dot", cli_cmd_dot, "the c-graph (or its dual) as Graphviz DOT", cli_dot_usage},
     {"help", cmd_help, "print help on a subcommand", HELP_USAGE},
 };

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <adelim.h>
+
 /* Exit statuses (doc/adelim.1.md, EXIT STATUS). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -78,6 +80,51 @@ void cli_table_free(cli_table *t);
  * empty). @return 0 or -1 when out of memory. */
 int cli_table_add(cli_table *t, const char *label, const char *const *cells);
 void cli_table_print(const cli_table *t, FILE *f);
+
+/* Output formats of `adelim compare`. */
+enum { CLI_TEXT, CLI_MARKDOWN, CLI_CSV, CLI_JSON };
+#define CLI_CELL 32
+#define CLI_GRID_MAXCOLS 16
+/* Writes the ncols cells of row i (CLI_CELL bytes each; "" if undefined). */
+typedef void cli_cells_fn(const void *ctx, size_t i, char cells[][CLI_CELL]);
+/* cli_grid_print: nrows rows of ncols (<= CLI_GRID_MAXCOLS) cells under
+ * heads, as text (a cli_table, the first column the label, undefined cells
+ * "-"), markdown (the first nleft columns left-aligned, the others right;
+ * "-") or csv (undefined cells empty). */
+void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft, size_t nrows,
+                    cli_cells_fn *cells, const void *ctx);
+/* "key": x (null when not defined), followed by ", " unless last. */
+void cli_put_json_opt(FILE *f, const char *key, int defined, double x, int last);
+
+/* The Hessian methods on one tape (hess.c), shared by `adelim hessian`
+ * and `adelim compare --hessian`. */
+typedef struct cli_hess {
+  int method;        /* set by the caller */
+  ade_hess_report r;
+  ade_sparse *H;     /* NULL: the method failed */
+  double err;        /* max |H - H_ref| / max |H_ref|, H_ref by for-over-rev; < 0: none */
+} cli_hess;
+/* cli_hess_weights: *w = the weights given by spec ("w1,w2,..."; malloc'd,
+ * NULL when spec is NULL and m <= 1). A usage error when the tape has
+ * m > 1 dependents and spec is NULL, or spec is not m numbers.
+ * @return -1 to continue, else the exit status (*w to be freed anyway). */
+int cli_hess_weights(const cli_cmd *cmd, const char *spec, size_t m, double **w);
+/* cli_hess_run: res[k].method for k < nm, at the recorded point, with
+ * weights w; g (NULL: none) gets the gradient. A failed method is reported
+ * on stderr and the others still run; the errors are filled when
+ * for-over-rev is among them. @return CLI_OK or CLI_FAIL. */
+int cli_hess_run(const char *path, ade_tape *t, const double *w, double *g, cli_hess *res, size_t nm);
+void cli_hess_free(cli_hess *res, size_t nm);
+#define CLI_HESS_NCOLS 9
+extern const char *const cli_hess_heads[CLI_HESS_NCOLS];
+/* The cells of one method's row ("" when not defined). */
+void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]);
+/* A text table with one column per method (`adelim hessian`). */
+#define CLI_HESS_COLUMNS (-1)
+/* cli_hess_print: the methods that succeeded, in res order, one row each
+ * in fmt (CLI_TEXT, CLI_MARKDOWN, CLI_CSV, CLI_JSON: an array of objects),
+ * or one column each (CLI_HESS_COLUMNS). */
+void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt);
 
 /* Subcommands. */
 int cli_cmd_stats(const cli_cmd *self, int argc, char **argv);

@@ -143,3 +143,10 @@ void cli_put_json_num(FILE *f, double x) {
   if (isfinite(x)) fprintf(f, "%.10g", x);
   else fputs("null", f);
 }
+
+void cli_put_json_opt(FILE *f, const char *key, int defined, double x, int last) {
+  fprintf(f, "\"%s\": ", key);
+  if (defined) cli_put_json_num(f, x);
+  else fputs("null", f);
+  fputs(last ? "" : ", ", f);
+}

@@ -1,4 +1,4 @@
-/* cmd_compare.c: `adelim compare`: every Jacobian method on one tape, its cost and time, sorted by multiply-adds. */
+/* cmd_compare.c: `adelim compare`: every Jacobian or Hessian method on one tape, its cost and time, by fma. */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 const char cli_compare_usage[] =
     "Usage: adelim compare [--format text|markdown|csv|json] [--optimize]\n"
     "                      [--time-limit SECONDS] [--all] TAPE\n"
+    "       adelim compare --hessian [--weights W1,...] [--format F] TAPE\n"
     "\n"
     "Compute the Jacobian of the tape at its recorded point by every method\n"
     "and print one table sorted by multiply-adds (fma):\n"
@@ -41,6 +42,13 @@ const char cli_compare_usage[] =
     "                    standard error and left out\n"
     "  --time-limit S    seconds per optimizer variant (default 1)\n"
     "  --all             run the slow orderings on large graphs too\n"
+    "  --hessian         compare the Hessian methods instead: every method of\n"
+    "                    'adelim hessian', one row each sorted by fma, with its\n"
+    "                    value, nonzeros, updates, fma, largest live set,\n"
+    "                    vertex pairs, seconds and the error against\n"
+    "                    for-over-rev (relative to its largest entry)\n"
+    "  --weights W       with --hessian: comma-separated weights, one per\n"
+    "                    dependent (required when the tape has more than one)\n"
     "  -h, --help        print this help\n";
 
 /* Largest part above which the orderings that rescan all candidates per
@@ -49,8 +57,6 @@ const char cli_compare_usage[] =
 
 /* Dense Jacobians above this many entries are not formed. */
 #define DENSE_MAX ((size_t)1 << 25)
-
-enum { TEXT, MARKDOWN, CSV, JSON };
 
 typedef struct row {
   const char *method, *kind;
@@ -274,24 +280,22 @@ static int by_fma(const void *a, const void *b) {
 
 /* ------------------------------------------------------------- output */
 
-#define NCOLS 7
-static const char *const heads[NCOLS + 1] = {"method", "kind",    "fma",    "fill-in",
-                                             "directions", "seconds", "replay", "error"};
+#define NCOLS 8
+static const char *const heads[NCOLS] = {"method", "kind", "fma", "fill-in", "directions", "seconds", "replay",
+                                         "error"};
 
-/* The cells of a row as text ("" when not defined). */
-static void cells(const row *r, char out[NCOLS][32]) {
-  snprintf(out[0], 32, "%s", r->kind);
-  snprintf(out[1], 32, "%" PRIu64, r->fma);
-  snprintf(out[2], 32, "%s", "");
-  snprintf(out[3], 32, "%s", "");
-  snprintf(out[4], 32, "%s", "");
-  snprintf(out[5], 32, "%s", "");
-  snprintf(out[6], 32, "%s", "");
-  if (r->has_fill) snprintf(out[2], 32, "%" PRIu64, r->fill);
-  if (r->dirs) snprintf(out[3], 32, "%zu", r->dirs);
-  if (r->seconds >= 0) snprintf(out[4], 32, "%.3g", r->seconds);
-  if (r->replay >= 0) snprintf(out[5], 32, "%.3g", r->replay);
-  if (r->err >= 0) snprintf(out[6], 32, "%.2g", r->err);
+/* The cells of row i as text ("" when not defined). */
+static void cells(const void *ctx, size_t i, char out[][CLI_CELL]) {
+  const row *r = &((const cmp *)ctx)->rows[i];
+  snprintf(out[0], CLI_CELL, "%s", r->method);
+  snprintf(out[1], CLI_CELL, "%s", r->kind);
+  snprintf(out[2], CLI_CELL, "%" PRIu64, r->fma);
+  for (int k = 3; k < NCOLS; k++) out[k][0] = '\0';
+  if (r->has_fill) snprintf(out[3], CLI_CELL, "%" PRIu64, r->fill);
+  if (r->dirs) snprintf(out[4], CLI_CELL, "%zu", r->dirs);
+  if (r->seconds >= 0) snprintf(out[5], CLI_CELL, "%.3g", r->seconds);
+  if (r->replay >= 0) snprintf(out[6], CLI_CELL, "%.3g", r->replay);
+  if (r->err >= 0) snprintf(out[7], CLI_CELL, "%.2g", r->err);
 }
 
 static void print_header(const cmp *c) {
@@ -304,53 +308,6 @@ static void print_header(const cmp *c) {
          b->nnz, b->max_row_nnz, b->max_col_nnz, b->col_colors, b->row_colors);
   printf("bounds (Naumann, Jacobians by dynamic programming): DM = min{n(m+p), m(n+p)} = %" PRIu64
          ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n\n", b->dm, b->nr);
-}
-
-static void print_text(const cmp *c) {
-  cli_table *tb = cli_table_create(NCOLS);
-  char cl[NCOLS][32];
-  const char *p[NCOLS];
-  if (!tb) return;
-  print_header(c);
-  cli_table_add(tb, heads[0], heads + 1);
-  for (size_t i = 0; i < c->nrows; i++) {
-    cells(&c->rows[i], cl);
-    for (int k = 0; k < NCOLS; k++) p[k] = cl[k][0] ? cl[k] : "-";
-    cli_table_add(tb, c->rows[i].method, p);
-  }
-  cli_table_print(tb, stdout);
-  cli_table_free(tb);
-}
-
-static void print_markdown(const cmp *c) {
-  char cl[NCOLS][32];
-  print_header(c);
-  for (int k = 0; k <= NCOLS; k++) printf("| %s ", heads[k]);
-  printf("|\n|---|---|--:|--:|--:|--:|--:|--:|\n");
-  for (size_t i = 0; i < c->nrows; i++) {
-    cells(&c->rows[i], cl);
-    printf("| %s ", c->rows[i].method);
-    for (int k = 0; k < NCOLS; k++) printf("| %s ", cl[k][0] ? cl[k] : "-");
-    printf("|\n");
-  }
-}
-
-static void print_csv(const cmp *c) {
-  char cl[NCOLS][32];
-  for (int k = 0; k <= NCOLS; k++) printf("%s%c", heads[k], k < NCOLS ? ',' : '\n');
-  for (size_t i = 0; i < c->nrows; i++) {
-    cells(&c->rows[i], cl);
-    printf("%s", c->rows[i].method);
-    for (int k = 0; k < NCOLS; k++) printf(",%s", cl[k]);
-    printf("\n");
-  }
-}
-
-static void json_opt(const char *key, int defined, double x, int last) {
-  printf("\"%s\": ", key);
-  if (defined) cli_put_json_num(stdout, x);
-  else fputs("null", stdout);
-  fputs(last ? "" : ", ", stdout);
 }
 
 static void print_json(const cmp *c) {
@@ -366,11 +323,11 @@ static void print_json(const cmp *c) {
     const row *r = &c->rows[i];
     printf("%s\n  {\"method\": \"%s\", \"kind\": \"%s\", \"fma\": %" PRIu64 ", ", i ? "," : "", r->method, r->kind,
            r->fma);
-    json_opt("fill", r->has_fill, (double)r->fill, 0);
-    json_opt("directions", r->dirs > 0, (double)r->dirs, 0);
-    json_opt("seconds", r->seconds >= 0, r->seconds, 0);
-    json_opt("replay", r->replay >= 0, r->replay, 0);
-    json_opt("error", r->err >= 0, r->err, 1);
+    cli_put_json_opt(stdout, "fill", r->has_fill, (double)r->fill, 0);
+    cli_put_json_opt(stdout, "directions", r->dirs > 0, (double)r->dirs, 0);
+    cli_put_json_opt(stdout, "seconds", r->seconds >= 0, r->seconds, 0);
+    cli_put_json_opt(stdout, "replay", r->replay >= 0, r->replay, 0);
+    cli_put_json_opt(stdout, "error", r->err >= 0, r->err, 1);
     printf("}");
   }
   printf("\n]}\n");
@@ -405,34 +362,77 @@ static int parse_seconds(const cli_cmd *self, const char *s, double *t) {
   return -1;
 }
 
+/* Every Jacobian method, one row each, sorted by fma. */
+static int compare_jacobian(cmp *c, int fmt) {
+  c->rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 8, sizeof *c->rows);
+  int rc = c->rows ? baselines(c) : cli_tape_error(c->path, "compare", ADE_ENOMEM);
+  if (rc >= 0) return rc;
+  run_dense(c);
+  run_orderings(c);
+  if (c->optimize) run_optimizers(c);
+  run_cpr(c);
+  add_row(c, "newsam-ramsdell", "bound", c->b.nr);
+  qsort(c->rows, c->nrows, sizeof *c->rows, by_fma);
+  if (fmt == CLI_JSON) print_json(c);
+  else {
+    if (fmt != CLI_CSV) print_header(c);
+    cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
+  }
+  return cli_finish(c->failed ? CLI_FAIL : CLI_OK);
+}
+
+static int by_hess_fma(const void *a, const void *b) {
+  const cli_hess *x = a, *y = b;
+  if (x->r.fma != y->r.fma) return x->r.fma < y->r.fma ? -1 : 1;
+  return x->method < y->method ? -1 : x->method > y->method;
+}
+
+/* --hessian: every Hessian method, one row each, sorted by fma; the error
+ * is against for-over-rev. */
+static int compare_hessian(const cli_cmd *self, const cmp *c, const char *weights, int fmt) {
+  cli_hess res[ADE_HESS_NMETHODS] = {{0}};
+  double *w = NULL;
+  int rc = cli_hess_weights(self, weights, c->m, &w);
+  for (int k = 0; k < ADE_HESS_NMETHODS; k++) res[k].method = k;
+  if (rc < 0) {
+    rc = cli_hess_run(c->path, c->t, w, NULL, res, ADE_HESS_NMETHODS);
+    qsort(res, ADE_HESS_NMETHODS, sizeof *res, by_hess_fma);
+    if (fmt == CLI_JSON) {
+      printf("{\"tape\": ");
+      cli_put_json_str(stdout, c->path);
+      printf(", \"n\": %zu, \"m\": %zu, \"methods\": ", c->n, c->m);
+    } else if (fmt != CLI_CSV) {
+      printf("tape: ");
+      cli_put_text(stdout, c->path);
+      printf("\nHessian of %s: n = %zu independents, m = %zu dependents; error against for-over-rev\n\n",
+             weights ? "sum w_i y_i" : "y", c->n, c->m);
+    }
+    cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
+    if (fmt == CLI_JSON) printf("}\n");
+    rc = cli_finish(rc);
+  }
+  cli_hess_free(res, ADE_HESS_NMETHODS);
+  free(w);
+  return rc;
+}
+
 int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
-  const char *format = "text", *limit = "1";
-  int fmt = TEXT;
+  const char *format = "text", *limit = "1", *weights = NULL;
+  int fmt = CLI_TEXT, hessian = 0;
   cmp c;
   memset(&c, 0, sizeof c);
   const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
-                          {"all", NULL, &c.all}, {NULL, NULL, NULL}};
+                          {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
+                          {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 || (rc = parse_seconds(self, limit, &c.time_limit)) >= 0)
     return rc;
+  if (hessian && c.optimize) return cli_usage_error(self, "--optimize applies to Jacobians, not to --hessian");
+  if (!hessian && weights) return cli_usage_error(self, "--weights goes with --hessian");
   if ((st = ade_tape_open(&c.t, c.path)) < 0) return cli_tape_error(c.path, "cannot open", st);
   c.n = ade_tape_num_indep(c.t);
   c.m = ade_tape_num_dep(c.t);
-  c.rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 8, sizeof *c.rows);
-  rc = c.rows ? baselines(&c) : cli_tape_error(c.path, "compare", ADE_ENOMEM);
-  if (rc < 0) {
-    run_dense(&c);
-    run_orderings(&c);
-    if (c.optimize) run_optimizers(&c);
-    run_cpr(&c);
-    add_row(&c, "newsam-ramsdell", "bound", c.b.nr);
-    qsort(c.rows, c.nrows, sizeof *c.rows, by_fma);
-    if (fmt == TEXT) print_text(&c);
-    else if (fmt == MARKDOWN) print_markdown(&c);
-    else if (fmt == CSV) print_csv(&c);
-    else print_json(&c);
-    rc = cli_finish(c.failed ? CLI_FAIL : CLI_OK);
-  }
+  rc = hessian ? compare_hessian(self, &c, weights, fmt) : compare_jacobian(&c, fmt);
   free(c.ref);
   free(c.rows);
   ade_tape_free(c.t);

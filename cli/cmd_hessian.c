@@ -1,6 +1,4 @@
 /* cmd_hessian.c: `adelim hessian`: the Hessian of a tape by edge pushing, vertex elimination or forward-over-reverse. */
-#include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,23 +28,6 @@ static int value_option(const cli_cmd *self, int *argc, char **argv, const char 
   return -1;
 }
 
-/* Parse "w1,w2,..." into m weights. */
-static int parse_weights(const cli_cmd *self, const char *s, size_t m, double *w) {
-  const char *p = s;
-  for (size_t i = 0; i < m; i++) {
-    char *end;
-    errno = 0;
-    w[i] = strtod(p, &end);
-    if (end == p || errno || !isfinite(w[i]))
-      return cli_usage_error(self, "--weights: bad number at '%s'", p);
-    if (*end != (i + 1 < m ? ',' : '\0'))
-      return cli_usage_error(self, "--weights: the tape has %zu dependents; give %zu comma-separated "
-                             "numbers", m, m);
-    p = end + 1;
-  }
-  return -1;
-}
-
 static void print_dense(const ade_sparse *H) {
   double *D = malloc(sizeof(double) * (H->n * H->n + 1));
   if (!D || ade_sparse_to_dense(H, D)) {
@@ -58,60 +39,45 @@ static void print_dense(const ade_sparse *H) {
   free(D);
 }
 
-static void report_row(cli_table *tb, const char *label, int nm, char cells[][32]) {
-  const char *c[ADE_HESS_NMETHODS];
-  for (int i = 0; i < nm; i++) c[i] = cells[i];
-  cli_table_add(tb, label, c);
+/* The methods named by name ("all": every one) into res; -1 if unknown. */
+static int methods(const char *name, cli_hess *res) {
+  int nm = strcmp(name, "all") == 0 ? ADE_HESS_NMETHODS : 1;
+  for (int k = 0; k < nm; k++) res[k].method = nm > 1 ? k : ade_hess_method_parse(name);
+  return res[0].method < 0 ? -1 : nm;
+}
+
+static int unknown_method(const cli_cmd *self, const char *name) {
+  char list[256] = "";
+  for (int k = 0; k < ADE_HESS_NMETHODS; k++) {
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof list - len, "%s, ", ade_hess_method_name(k));
+  }
+  return cli_usage_error(self, "unknown method '%s' (%sor all)", name, list);
 }
 
 /* One method or all of them, as a table with one column per method. */
 static int run(const char *path, const hopts *o, const cli_cmd *self) {
   ade_tape *t = NULL;
-  int all = strcmp(o->method, "all") == 0;
-  int first = all ? 0 : ade_hess_method_parse(o->method), nm = all ? ADE_HESS_NMETHODS : 1;
-  if (first < 0) return cli_usage_error(self, "unknown method '%s' (edge-push, ve-reverse, "
-                                        "ve-markowitz, for-over-rev or all)", o->method);
-  int rc = ade_tape_open(&t, path);
-  if (rc < 0) return cli_tape_error(path, "cannot open", rc);
+  cli_hess res[ADE_HESS_NMETHODS] = {{0}};
+  int nm = methods(o->method, res), rc;
+  if (nm < 0) return unknown_method(self, o->method);
+  if ((rc = ade_tape_open(&t, path)) < 0) return cli_tape_error(path, "cannot open", rc);
   size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t);
-  double *w = o->weights ? malloc(sizeof(double) * (m + 1)) : NULL;
-  double *g = malloc(sizeof(double) * (n + 1));
-  int status = CLI_OK;
-  if (o->weights && (rc = parse_weights(self, o->weights, m, w)) >= 0) status = rc;
-  char cells[7][ADE_HESS_NMETHODS][32];
-  ade_hess_report r[ADE_HESS_NMETHODS];
-  ade_sparse *H = NULL;
-  for (int k = 0; k < nm && status == CLI_OK; k++) {
-    ade_hess_options ho = {NULL, w, g};
-    ade_sparse_free(H);
-    rc = ade_hessian(t, first + k, &ho, &H, &r[k]);
-    if (rc < 0) status = cli_tape_error(path, ade_hess_method_name(first + k), rc);
-    if (rc == ADE_EINVAL && m > 1 && !w) cli_error("hint: give one weight per dependent with --weights");
-    else if (rc > 0) cli_error("%s: warning: %s", path, cli_errmsg());
-    if (rc < 0) break;
-    snprintf(cells[0][k], 32, "%s", ade_hess_method_name(first + k));
-    snprintf(cells[1][k], 32, "%.17g", r[k].value);
-    snprintf(cells[2][k], 32, "%zu", r[k].nnz);
-    snprintf(cells[3][k], 32, "%llu", (unsigned long long)r[k].updates);
-    snprintf(cells[4][k], 32, "%llu", (unsigned long long)r[k].fma);
-    snprintf(cells[5][k], 32, "%zu", r[k].max_live ? r[k].max_live : r[k].vertices);
-    snprintf(cells[6][k], 32, "%.6f", r[k].seconds);
-  }
+  double *w = NULL, *g = malloc(sizeof(double) * (n + 1));
+  int status = (rc = cli_hess_weights(self, o->weights, m, &w)) >= 0 ? rc : CLI_OK;
+  if (status == CLI_OK && !g) status = cli_tape_error(path, "gradient", ADE_ENOMEM);
+  if (status == CLI_OK) status = cli_hess_run(path, t, w, g, res, (size_t)nm);
   if (status == CLI_OK) {
-    static const char *labels[7] = {"method", "value", "nonzeros (lower)", "updates", "fma",
-                                    "live / vertices", "seconds"};
-    cli_table *tb = cli_table_create((size_t)nm);
+    const ade_sparse *H = res[nm - 1].H;
     printf("%zu independents, %zu dependents\n", n, m);
-    for (int i = 0; tb && i < 7; i++) report_row(tb, labels[i], nm, cells[i]);
-    if (tb) cli_table_print(tb, stdout);
-    cli_table_free(tb);
+    cli_hess_print(stdout, res, (size_t)nm, CLI_HESS_COLUMNS);
     if (o->gradient)
       for (size_t i = 0; i < n; i++) printf("g[%zu] = %.17g\n", i + 1, g[i]);
     if (o->dense) print_dense(H);
     if (o->out && (rc = ade_sparse_write_mtx(H, o->out)) != ADE_OK)
       status = cli_tape_error(o->out, "cannot write", rc);
   }
-  ade_sparse_free(H);
+  cli_hess_free(res, (size_t)nm);
   ade_tape_free(t);
   free(w);
   free(g);

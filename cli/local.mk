@@ -13,6 +13,7 @@ adelim_SOURCES = \
 	%D%/cmd_verify.c \
 	%D%/cmd_jacobian.c \
 	%D%/cmd_hessian.c \
+	%D%/hess.c \
 	%D%/args.c \
 	%D%/cmd_compare.c \
 	%D%/cmd_dot.c

@@ -80,3 +80,32 @@ void cli_table_print(const cli_table *t, FILE *f) {
   for (size_t i = 0; i < t->nrows; i++) print_row(t->cell + i * w, w, cw, f);
   free(cw);
 }
+
+/* One markdown or csv line; markdown shows an empty cell as "-". */
+static void grid_line(FILE *f, int fmt, const char *const *cell, size_t ncols) {
+  for (size_t k = 0; k < ncols; k++) {
+    if (fmt == CLI_CSV) fprintf(f, "%s%s", k ? "," : "", cell[k]);
+    else fprintf(f, "| %s ", cell[k][0] ? cell[k] : "-");
+  }
+  fputs(fmt == CLI_CSV ? "\n" : "|\n", f);
+}
+
+void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft, size_t nrows,
+                    cli_cells_fn *cells, const void *ctx) {
+  char cl[CLI_GRID_MAXCOLS][CLI_CELL];
+  const char *p[CLI_GRID_MAXCOLS];
+  cli_table *tb = fmt == CLI_TEXT ? cli_table_create(ncols - 1) : NULL;
+  if (ncols == 0 || ncols > CLI_GRID_MAXCOLS || (fmt == CLI_TEXT && !tb)) return;
+  if (tb) cli_table_add(tb, heads[0], heads + 1);
+  else grid_line(f, fmt, heads, ncols);
+  for (size_t k = 0; fmt == CLI_MARKDOWN && k < ncols; k++) fputs(k < nleft ? "|---" : "|--:", f);
+  if (fmt == CLI_MARKDOWN) fputs("|\n", f);
+  for (size_t i = 0; i < nrows; i++) {
+    cells(ctx, i, cl);
+    for (size_t k = 0; k < ncols; k++) p[k] = tb && !cl[k][0] ? "-" : cl[k];
+    if (tb) cli_table_add(tb, p[0], p + 1);
+    else grid_line(f, fmt, p, ncols);
+  }
+  if (tb) cli_table_print(tb, f);
+  cli_table_free(tb);
+}

@@ -56,7 +56,15 @@ typedef struct ade__hlog {
    * the size of the live set S_k after the step. */
   uint64_t *upd, *live;
   size_t nkeys;
+  /* Optional, caller-allocated (a slot per vertex): vertex elimination's
+   * step keys in the order it eliminated them. */
+  uint64_t *order;
+  size_t norder;
 } ade__hlog;
+
+static inline void ade__hlog_step(ade__hlog *g, uint64_t step) {
+  if (g && g->order) g->order[g->norder++] = step;
+}
 
 static inline void ade__hlog_count(ade__hlog *g, uint64_t step, uint64_t k) {
   if (g && g->upd && step < g->nkeys) g->upd[step] += k;
@@ -92,6 +100,9 @@ int ade__for_over_rev(ade_tape *t, const double *V, const double *w, ade_sparse 
                       ade_hess_report *r);
 int ade__vertex_elim(ade_tape *t, const double *V, const double *w, int order, ade_sparse **H,
                      double *g, ade_hess_report *r, ade__hlog *log);
+/* A method of ade__vertex_elim for the tests only: ve-markowitz choosing
+ * each pair by a linear scan (O(V^2)), the reference for its heap. */
+#define ADE__HESS_VE_MARKOWITZ_SCAN 0x100
 
 /* Build the symmetric CSR result from n dense lower-triangle rows given as
  * (col, val) triplets; used by every method. */

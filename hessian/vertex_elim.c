@@ -35,6 +35,9 @@ typedef struct ve {
   uint8_t *hasdiag, *gone;
   uint32_t *P, *S, *N; /* gathered neighbours of the vertex being eliminated */
   double *dP, *wS, *wN;
+  uint32_t *heap, *hpos; /* ve-markowitz: the pairs left, a binary min-heap */
+  uint64_t *hdeg;        /* each pair's degree as the heap last saw it */
+  size_t hn;
   uint64_t updates, fma, step;
   ade__hlog *log;
 } ve;
@@ -154,6 +157,86 @@ static int merge_parked(ve *v, uint32_t k) {
   return st;
 }
 
+#define ALLOC(p, n) ((p) = ade__calloc((n) ? (n) : 1, sizeof *(p)))
+
+/* Markowitz degree of the pair: |P| (|S| + |N|), N with the diagonal. */
+static uint64_t degree(const ve *v, uint32_t k) {
+  return (uint64_t)v->npred[k] * (v->nsucc[k] + v->ncross[k] + v->hasdiag[k]);
+}
+
+/* ve-markowitz's choice: the pair of least degree, ties by least index
+ * (vertices are numbered in key order).
+ * The heap orders the pairs left by (hdeg, index), so its top is that
+ * choice as long as hdeg is every pair's current degree. */
+static int heap_less(const ve *v, uint32_t a, uint32_t b) {
+  return v->hdeg[a] != v->hdeg[b] ? v->hdeg[a] < v->hdeg[b] : a < b;
+}
+
+static void heap_put(ve *v, size_t i, uint32_t k) {
+  v->heap[i] = k;
+  v->hpos[k] = (uint32_t)i;
+}
+
+static void heap_up(ve *v, size_t i) {
+  uint32_t k = v->heap[i];
+  for (; i > 0 && heap_less(v, k, v->heap[(i - 1) / 2]); i = (i - 1) / 2)
+    heap_put(v, i, v->heap[(i - 1) / 2]);
+  heap_put(v, i, k);
+}
+
+static void heap_down(ve *v, size_t i) {
+  uint32_t k = v->heap[i];
+  for (size_t c; (c = 2 * i + 1) < v->hn; i = c) {
+    if (c + 1 < v->hn && heap_less(v, v->heap[c + 1], v->heap[c])) c++;
+    if (!heap_less(v, v->heap[c], k)) break;
+    heap_put(v, i, v->heap[c]);
+  }
+  heap_put(v, i, k);
+}
+
+static int heap_init(ve *v) {
+  if (!ALLOC(v->heap, v->nv) || !ALLOC(v->hpos, v->nv) || !ALLOC(v->hdeg, v->nv)) return ADE_ENOMEM;
+  for (size_t k = v->nindep; k < v->nv; k++) {
+    v->hdeg[k] = degree(v, (uint32_t)k);
+    heap_put(v, v->hn++, (uint32_t)k);
+  }
+  for (size_t i = v->hn / 2; i-- > 0;) heap_down(v, i);
+  return ADE_OK;
+}
+
+static uint32_t heap_pop(ve *v) {
+  uint32_t k = v->heap[0];
+  if (--v->hn) {
+    heap_put(v, 0, v->heap[v->hn]);
+    heap_down(v, 0);
+  }
+  return k;
+}
+
+/* After eliminating a pair: only its neighbours' degrees have changed
+ * (g_add on P x S, c_add on P x N and P x P, kill_edges on P, S and N). */
+static void requeue(ve *v, size_t np, size_t ns, size_t nn) {
+  const uint32_t *nb[3] = {v->P, v->S, v->N};
+  const size_t cnt[3] = {np, ns, nn};
+  for (int l = 0; l < 3; l++)
+    for (size_t q = 0; q < cnt[l]; q++) {
+      uint32_t k = nb[l][q];
+      uint64_t old = v->hdeg[k];
+      if (k < v->nindep || (v->hdeg[k] = degree(v, k)) == old) continue;
+      if (v->hdeg[k] < old) heap_up(v, v->hpos[k]);
+      else heap_down(v, v->hpos[k]);
+    }
+}
+
+/* The reference for the heap (tests): the same choice by a linear scan. */
+static uint32_t scan_least(const ve *v) {
+  uint32_t best = DEAD;
+  uint64_t bd = UINT64_MAX;
+  for (size_t k = v->nindep; k < v->nv; k++)
+    if (!v->gone[k] && degree(v, (uint32_t)k) < bd) bd = degree(v, (uint32_t)(best = (uint32_t)k));
+  return best;
+}
+
 /* Eliminate the pair (v_k, vbar_k): E_G fill P x S, cross fill P x N, and
  * through the diagonal c(k, kbar) the transient (p, kbar) and P x P. */
 static int eliminate(ve *v, uint32_t k, int reverse) {
@@ -162,6 +245,7 @@ static int eliminate(ve *v, uint32_t k, int reverse) {
   size_t ns = gather(&v->g, &v->succ[k], k, v->S, v->wS);
   size_t nn = gather(&v->c, &v->cross[k], k, v->N, v->wN);
   v->step = v->key[k];
+  ade__hlog_step(v->log, v->step);
   for (size_t a = 0; a < np && !st; a++)
     for (size_t b = 0; b < ns && !st; b++) {
       st = g_add(v, v->P[a], v->S[b], v->dP[a] * v->wS[b]);
@@ -186,12 +270,8 @@ static int eliminate(ve *v, uint32_t k, int reverse) {
   kill_edges(v, &v->g, &v->gmap, &v->succ[k], k, 1);
   kill_edges(v, &v->c, &v->cmap, &v->cross[k], k, 2);
   v->gone[k] = 1;
+  if (v->heap) requeue(v, np, ns, nn);
   return ADE_OK;
-}
-
-/* Markowitz degree of the pair: |P| (|S| + |N|), N with the diagonal. */
-static uint64_t degree(const ve *v, uint32_t k) {
-  return (uint64_t)v->npred[k] * (v->nsucc[k] + v->ncross[k] + v->hasdiag[k]);
 }
 
 static int eliminate_all(ve *v, int method) {
@@ -202,17 +282,11 @@ static int eliminate_all(ve *v, int method) {
   }
   v->step = UINT64_MAX; /* parallel edges merged before any pair: no step's */
   for (size_t k = v->nindep; k < v->nv && !st; k++) st = merge_parked(v, (uint32_t)k);
-  for (size_t left = v->nv - v->nindep; left > 0 && !st; left--) {
-    uint32_t best = DEAD;
-    uint64_t bd = UINT64_MAX;
-    for (size_t k = v->nindep; k < v->nv; k++)
-      if (!v->gone[k] && degree(v, (uint32_t)k) < bd) bd = degree(v, (uint32_t)(best = (uint32_t)k));
-    st = eliminate(v, best, 0);
-  }
+  if (!st && method != ADE__HESS_VE_MARKOWITZ_SCAN) st = heap_init(v);
+  for (size_t left = v->nv - v->nindep; left > 0 && !st; left--)
+    st = eliminate(v, v->heap ? heap_pop(v) : scan_least(v), 0);
   return st;
 }
-
-#define ALLOC(p, n) ((p) = ade__calloc((n) ? (n) : 1, sizeof *(p)))
 
 static int ve_alloc(ve *v) {
   size_t n = v->nv;
@@ -233,7 +307,7 @@ static void ve_free(ve *v) {
   }
   void *p[] = {v->key, v->pred, v->succ, v->cross, v->owned, v->npred, v->nsucc, v->ncross,
                v->diag, v->hasdiag, v->gone, v->P, v->S, v->N, v->dP, v->wS, v->wN,
-               v->g.e, v->c.e, v->park.e};
+               v->g.e, v->c.e, v->park.e, v->heap, v->hpos, v->hdeg};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) ade__free(p[i]);
   ade__hmap_free(&v->gmap);
   ade__hmap_free(&v->cmap);

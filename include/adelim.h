@@ -777,7 +777,8 @@ ADE_API int ade_cgraph_print_dot(const ade_cgraph *g, void *file);
  *                           gradient graph, pairs in reverse topological
  *                           order: the same updates as edge pushing.
  *   ADE_HESS_VE_MARKOWITZ   the same with the pair of least Markowitz degree
- *                           eliminated first (O(V^2) selection; small tapes).
+ *                           eliminated first (ties: the first recorded),
+ *                           chosen from a heap: O(log V) per degree change.
  *   ADE_HESS_FOR_OVER_REV   n Hessian-vector products by forward-over-reverse
  *                           (the oracle: dense, O(n l) time, O(l) memory). */
 enum ade_hess_method {

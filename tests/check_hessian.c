@@ -174,6 +174,59 @@ START_TEST(random_tapes) {
 }
 END_TEST
 
+/* ve-markowitz by its heap against the linear scan it replaced (the
+ * reference, ADE__HESS_VE_MARKOWITZ_SCAN): the same pairs in the same
+ * order, the same updates in the same order, bit-identical Hessians. */
+static void markowitz_heap_vs_scan(ade_tape *t, const double *V, const double *w, int seed) {
+  ade__hlog lg[2] = {{0}, {0}};
+  ade_hess_report r[2] = {{0}, {0}};
+  ade_sparse *H[2] = {NULL, NULL};
+  static const int meth[2] = {ADE_HESS_VE_MARKOWITZ, ADE__HESS_VE_MARKOWITZ_SCAN};
+  for (int q = 0; q < 2; q++) {
+    lg[q].order = malloc(sizeof *lg[q].order * (size_t)(t->meta.records + 1));
+    ck_assert_int_eq(ade__vertex_elim(t, V, w, meth[q], &H[q], NULL, &r[q], &lg[q]), ADE_OK);
+  }
+  ck_assert_uint_eq(r[0].vertices, lg[0].norder);
+  ck_assert_uint_eq(lg[0].norder, lg[1].norder);
+  for (size_t k = 0; k < lg[0].norder; k++)
+    ck_assert_msg(lg[0].order[k] == lg[1].order[k], "seed %d: pair %zu: the heap eliminates %llu, the scan %llu",
+                  seed, k, (unsigned long long)lg[0].order[k], (unsigned long long)lg[1].order[k]);
+  ck_assert_uint_eq(r[0].updates, r[1].updates);
+  ck_assert_uint_eq(r[0].fma, r[1].fma);
+  ck_assert_uint_eq(lg[0].n, lg[1].n);
+  ck_assert(lg[0].n == 0 || memcmp(lg[0].e, lg[1].e, 3 * lg[0].n * sizeof *lg[0].e) == 0);
+  ck_assert_uint_eq(H[0]->nnz, H[1]->nnz);
+  ck_assert(memcmp(H[0]->rowptr, H[1]->rowptr, (H[0]->m + 1) * sizeof *H[0]->rowptr) == 0);
+  ck_assert(H[0]->nnz == 0 || memcmp(H[0]->col, H[1]->col, H[0]->nnz * sizeof *H[0]->col) == 0);
+  ck_assert(H[0]->nnz == 0 || memcmp(H[0]->val, H[1]->val, H[0]->nnz * sizeof *H[0]->val) == 0);
+  for (int q = 0; q < 2; q++) {
+    free(lg[q].order);
+    ade__hlog_free(&lg[q]);
+    ade_sparse_free(H[q]);
+  }
+}
+
+/* Larger random tapes than random_tapes (up to 400 steps: many pairs
+ * whose degrees change and tie), at the recorded point and a new one. */
+START_TEST(markowitz_heap) {
+  uint64_t s = 4242 + (uint64_t)_i;
+  int n = 1 + (int)(ade_test_rand(&s) % 12), m = 1 + (int)(ade_test_rand(&s) % 3);
+  randprog p = rp_make(ade_test_rand(&s), n, m, m + (int)(ade_test_rand(&s) % 400));
+  double x[12], w[3];
+  for (int i = 0; i < n; i++) x[i] = ade_test_uniform(&s, -1.5, 1.5);
+  for (int i = 0; i < m; i++) w[i] = ade_test_uniform(&s, -1.0, 1.0);
+  ade_tape *t = rp_record(&p, x, NULL);
+  markowitz_heap_vs_scan(t, NULL, m > 1 || _i % 2 ? w : NULL, _i);
+  for (int i = 0; i < n; i++) x[i] = ade_test_uniform(&s, -1.5, 1.5);
+  double *V = malloc(sizeof(double) * (size_t)(t->meta.records + 1));
+  ck_assert_int_ge(ade__replay_values(t, x, V), 0);
+  markowitz_heap_vs_scan(t, V, w, _i);
+  free(V);
+  ade_tape_free(t);
+  rp_free(&p);
+}
+END_TEST
+
 /* Edge pushing against finite differences of the gradient. */
 START_TEST(random_tapes_fd) {
   uint64_t s = 9000 + (uint64_t)_i;
@@ -310,6 +363,7 @@ START_TEST(figure6_counterexample) {
         dense += live[key] * (live[key] + 1) / 2;
       }
     uint64_t mtot = chain_counts(t, ADE_HESS_VE_MARKOWITZ, upd, live, nkeys);
+    markowitz_heap_vs_scan(t, NULL, NULL, n);
     for (int i = 0; i < n; i++)
       for (int j = 0; j < h; j++) {
         size_t key = (size_t)(n + n + 1 + i * h + j);
@@ -465,6 +519,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("elimination");
   tcase_add_test(tc, figure6_counterexample);
+  tcase_add_loop_test(tc, markowitz_heap, 0, 300);
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
   tcase_set_timeout(tc, 120);
