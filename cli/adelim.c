@@ -41,7 +41,8 @@ static int unknown_command(const char *name);
   "set (or vertex pairs eliminated) and time.\n"                              \
   "\n"                                                                         \
   "  --method M      edge-push (default), ve-reverse, ve-markowitz,\n"         \
-  "                  for-over-rev, or all (one column per method)\n"           \
+  "                  for-over-rev, edge-push-preacc, or all (one column\n"     \
+  "                  per method)\n"                                            \
   "  --weights W     comma-separated weights, one per dependent (required\n"  \
   "                  when the tape has more than one)\n"                       \
   "  --out FILE      write H as a Matrix Market file (symmetric)\n"           \

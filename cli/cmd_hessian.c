@@ -70,7 +70,7 @@ static int run(const char *path, const hopts *o, const cli_cmd *self) {
   int all = strcmp(o->method, "all") == 0;
   int first = all ? 0 : ade_hess_method_parse(o->method), nm = all ? ADE_HESS_NMETHODS : 1;
   if (first < 0) return cli_usage_error(self, "unknown method '%s' (edge-push, ve-reverse, "
-                                        "ve-markowitz, for-over-rev or all)", o->method);
+                                        "ve-markowitz, for-over-rev, edge-push-preacc or all)", o->method);
   int rc = ade_tape_open(&t, path);
   if (rc < 0) return cli_tape_error(path, "cannot open", rc);
   size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t);
