@@ -11,6 +11,11 @@ typedef struct ep_row {
   double *val;
 } ep_row;
 
+typedef struct ep_ids {
+  uint64_t *id;
+  size_t n, cap;
+} ep_ids;
+
 typedef struct ep {
   const ade__meta *m;
   ade__hmap ids;   /* variable id -> slot */
@@ -23,9 +28,14 @@ typedef struct ep {
   size_t nfree, nslots, cap, live, max_live;
   uint64_t updates, fma, step;
   ade__hlog *log;
-  ade__stmt *stmt; /* preaccumulation: the statement workspace, else NULL */
-  uint8_t *uses;   /* and the loaded chunk's use counts */
+  /* Preaccumulation (else NULL): the statement workspace, the use counts of
+   * the chunk being swept (its first record index first), and per chunk its
+   * records other than independents that later chunks made live. */
+  ade__stmt *stmt;
+  uint8_t *uses;
   size_t usescap;
+  uint64_t first;
+  ep_ids *pend;
 } ep;
 
 static void ep_free(ep *e) {
@@ -44,6 +54,8 @@ static void ep_free(ep *e) {
   ade__free(e->freel);
   ade__free(e->stmt);
   ade__free(e->uses);
+  for (size_t c = 0; e->pend && c < e->m->nchunks; c++) ade__free(e->pend[c].id);
+  ade__free(e->pend);
 }
 
 #define GROW(p, n)                                                             \
@@ -64,6 +76,27 @@ static int ep_grow(ep *e) {
   GROW(e->freel, cap);
   GROW(e->row, cap);
   e->cap = cap;
+  return ADE_OK;
+}
+
+/* Preaccumulation: record id, of an earlier chunk than the one swept, has
+ * been made live; its chunk's statements must not hold it. */
+static int pend_add(ep *e, uint64_t id) {
+  size_t lo = 0, hi = e->m->nchunks;
+  while (hi - lo > 1) { /* the last chunk with first < id */
+    size_t mid = lo + (hi - lo) / 2;
+    if (e->m->chunks[mid].first < id) lo = mid;
+    else hi = mid;
+  }
+  ep_ids *p = &e->pend[lo];
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 16;
+    uint64_t *q = ade__realloc(p->id, ade__mul_size(cap, sizeof *q));
+    if (!q) return ADE_ENOMEM;
+    p->id = q;
+    p->cap = cap;
+  }
+  p->id[p->n++] = id;
   return ADE_OK;
 }
 
@@ -95,7 +128,7 @@ static int slot_get(ep *e, uint64_t id, uint32_t *sp) {
   e->row[s].n = 0;
   if (++e->live > e->max_live) e->max_live = e->live;
   *sp = s;
-  return ADE_OK;
+  return e->pend && id <= e->first && e->key[s] >= e->m->nindep ? pend_add(e, id) : ADE_OK;
 }
 
 static void slot_kill(ep *e, uint32_t s) {
@@ -185,7 +218,7 @@ static int step(ep *e, const ade__view *v, uint32_t i, const double *V, uint32_t
   if (e->adj[s] == 0 && !e->row[s].n && !e->hasdiag[s]) return ADE_OK;
   if (e->stmt) {
     ade__stmt *S = e->stmt;
-    if (ade__stmt_build(v, i, V, e->uses, &e->ids, S) == 1)
+    if (ade__stmt_build(v, i, V, e->uses, S) == 1)
       return process(e, s, S->rec[0].np, S->rec[0].id, S->rec[0].d, S->rec[0].h);
     e->fma += S->fma;
     return process(e, s, S->np, S->id, S->d, S->h);
@@ -195,8 +228,9 @@ static int step(ep *e, const ade__view *v, uint32_t i, const double *V, uint32_t
   return process(e, s, L.np, L.id, L.d, L.h);
 }
 
-/* Preaccumulation: the use counts of the chunk just loaded. */
-static int chunk_uses(ep *e, const ade__view *v) {
+/* Preaccumulation: the use counts of chunk c, just loaded. */
+static int chunk_uses(ep *e, const ade__view *v, size_t c) {
+  e->first = v->first;
   if (!e->stmt) return ADE_OK;
   if (v->n > e->usescap) {
     uint8_t *u = ade__realloc(e->uses, v->n);
@@ -205,6 +239,10 @@ static int chunk_uses(ep *e, const ade__view *v) {
     e->usescap = v->n;
   }
   ade__stmt_uses(v, e->uses);
+  ep_ids *p = &e->pend[c];
+  for (size_t k = 0; k < p->n; k++) e->uses[p->id[k] - v->first - 1] = ADE__USE_MANY;
+  ade__free(p->id);
+  memset(p, 0, sizeof *p);
   return ADE_OK;
 }
 
@@ -214,7 +252,7 @@ static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
   size_t jd = m->ndep;
   for (size_t c = m->nchunks; c-- > 0;) {
     int st = ade__view_load(t, c);
-    if (!st) st = chunk_uses(e, &t->view);
+    if (!st) st = chunk_uses(e, &t->view, c);
     if (st) return st;
     const ade__view *v = &t->view;
     for (uint32_t i = v->n; i-- > 0;) {
@@ -222,6 +260,7 @@ static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
       uint64_t rid = v->first + i + 1;
       uint32_t s;
       if (op == ADE_OP_INDEP) continue; /* independents stay live to the end */
+      if (e->uses && e->uses[i] == ADE__USE_INNER) continue; /* in a statement */
       if (op == ADE_OP_DEP && (w ? w[--jd] : 1.0) != 0) {
         if ((st = slot_get(e, rid, &s))) return st;
         e->adj[s] += w ? w[jd] : 1.0;
@@ -267,7 +306,12 @@ static int run(ade_tape *t, const double *V, const double *w, int preacc, ade_sp
   memset(&e, 0, sizeof e);
   e.m = &t->meta;
   e.log = log;
-  int st = preacc && !(e.stmt = ade__alloc(sizeof *e.stmt)) ? ADE_ENOMEM : ADE_OK;
+  int st = ADE_OK;
+  if (preacc) {
+    e.stmt = ade__alloc(sizeof *e.stmt);
+    e.pend = ade__calloc(t->meta.nchunks ? t->meta.nchunks : 1, sizeof *e.pend);
+    if (!e.stmt || !e.pend) st = ADE_ENOMEM;
+  }
   if (!st) st = sweep(&e, t, V, w);
   if (!st) st = result(&e, t->meta.nindep, H, g);
   if (st == ADE_ENOMEM) st = ade__fail(ADE_ENOMEM, "edge pushing: out of memory (%zu live variables)", e.live);

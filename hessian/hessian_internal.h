@@ -37,8 +37,8 @@ void ade__hmap_free(ade__hmap *m);
 
 /* Statement-level preaccumulation (LivarH): a statement is a tree of records
  * of one chunk rooted at a live record; its internal records are each used
- * by one record only (their parent in the tree), are not live when the root
- * is reached, and are not independents or dependents. The tree's local
+ * by one record only (their parent in the tree), were not live when the
+ * chunk's sweep started, and are not independents or dependents. The tree's local
  * derivatives with respect to its leaves replace the records' own. */
 #define ADE__STMT_MAXREC 16  /* records of a tree, root included */
 #define ADE__STMT_MAXLEAF 16 /* distinct leaves */
@@ -57,12 +57,14 @@ typedef struct ade__stmt {
   double a[ADE__STMT_NVAR], W[ADE__STMT_NVAR * (ADE__STMT_NVAR + 1) / 2];
 } ade__stmt;
 
-/* uses[i] = min(2, records of the loaded view that use record i). */
+/* Per record of the loaded view: how many records of the view use it (0,
+ * ONCE, MANY; the caller sets MANY also for records live when the chunk's
+ * sweep starts), INNER once a statement holds it. */
+enum { ADE__USE_ONCE = 1, ADE__USE_MANY = 2, ADE__USE_INNER = 3 };
 void ade__stmt_uses(const ade__view *v, uint8_t *uses);
-/* The statement rooted at record i of the view; live: the ids live now.
- * @return S->nrec. */
-int ade__stmt_build(const ade__view *v, uint32_t i, const double *V, const uint8_t *uses,
-                    const ade__hmap *live, ade__stmt *S);
+/* The statement rooted at record i of the view; its other records are
+ * marked INNER. @return S->nrec. */
+int ade__stmt_build(const ade__view *v, uint32_t i, const double *V, uint8_t *uses, ade__stmt *S);
 
 /* The ordering key of a variable: independents first (their position in
  * the independent list), then the other records by id. Every live variable

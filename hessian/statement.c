@@ -11,24 +11,25 @@ void ade__stmt_uses(const ade__view *v, uint8_t *uses) {
     for (int j = 0; j < ade__optab[v->op[i]].arity; j++) {
       int again = 0; /* a record using an operand twice uses it once */
       for (int l = 0; l < j; l++) again |= arg[l] == arg[j];
-      if (arg[j] > v->first && !again && uses[arg[j] - v->first - 1] < 2) uses[arg[j] - v->first - 1]++;
+      if (arg[j] > v->first && !again && uses[arg[j] - v->first - 1] < ADE__USE_MANY)
+        uses[arg[j] - v->first - 1]++;
     }
   }
 }
 
 /* Does operand id of the tree become its record S->rec[S->nrec]? Only if it
- * is in this chunk, used by its parent alone, not live, and the leaves can
- * stay within the cap: *open counts the operand places not yet absorbed, an
- * upper bound of the distinct leaves. */
-static int absorb(const ade__view *v, uint64_t id, const double *V, const uint8_t *uses,
-                  const ade__hmap *live, ade__stmt *S, int *open) {
+ * is in this chunk, used by its parent alone (so not live: its parent has
+ * not been swept), and the leaves can stay within the cap: *open counts the
+ * operand places not yet absorbed, an upper bound of the distinct leaves. */
+static int absorb(const ade__view *v, uint64_t id, const double *V, uint8_t *uses, ade__stmt *S,
+                  int *open) {
   if (id <= v->first || S->nrec == ADE__STMT_MAXREC) return 0;
   uint32_t q = (uint32_t)(id - v->first - 1);
-  if (uses[q] != 1 || v->op[q] == ADE_OP_INDEP || v->op[q] == ADE_OP_DEP || ade__hmap_find(live, id))
-    return 0;
+  if (uses[q] != ADE__USE_ONCE || v->op[q] == ADE_OP_INDEP || v->op[q] == ADE_OP_DEP) return 0;
   ade__hess_local(v, q, V, &S->rec[S->nrec]);
   if (*open - 1 + S->rec[S->nrec].np > ADE__STMT_MAXLEAF) return 0;
   *open += S->rec[S->nrec].np - 1;
+  uses[q] = ADE__USE_INNER;
   return 1;
 }
 
@@ -60,13 +61,16 @@ static void local_sweep(ade__stmt *S) {
       fma += (uint64_t)L->np;
     }
     const double hk = S->W[PK(k, k)], ak = S->a[k];
-    for (int b = 0; b < L->np; b++)
-      for (int c = 0; c <= b; c++) {
-        const double x = L->d[b] * hk * L->d[c] + L->h[b * (b + 1) / 2 + c] * ak;
-        S->W[PK(o[b], o[c])] += x;
-      }
-    for (int b = 0; b < L->np; b++) S->a[o[b]] += L->d[b] * ak;
-    fma += (uint64_t)(L->np * (L->np + 1) + L->np);
+    for (int b = 0; b < L->np && hk != 0; b++) { /* the diagonal */
+      const double t = L->d[b] * hk;
+      for (int c = 0; c <= b; c++) S->W[PK(o[b], o[c])] += t * L->d[c];
+      fma += (uint64_t)(b + 2);
+    }
+    for (int b = 0; b < L->np && ak != 0; b++) { /* creating, adjoints */
+      for (int c = 0; c <= b; c++) S->W[PK(o[b], o[c])] += L->h[b * (b + 1) / 2 + c] * ak;
+      S->a[o[b]] += L->d[b] * ak;
+      fma += (uint64_t)(b + 2);
+    }
   }
   for (int l = 0; l < S->np; l++) {
     S->d[l] = S->a[S->nrec + l];
@@ -75,8 +79,7 @@ static void local_sweep(ade__stmt *S) {
   S->fma = fma;
 }
 
-int ade__stmt_build(const ade__view *v, uint32_t i, const double *V, const uint8_t *uses,
-                    const ade__hmap *live, ade__stmt *S) {
+int ade__stmt_build(const ade__view *v, uint32_t i, const double *V, uint8_t *uses, ade__stmt *S) {
   ade__hess_local(v, i, V, &S->rec[0]);
   S->nrec = 1;
   S->np = 0;
@@ -84,7 +87,7 @@ int ade__stmt_build(const ade__view *v, uint32_t i, const double *V, const uint8
   for (int k = 0; k < S->nrec; k++) /* breadth first: S->nrec grows */
     for (int b = 0; b < S->rec[k].np; b++) {
       const uint64_t id = S->rec[k].id[b];
-      S->var[k][b] = absorb(v, id, V, uses, live, S, &open) ? S->nrec++ : leaf(S, id);
+      S->var[k][b] = absorb(v, id, V, uses, S, &open) ? S->nrec++ : leaf(S, id);
     }
   if (S->nrec == 1) return 1;
   local_sweep(S);

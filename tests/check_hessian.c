@@ -339,7 +339,7 @@ END_TEST
 
 /* One statement, f = (a b + sin a)^2: the tree DEP <- square <- add <- (mul,
  * sin) over the leaves a, b (a used twice, merged), with the analytic
- * gradient and Hessian; an internal record that is live is a leaf. */
+ * gradient and Hessian; a record live at the chunk's start is a leaf. */
 START_TEST(statement_tree) {
   const double a0 = 0.7, b0 = -1.3;
   ade_tape *t;
@@ -356,8 +356,8 @@ START_TEST(statement_tree) {
   static const uint8_t want[7] = {2, 1, 1, 1, 1, 1, 0}; /* a: mul and sin */
   for (int i = 0; i < 7; i++) ck_assert_uint_eq(uses[i], want[i]);
   ade__stmt *S = malloc(sizeof *S);
-  ade__hmap live = {0};
-  ck_assert_int_eq(ade__stmt_build(v, 6, NULL, uses, &live, S), 5);
+  ck_assert_int_eq(ade__stmt_build(v, 6, NULL, uses, S), 5);
+  for (int i = 2; i < 6; i++) ck_assert_uint_eq(uses[i], ADE__USE_INNER);
   ck_assert_int_eq(S->np, 2);
   ck_assert_uint_eq(S->id[0], 1);
   ck_assert_uint_eq(S->id[1], 2);
@@ -368,18 +368,17 @@ START_TEST(statement_tree) {
   ade_assert_rel(S->h[1], 2 * a0 * qa + 2 * q, tol);
   ade_assert_rel(S->h[2], 2 * a0 * a0, tol);
   ck_assert_uint_gt(S->fma, 0);
-  /* The add (id 5) live already: it is a leaf, the tree is DEP <- square. */
-  int isnew;
-  ck_assert_ptr_nonnull(ade__hmap_put(&live, 5, 0, &isnew));
-  ck_assert_int_eq(ade__stmt_build(v, 6, NULL, uses, &live, S), 2);
+  /* The add (id 5) live at the chunk's start: a leaf, the tree is DEP <- square. */
+  ade__stmt_uses(v, uses);
+  uses[4] = ADE__USE_MANY;
+  ck_assert_int_eq(ade__stmt_build(v, 6, NULL, uses, S), 2);
   ck_assert_int_eq(S->np, 1);
   ck_assert_uint_eq(S->id[0], 5);
   ade_assert_rel(S->d[0], 2 * q, tol);
   ade_assert_rel(S->h[0], 2, tol);
   /* The sin (id 4), used once by a live record: no tree, its own partials. */
-  ck_assert_int_eq(ade__stmt_build(v, 3, NULL, uses, &live, S), 1);
+  ck_assert_int_eq(ade__stmt_build(v, 3, NULL, uses, S), 1);
   ck_assert_int_eq(S->rec[0].np, 1);
-  ade__hmap_free(&live);
   free(S);
   ade_tape_free(t);
 }
@@ -403,8 +402,7 @@ START_TEST(statement_caps) {
     uint8_t *uses = malloc(v->n);
     ade__stmt_uses(v, uses);
     ade__stmt *S = malloc(sizeof *S);
-    ade__hmap live = {0};
-    int nrec = ade__stmt_build(v, v->n - 1, NULL, uses, &live, S);
+    int nrec = ade__stmt_build(v, v->n - 1, NULL, uses, S);
     if (sum) {
       ck_assert_int_eq(S->np, 15);
       ck_assert_int_eq(nrec, 9); /* dep, square, 7 fma */
