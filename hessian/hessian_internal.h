@@ -51,10 +51,12 @@ typedef struct ade__stmt {
   double h[ADE__STMT_MAXLEAF * (ADE__STMT_MAXLEAF + 1) / 2]; /* packed */
   uint64_t fma;                /* multiply-adds of the local sweep */
   /* Workspace: the records (breadth first, root 0) with their partials,
-   * their operands' local variables, the local adjoints and Hessian. */
+   * their operands' local variables, the local adjoints and Hessian, and
+   * per variable the bit set of its entries written. */
   ade__local rec[ADE__STMT_MAXREC];
   int var[ADE__STMT_MAXREC][ADE__MAX_ARITY];
   double a[ADE__STMT_NVAR], W[ADE__STMT_NVAR * (ADE__STMT_NVAR + 1) / 2];
+  uint64_t nz[ADE__STMT_NVAR];
 } ade__stmt;
 
 /* Per record of the loaded view: how many records of the view use it (0,

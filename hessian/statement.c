@@ -41,6 +41,16 @@ static int leaf(ade__stmt *S, uint64_t id) {
   return -1 - l;
 }
 
+_Static_assert(ADE__STMT_NVAR <= 64, "a variable's entries are a 64-bit set");
+
+/* W(i, j) += x; zeros (an add's second partials) leave no entry. */
+static inline void wadd(ade__stmt *S, int i, int j, double x) {
+  if (x == 0) return;
+  S->W[PK(i, j)] += x;
+  S->nz[i] |= UINT64_C(1) << j;
+  S->nz[j] |= UINT64_C(1) << i;
+}
+
 /* Eq. (4.2) on the dense local Hessian W over the tree's variables (records
  * 0..nrec-1, parents first, then the leaves), seeded with adjoint 1 at the
  * root: W and a end as d^2 root / d leaves^2 and d root / d leaves. */
@@ -49,25 +59,28 @@ static void local_sweep(ade__stmt *S) {
   uint64_t fma = 0;
   memset(S->W, 0, (size_t)(nv * (nv + 1) / 2) * sizeof *S->W);
   memset(S->a, 0, (size_t)nv * sizeof *S->a);
+  memset(S->nz, 0, (size_t)nv * sizeof *S->nz);
   S->a[0] = 1;
   for (int k = 0; k < S->nrec; k++) {
     const ade__local *L = &S->rec[k];
     int o[ADE__MAX_ARITY];
     for (int b = 0; b < L->np; b++) o[b] = S->var[k][b] >= 0 ? S->var[k][b] : S->nrec - 1 - S->var[k][b];
-    for (int j = k + 1; j < nv; j++) { /* pushing: o_b > k, j > k, so row k is not written */
+    /* Pushing W(k, j), j > k (earlier variables are swept): o_b > k and
+     * j > k, so row k is not written meanwhile. */
+    for (uint64_t row = S->nz[k] >> k >> 1 << k << 1; row; row &= row - 1) {
+      const int j = __builtin_ctzll(row);
       const double x = S->W[PK(j, k)];
-      if (x == 0) continue;
-      for (int b = 0; b < L->np; b++) S->W[PK(o[b], j)] += (j == o[b] ? 2 : 1) * L->d[b] * x;
+      for (int b = 0; b < L->np; b++) wadd(S, o[b], j, (j == o[b] ? 2 : 1) * L->d[b] * x);
       fma += (uint64_t)L->np;
     }
     const double hk = S->W[PK(k, k)], ak = S->a[k];
     for (int b = 0; b < L->np && hk != 0; b++) { /* the diagonal */
       const double t = L->d[b] * hk;
-      for (int c = 0; c <= b; c++) S->W[PK(o[b], o[c])] += t * L->d[c];
+      for (int c = 0; c <= b; c++) wadd(S, o[b], o[c], t * L->d[c]);
       fma += (uint64_t)(b + 2);
     }
     for (int b = 0; b < L->np && ak != 0; b++) { /* creating, adjoints */
-      for (int c = 0; c <= b; c++) S->W[PK(o[b], o[c])] += L->h[b * (b + 1) / 2 + c] * ak;
+      for (int c = 0; c <= b; c++) wadd(S, o[b], o[c], L->h[b * (b + 1) / 2 + c] * ak);
       S->a[o[b]] += L->d[b] * ak;
       fma += (uint64_t)(b + 2);
     }
