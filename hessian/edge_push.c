@@ -11,11 +11,6 @@ typedef struct ep_row {
   double *val;
 } ep_row;
 
-typedef struct ep_ids {
-  uint64_t *id;
-  size_t n, cap;
-} ep_ids;
-
 typedef struct ep {
   const ade__meta *m;
   ade__hmap ids;   /* variable id -> slot */
@@ -35,7 +30,7 @@ typedef struct ep {
   uint8_t *uses;
   size_t usescap;
   uint64_t first;
-  ep_ids *pend;
+  ade__buf *pend; /* uint64_t ids */
 } ep;
 
 static void ep_free(ep *e) {
@@ -54,7 +49,7 @@ static void ep_free(ep *e) {
   ade__free(e->freel);
   ade__free(e->stmt);
   ade__free(e->uses);
-  for (size_t c = 0; e->pend && c < e->m->nchunks; c++) ade__free(e->pend[c].id);
+  for (size_t c = 0; e->pend && c < e->m->nchunks; c++) ade__buf_free(&e->pend[c]);
   ade__free(e->pend);
 }
 
@@ -88,16 +83,7 @@ static int pend_add(ep *e, uint64_t id) {
     if (e->m->chunks[mid].first < id) lo = mid;
     else hi = mid;
   }
-  ep_ids *p = &e->pend[lo];
-  if (p->n == p->cap) {
-    size_t cap = p->cap ? 2 * p->cap : 16;
-    uint64_t *q = ade__realloc(p->id, ade__mul_size(cap, sizeof *q));
-    if (!q) return ADE_ENOMEM;
-    p->id = q;
-    p->cap = cap;
-  }
-  p->id[p->n++] = id;
-  return ADE_OK;
+  return ade__buf_put(&e->pend[lo], &id, sizeof id);
 }
 
 /* The slot of live variable id, made live (zero adjoint, empty row) if new. */
@@ -239,10 +225,12 @@ static int chunk_uses(ep *e, const ade__view *v, size_t c) {
     e->usescap = v->n;
   }
   ade__stmt_uses(v, e->uses);
-  ep_ids *p = &e->pend[c];
-  for (size_t k = 0; k < p->n; k++) e->uses[p->id[k] - v->first - 1] = ADE__USE_MANY;
-  ade__free(p->id);
-  memset(p, 0, sizeof *p);
+  for (size_t k = 0; k < e->pend[c].len; k += sizeof(uint64_t)) {
+    uint64_t id;
+    memcpy(&id, e->pend[c].p + k, sizeof id);
+    e->uses[id - v->first - 1] = ADE__USE_MANY;
+  }
+  ade__buf_free(&e->pend[c]);
   return ADE_OK;
 }
 
