@@ -1,8 +1,9 @@
 /* bench_hessian.c: Hessians of sparse, dense and chain-tree test functions by
- * every adelim method (edge pushing, symmetric vertex elimination in two
- * orders, forward-over-reverse), against ADOL-C's hessian(), hess_pat +
- * coloring + hess_mat and sparse_hess; peak memory of edge pushing over a
- * file-backed tape at n = 10^5. See doc/benchmarks.md. */
+ * every adelim method (edge pushing, with and without preaccumulation,
+ * symmetric vertex elimination in two orders, forward-over-reverse), against
+ * ADOL-C's hessian(), hess_pat + coloring + hess_mat and sparse_hess; peak
+ * memory of edge pushing over a file-backed tape at n = 10^5. See
+ * doc/benchmarks.md. */
 #define _POSIX_C_SOURCE 200809L /* getopt */
 #include <adelim.h>
 
@@ -646,10 +647,10 @@ static void print_agreement(const struct result *R, size_t k)
   printf("Agreement, max |H - H_ref| / max |H_ref| over the lower triangle (structural zeros"
          " count as 0):\n\n");
   printf("| problem | n | f adelim vs plain | f ADOL-C vs plain | ve-reverse vs edge-push |"
-         " ve-markowitz vs edge-push | for-over-rev vs edge-push | edge-push vs ADOL-C hessian()"
+         " ve-markowitz vs edge-push | for-over-rev vs edge-push | edge-push-preacc vs edge-push | edge-push vs ADOL-C hessian()"
          " | worst adelim method vs ADOL-C hessian() | edge-push vs ADOL-C hessian2() |"
          " edge-push vs ADOL-C hess_mat |\n");
-  printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
   for (size_t i = 0; i < k; i++) {
     const struct result *r = &R[i];
     double worst = NAN;
@@ -689,6 +690,32 @@ static void ratio_cell(double num, double den, double target, int ge)
   const double q = num / den;
   printf(" %.2f | %s |", q,
          target == 0.0 ? "-" : (ge ? q >= target : q <= target) ? "met" : "NOT met");
+}
+
+/* Statement-level preaccumulation against plain edge pushing. */
+static void print_preacc(const struct result *R, size_t k)
+{
+  const int a = ADE_HESS_EDGE_PUSH, b = ADE_HESS_EDGE_PUSH_PREACC;
+  printf("Preaccumulation: edge-push vs edge-push-preacc (updates: global Hessian edge updates;"
+         " fma: all multiply-adds, preacc's local ones included; ms as above):\n\n");
+  printf("| problem | n | updates edge-push | updates preacc | fma edge-push | fma preacc |"
+         " max_live edge-push | max_live preacc | ms edge-push | ms preacc | time preacc /"
+         " edge-push |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (size_t i = 0; i < k; i++) {
+    const struct result *r = &R[i];
+    const int ok = r->t[a] >= 0 && r->t[b] >= 0;
+    printf("| %s | %zu |", r->p.name, r->p.n);
+    cell_u(r->rep[a].updates, ok);
+    cell_u(r->rep[b].updates, ok);
+    cell_u(r->rep[a].fma, ok);
+    cell_u(r->rep[b].fma, ok);
+    cell_u(r->rep[a].max_live, ok);
+    cell_u(r->rep[b].max_live, ok);
+    cell_ms(r->t[a]);
+    cell_ms(r->t[b]);
+    printf(ok ? " %.2f |\n" : " - |\n", r->t[b] / r->t[a]);
+  }
+  printf("\n");
 }
 
 static void print_targets(const struct result *R, size_t k)
@@ -823,6 +850,7 @@ int main(int argc, char **argv)
   print_times(R, k);
   print_counts(R, k);
   print_agreement(R, k);
+  print_preacc(R, k);
 #ifdef BENCH_HAVE_ADOLC
   for (size_t i = 0; i < k; i++)
     if (R[i].c.probed)

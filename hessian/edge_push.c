@@ -23,6 +23,14 @@ typedef struct ep {
   size_t nfree, nslots, cap, live, max_live;
   uint64_t updates, fma, step;
   ade__hlog *log;
+  /* Preaccumulation (else NULL): the statement workspace, the use counts of
+   * the chunk being swept (its first record index first), and per chunk its
+   * records other than independents that later chunks made live. */
+  ade__stmt *stmt;
+  uint8_t *uses;
+  size_t usescap;
+  uint64_t first;
+  ade__buf *pend; /* uint64_t ids */
 } ep;
 
 static void ep_free(ep *e) {
@@ -39,6 +47,10 @@ static void ep_free(ep *e) {
   ade__free(e->hasdiag);
   ade__free(e->row);
   ade__free(e->freel);
+  ade__free(e->stmt);
+  ade__free(e->uses);
+  for (size_t c = 0; e->pend && c < e->m->nchunks; c++) ade__buf_free(&e->pend[c]);
+  ade__free(e->pend);
 }
 
 #define GROW(p, n)                                                             \
@@ -60,6 +72,18 @@ static int ep_grow(ep *e) {
   GROW(e->row, cap);
   e->cap = cap;
   return ADE_OK;
+}
+
+/* Preaccumulation: record id, of an earlier chunk than the one swept, has
+ * been made live; its chunk's statements must not hold it. */
+static int pend_add(ep *e, uint64_t id) {
+  size_t lo = 0, hi = e->m->nchunks;
+  while (hi - lo > 1) { /* the last chunk with first < id */
+    size_t mid = lo + (hi - lo) / 2;
+    if (e->m->chunks[mid].first < id) lo = mid;
+    else hi = mid;
+  }
+  return ade__buf_put(&e->pend[lo], &id, sizeof id);
 }
 
 /* The slot of live variable id, made live (zero adjoint, empty row) if new. */
@@ -90,7 +114,7 @@ static int slot_get(ep *e, uint64_t id, uint32_t *sp) {
   e->row[s].n = 0;
   if (++e->live > e->max_live) e->max_live = e->live;
   *sp = s;
-  return ADE_OK;
+  return e->pend && id <= e->first && e->key[s] >= e->m->nindep ? pend_add(e, id) : ADE_OK;
 }
 
 static void slot_kill(ep *e, uint32_t s) {
@@ -142,34 +166,72 @@ static int add(ep *e, uint32_t a, uint32_t b, double x) {
   return ADE_OK;
 }
 
-/* Record k = phi(u_1..u_p) with slot s (eq. 4.2): pushing, creating, adjoints. */
-static int process(ep *e, uint32_t s, const ade__local *L) {
-  uint32_t u[ADE__MAX_ARITY];
-  int st = ADE_OK, np = L->np;
-  for (int a = 0; a < np && !st; a++) st = slot_get(e, L->id[a], &u[a]);
+/* Record (or statement) k = phi(u_1..u_np) with slot s, first partials d,
+ * packed second partials h (eq. 4.2): pushing, creating, adjoints. */
+static int process(ep *e, uint32_t s, int np, const uint64_t *id, const double *d, const double *h) {
+  uint32_t u[ADE__STMT_MAXLEAF];
+  int st = ADE_OK;
+  for (int a = 0; a < np && !st; a++) st = slot_get(e, id[a], &u[a]);
   if (st) return st;
   const double adjk = e->adj[s];
   const ep_row *r = &e->row[s]; /* not reallocated below: no row of s is added to */
   for (uint32_t q = 0; q < r->n && !st; q++) { /* pushing */
     uint32_t p = r->col[q];
     for (int a = 0; a < np && !st; a++)
-      st = add(e, u[a], p, (p == u[a] ? 2 : 1) * L->d[a] * r->val[q]);
+      st = add(e, u[a], p, (p == u[a] ? 2 : 1) * d[a] * r->val[q]);
   }
   if (e->hasdiag[s]) { /* pushing the diagonal: h(a, b) += d_a d_b h(k, k) */
-    double t[ADE__MAX_ARITY];
-    for (int a = 0; a < np; a++) t[a] = L->d[a] * e->diag[s];
+    double t[ADE__STMT_MAXLEAF];
+    for (int a = 0; a < np; a++) t[a] = d[a] * e->diag[s];
     e->updates += (uint64_t)np;
     e->fma += (uint64_t)np;
     ade__hlog_count(e->log, e->step, (uint64_t)np);
     for (int a = 0; a < np && !st; a++)
-      for (int b = 0; b <= a && !st; b++) st = add(e, u[a], u[b], t[a] * L->d[b]);
+      for (int b = 0; b <= a && !st; b++) st = add(e, u[a], u[b], t[a] * d[b]);
   }
   for (int a = 0; a < np && !st && adjk != 0; a++) /* creating */
     for (int b = 0; b <= a && !st; b++)
-      if (L->h[a * (a + 1) / 2 + b] != 0) st = add(e, u[a], u[b], L->h[a * (a + 1) / 2 + b] * adjk);
-  for (int a = 0; a < np; a++) e->adj[u[a]] += L->d[a] * adjk; /* adjoints */
+      if (h[a * (a + 1) / 2 + b] != 0) st = add(e, u[a], u[b], h[a * (a + 1) / 2 + b] * adjk);
+  for (int a = 0; a < np; a++) e->adj[u[a]] += d[a] * adjk; /* adjoints */
   e->fma += (uint64_t)np;
   return st;
+}
+
+/* Live record i of the view with slot s: by its own partials, or with
+ * preaccumulation by those of the statement rooted at it (whose other
+ * records are never made live, so the sweep passes over them). */
+static int step(ep *e, const ade__view *v, uint32_t i, const double *V, uint32_t s) {
+  if (e->adj[s] == 0 && !e->row[s].n && !e->hasdiag[s]) return ADE_OK;
+  if (e->stmt) {
+    ade__stmt *S = e->stmt;
+    if (ade__stmt_build(v, i, V, e->uses, S) == 1)
+      return process(e, s, S->rec[0].np, S->rec[0].id, S->rec[0].d, S->rec[0].h);
+    e->fma += S->fma;
+    return process(e, s, S->np, S->id, S->d, S->h);
+  }
+  ade__local L;
+  ade__hess_local(v, i, V, &L);
+  return process(e, s, L.np, L.id, L.d, L.h);
+}
+
+/* Preaccumulation: the use counts of chunk c, just loaded. */
+static int chunk_uses(ep *e, const ade__view *v, size_t c) {
+  e->first = v->first;
+  if (!e->stmt) return ADE_OK;
+  if (v->n > e->usescap) {
+    uint8_t *u = ade__realloc(e->uses, v->n);
+    if (!u) return ADE_ENOMEM;
+    e->uses = u;
+    e->usescap = v->n;
+  }
+  ade__stmt_uses(v, e->uses);
+  for (size_t k = 0; k < e->pend[c].len; k += sizeof(uint64_t)) {
+    uint64_t id;
+    memcpy(&id, e->pend[c].p + k, sizeof id);
+    e->uses[id - v->first - 1] = ADE__USE_MANY;
+  }
+  ade__buf_free(&e->pend[c]);
+  return ADE_OK;
 }
 
 /* The reverse sweep over the chunks, last to first. */
@@ -178,6 +240,7 @@ static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
   size_t jd = m->ndep;
   for (size_t c = m->nchunks; c-- > 0;) {
     int st = ade__view_load(t, c);
+    if (!st) st = chunk_uses(e, &t->view, c);
     if (st) return st;
     const ade__view *v = &t->view;
     for (uint32_t i = v->n; i-- > 0;) {
@@ -185,6 +248,7 @@ static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
       uint64_t rid = v->first + i + 1;
       uint32_t s;
       if (op == ADE_OP_INDEP) continue; /* independents stay live to the end */
+      if (e->uses && e->uses[i] == ADE__USE_INNER) continue; /* in a statement */
       if (op == ADE_OP_DEP && (w ? w[--jd] : 1.0) != 0) {
         if ((st = slot_get(e, rid, &s))) return st;
         e->adj[s] += w ? w[jd] : 1.0;
@@ -192,11 +256,8 @@ static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
       uint64_t *ps = ade__hmap_find(&e->ids, rid);
       if (!ps) continue; /* not live: no adjoint, no Hessian entries */
       s = (uint32_t)*ps;
-      ade__local L;
-      ade__hess_local(v, i, V, &L);
       e->step = e->key[s];
-      if (L.np && (e->adj[s] != 0 || e->row[s].n || e->hasdiag[s])) st = process(e, s, &L);
-      if (st) return st;
+      if ((st = step(e, v, i, V, s))) return st;
       slot_kill(e, s);
       if (e->log && e->log->live && e->step < e->log->nkeys) e->log->live[e->step] = e->live;
     }
@@ -227,13 +288,19 @@ static int result(ep *e, size_t n, ade_sparse **H, double *g) {
   return st;
 }
 
-int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
-                   ade_hess_report *r, ade__hlog *log) {
+static int run(ade_tape *t, const double *V, const double *w, int preacc, ade_sparse **H, double *g,
+               ade_hess_report *r, ade__hlog *log) {
   ep e;
   memset(&e, 0, sizeof e);
   e.m = &t->meta;
   e.log = log;
-  int st = sweep(&e, t, V, w);
+  int st = ADE_OK;
+  if (preacc) {
+    e.stmt = ade__alloc(sizeof *e.stmt);
+    e.pend = ade__calloc(t->meta.nchunks ? t->meta.nchunks : 1, sizeof *e.pend);
+    if (!e.stmt || !e.pend) st = ADE_ENOMEM;
+  }
+  if (!st) st = sweep(&e, t, V, w);
   if (!st) st = result(&e, t->meta.nindep, H, g);
   if (st == ADE_ENOMEM) st = ade__fail(ADE_ENOMEM, "edge pushing: out of memory (%zu live variables)", e.live);
   else if (st == ADE_ETOOBIG) st = ade__fail(ADE_ETOOBIG, "edge pushing: more than 2^32 live variables");
@@ -243,4 +310,14 @@ int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H
   r->max_live = e.max_live;
   ep_free(&e);
   return st;
+}
+
+int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
+                   ade_hess_report *r, ade__hlog *log) {
+  return run(t, V, w, 0, H, g, r, log);
+}
+
+int ade__edge_push_preacc(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
+                          ade_hess_report *r, ade__hlog *log) {
+  return run(t, V, w, 1, H, g, r, log);
 }

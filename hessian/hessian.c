@@ -4,8 +4,8 @@
 
 #include "hessian_internal.h"
 
-static const char *const method_names[ADE_HESS_NMETHODS] = {"edge-push", "ve-reverse",
-                                                             "ve-markowitz", "for-over-rev"};
+static const char *const method_names[ADE_HESS_NMETHODS] = {
+    "edge-push", "ve-reverse", "ve-markowitz", "for-over-rev", "edge-push-preacc"};
 
 const char *ade_hess_method_name(int method) {
   return method >= 0 && method < ADE_HESS_NMETHODS ? method_names[method] : NULL;
@@ -55,24 +55,27 @@ void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local
       /* h_jl and h_lj both land on (p, q); the packed table holds one. */
       L->h[p * (p + 1) / 2 + q] += (j != l && p == q ? 2 : 1) * h[j * (j + 1) / 2 + l];
     }
-  /* Drop operands with no nonzero partial (constant-like at this point). */
-  int np = 0, map[ADE__MAX_ARITY];
-  for (int q = 0; q < L->np; q++) {
-    int live = L->d[q] != 0;
-    for (int o = 0; o < L->np && !live; o++)
-      live = L->h[q > o ? q * (q + 1) / 2 + o : o * (o + 1) / 2 + q] != 0;
-    map[q] = live ? np++ : -1;
+  L->np = ade__local_drop(L->np, L->id, L->d, L->h);
+}
+
+/* In place: entry (q, o) moves to (map[q], map[o]), never to a later
+ * position of the packed triangle, which is read in increasing order. */
+int ade__local_drop(int np, uint64_t *id, double *d, double *h) {
+  int n = 0, map[ADE__STMT_MAXLEAF];
+  for (int q = 0; q < np; q++) {
+    int live = d[q] != 0;
+    for (int o = 0; o < np && !live; o++) live = h[q > o ? q * (q + 1) / 2 + o : o * (o + 1) / 2 + q] != 0;
+    map[q] = live ? n++ : -1;
   }
-  if (np == L->np) return;
-  ade__local K = {np, {0}, {0}, {0}};
-  for (int q = 0; q < L->np; q++) {
+  if (n == np) return np;
+  for (int q = 0; q < np; q++) {
     if (map[q] < 0) continue;
-    K.id[map[q]] = L->id[q];
-    K.d[map[q]] = L->d[q];
+    id[map[q]] = id[q];
+    d[map[q]] = d[q];
     for (int o = 0; o <= q; o++)
-      if (map[o] >= 0) K.h[map[q] * (map[q] + 1) / 2 + map[o]] = L->h[q * (q + 1) / 2 + o];
+      if (map[o] >= 0) h[map[q] * (map[q] + 1) / 2 + map[o]] = h[q * (q + 1) / 2 + o];
   }
-  *L = K;
+  return n;
 }
 
 static int trip_cmp(const void *pa, const void *pb) {
@@ -179,6 +182,7 @@ int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse *
     switch (method) {
     case ADE_HESS_EDGE_PUSH: st = ade__edge_push(t, V, w, H, g, &rep, NULL); break;
     case ADE_HESS_FOR_OVER_REV: st = ade__for_over_rev(t, V, w, H, g, &rep); break;
+    case ADE_HESS_EDGE_PUSH_PREACC: st = ade__edge_push_preacc(t, V, w, H, g, &rep, NULL); break;
     default: st = ade__vertex_elim(t, V, w, method, H, g, &rep, NULL); break;
     }
   }

@@ -18,6 +18,9 @@ typedef struct ade__local {
 /* Local partials of record i of the loaded view; V (NULL: recorded point)
  * holds the values at a new point. */
 void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local *L);
+/* Drop the operands with no nonzero first or second partial from np
+ * operands (id, d, packed h), compacting in place; @return the new np. */
+int ade__local_drop(int np, uint64_t *id, double *d, double *h);
 
 /* An open-addressing map from 64-bit keys (not UINT64_MAX) to 64-bit values,
  * linear probing with backward-shift deletion. */
@@ -31,6 +34,39 @@ uint64_t *ade__hmap_find(const ade__hmap *m, uint64_t key);
 uint64_t *ade__hmap_put(ade__hmap *m, uint64_t key, uint64_t v, int *isnew);
 void ade__hmap_del(ade__hmap *m, uint64_t key);
 void ade__hmap_free(ade__hmap *m);
+
+/* Statement-level preaccumulation (LivarH): a statement is a tree of records
+ * of one chunk rooted at a live record; its internal records are each used
+ * by one record only (their parent in the tree), were not live when the
+ * chunk's sweep started, and are not independents or dependents. The tree's local
+ * derivatives with respect to its leaves replace the records' own. */
+#define ADE__STMT_MAXREC 16  /* records of a tree, root included */
+#define ADE__STMT_MAXLEAF 16 /* distinct leaves */
+#define ADE__STMT_NVAR (ADE__STMT_MAXREC + ADE__STMT_MAXLEAF)
+
+typedef struct ade__stmt {
+  int np, nrec;                /* leaves; records (1: no tree, use rec[0]) */
+  uint64_t id[ADE__STMT_MAXLEAF];
+  double d[ADE__STMT_MAXLEAF]; /* d root / d leaf */
+  double h[ADE__STMT_MAXLEAF * (ADE__STMT_MAXLEAF + 1) / 2]; /* packed */
+  uint64_t fma;                /* multiply-adds of the local sweep */
+  /* Workspace: the records (breadth first, root 0) with their partials,
+   * their operands' local variables, the local adjoints and Hessian, and
+   * per variable the bit set of its entries written. */
+  ade__local rec[ADE__STMT_MAXREC];
+  int var[ADE__STMT_MAXREC][ADE__MAX_ARITY];
+  double a[ADE__STMT_NVAR], W[ADE__STMT_NVAR * (ADE__STMT_NVAR + 1) / 2];
+  uint64_t nz[ADE__STMT_NVAR];
+} ade__stmt;
+
+/* Per record of the loaded view: how many records of the view use it (0,
+ * ONCE, MANY; the caller sets MANY also for records live when the chunk's
+ * sweep starts), INNER once a statement holds it. */
+enum { ADE__USE_ONCE = 1, ADE__USE_MANY = 2, ADE__USE_INNER = 3 };
+void ade__stmt_uses(const ade__view *v, uint8_t *uses);
+/* The statement rooted at record i of the view; its other records are
+ * marked INNER. @return S->nrec. */
+int ade__stmt_build(const ade__view *v, uint32_t i, const double *V, uint8_t *uses, ade__stmt *S);
 
 /* The ordering key of a variable: independents first (their position in
  * the independent list), then the other records by id. Every live variable
@@ -96,6 +132,9 @@ void ade__hlog_sort(ade__hlog *g);
  * n x n lower triangle, g (may be NULL) the gradient of sum w_i y_i. */
 int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
                    ade_hess_report *r, ade__hlog *log);
+/* The same with statement-level preaccumulation (ade__stmt). */
+int ade__edge_push_preacc(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
+                          ade_hess_report *r, ade__hlog *log);
 int ade__for_over_rev(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
                       ade_hess_report *r);
 int ade__vertex_elim(ade_tape *t, const double *V, const double *w, int order, ade_sparse **H,

@@ -4,6 +4,7 @@ libadelim_core_la_SOURCES += \
 	%D%/hmap.c \
 	%D%/hessian.c \
 	%D%/edge_push.c \
+	%D%/statement.c \
 	%D%/for_over_rev.c \
 	%D%/vertex_elim.c
 

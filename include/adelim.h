@@ -780,14 +780,21 @@ ADE_API int ade_cgraph_print_dot(const ade_cgraph *g, void *file);
  *                           eliminated first (ties: the first recorded),
  *                           chosen from a heap: O(log V) per degree change.
  *   ADE_HESS_FOR_OVER_REV   n Hessian-vector products by forward-over-reverse
- *                           (the oracle: dense, O(n l) time, O(l) memory). */
+ *                           (the oracle: dense, O(n l) time, O(l) memory).
+ *   ADE_HESS_EDGE_PUSH_PREACC  edge pushing with statement-level
+ *                           preaccumulation (LivarH): a record used once,
+ *                           in its chunk, is folded into its user, and one
+ *                           global step per tree of up to 16 records pushes
+ *                           its dense local derivatives onto the leaves.
+ *                           Same memory bound as ADE_HESS_EDGE_PUSH. */
 enum ade_hess_method {
   ADE_HESS_EDGE_PUSH = 0,
   ADE_HESS_VE_REVERSE = 1,
   ADE_HESS_VE_MARKOWITZ = 2,
-  ADE_HESS_FOR_OVER_REV = 3
+  ADE_HESS_FOR_OVER_REV = 3,
+  ADE_HESS_EDGE_PUSH_PREACC = 4
 };
-#define ADE_HESS_NMETHODS 4
+#define ADE_HESS_NMETHODS 5
 
 typedef struct ade_hess_options {
   const double *x;  /* the point (n values); NULL: the recorded point */
@@ -817,7 +824,7 @@ ADE_API void ade_hess_options_init(ade_hess_options *o);
 ADE_API int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
                         ade_hess_report *r);
 /*! ade_hess_method_name: "edge-push", "ve-reverse", "ve-markowitz",
- * "for-over-rev"; NULL for an unknown method. */
+ * "for-over-rev", "edge-push-preacc"; NULL for an unknown method. */
 ADE_API const char *ade_hess_method_name(int method);
 /*! ade_hess_method_parse: the method named name, or -1. */
 ADE_API int ade_hess_method_parse(const char *name);

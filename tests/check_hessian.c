@@ -109,7 +109,27 @@ static void fd_hessian(ade_tape *t, const double *x, const double *w, double *D)
   free(xp);
 }
 
-static const int methods[] = {ADE_HESS_EDGE_PUSH, ADE_HESS_VE_REVERSE, ADE_HESS_VE_MARKOWITZ};
+static const int methods[] = {ADE_HESS_EDGE_PUSH, ADE_HESS_VE_REVERSE, ADE_HESS_VE_MARKOWITZ,
+                              ADE_HESS_EDGE_PUSH_PREACC};
+
+/* Preaccumulation against plain edge pushing: the same H to 1e-10
+ * relative, every entry of preacc's structure in edge pushing's (a
+ * statement's local Hessian only has entries the records reach), and no
+ * more updates. */
+static void preacc_vs_edge_push(ade_tape *t, const double *x, const double *w) {
+  size_t n = ade_tape_num_indep(t);
+  ade_sparse *Ha, *Hb;
+  ade_hess_report ra, rb;
+  double *Da = hess(t, ADE_HESS_EDGE_PUSH, x, w, NULL, &ra, &Ha);
+  double *Db = hess(t, ADE_HESS_EDGE_PUSH_PREACC, x, w, NULL, &rb, &Hb);
+  compare(Db, Da, Hb, n, 1e-10, "edge-push-preacc vs edge-push");
+  ck_assert_uint_le(Hb->nnz, Ha->nnz);
+  ck_assert_uint_le(rb.updates, ra.updates); /* observed on these tapes, not a theorem */
+  ade_sparse_free(Ha);
+  ade_sparse_free(Hb);
+  free(Da);
+  free(Db);
+}
 
 /* Many random tapes (chunked, compressed or not, in memory or in a file),
  * at the recorded point and at a new one, with weights when m > 1: every
@@ -141,6 +161,7 @@ START_TEST(random_tapes) {
     const double *xp = pt ? x2 : NULL;
     ade_hess_report r0;
     double *D0 = hess(t, ADE_HESS_FOR_OVER_REV, xp, wp, g0, &r0, NULL);
+    preacc_vs_edge_push(t, xp, wp);
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
       ade_sparse *H;
       ade_hess_report r;
@@ -383,6 +404,137 @@ START_TEST(figure6_counterexample) {
 }
 END_TEST
 
+/* One statement, f = (a b + sin a)^2: the tree DEP <- square <- add <- (mul,
+ * sin) over the leaves a, b (a used twice, merged), with the analytic
+ * gradient and Hessian; a record live at the chunk's start is a leaf. */
+START_TEST(statement_tree) {
+  const double a0 = 0.7, b0 = -1.3;
+  ade_tape *t;
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double a = ade_indep(a0), b = ade_indep(b0), p = ade_mul(a, b), s = ade_sin(a);
+  ade_dep(ade_square(ade_add(p, s))); /* ids: a 1, b 2, p 3, s 4, add 5, square 6, dep 7 */
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  ck_assert_int_eq(ade__view_load(t, 0), ADE_OK);
+  const ade__view *v = &t->view;
+  ck_assert_uint_eq(v->n, 7);
+  uint8_t uses[7];
+  ade__stmt_uses(v, uses);
+  static const uint8_t want[7] = {2, 1, 1, 1, 1, 1, 0}; /* a: mul and sin */
+  for (int i = 0; i < 7; i++) ck_assert_uint_eq(uses[i], want[i]);
+  ade__stmt *S = malloc(sizeof *S);
+  ck_assert_int_eq(ade__stmt_build(v, 6, NULL, uses, S), 5);
+  for (int i = 2; i < 6; i++) ck_assert_uint_eq(uses[i], ADE__USE_INNER);
+  ck_assert_int_eq(S->np, 2);
+  ck_assert_uint_eq(S->id[0], 1);
+  ck_assert_uint_eq(S->id[1], 2);
+  const double q = a0 * b0 + sin(a0), qa = b0 + cos(a0), tol = 64 * DBL_EPSILON;
+  ade_assert_rel(S->d[0], 2 * q * qa, tol);
+  ade_assert_rel(S->d[1], 2 * q * a0, tol);
+  ade_assert_rel(S->h[0], 2 * qa * qa - 2 * q * sin(a0), tol);
+  ade_assert_rel(S->h[1], 2 * a0 * qa + 2 * q, tol);
+  ade_assert_rel(S->h[2], 2 * a0 * a0, tol);
+  ck_assert_uint_gt(S->fma, 0);
+  /* The add (id 5) live at the chunk's start: a leaf, the tree is DEP <- square. */
+  ade__stmt_uses(v, uses);
+  uses[4] = ADE__USE_MANY;
+  ck_assert_int_eq(ade__stmt_build(v, 6, NULL, uses, S), 2);
+  ck_assert_int_eq(S->np, 1);
+  ck_assert_uint_eq(S->id[0], 5);
+  ade_assert_rel(S->d[0], 2 * q, tol);
+  ade_assert_rel(S->h[0], 2, tol);
+  /* The sin (id 4), used once by a live record: no tree, its own partials. */
+  ck_assert_int_eq(ade__stmt_build(v, 3, NULL, uses, S), 1);
+  ck_assert_int_eq(S->rec[0].np, 1);
+  free(S);
+  ade_tape_free(t);
+}
+END_TEST
+
+/* The caps: a chain of 40 sines stops at ADE__STMT_MAXREC records; a sum
+ * of 40 products p_i q_i by fma, at ADE__STMT_MAXLEAF leaves (7 fma give
+ * 15 leaves, an 8th would make 17); H still exact. */
+START_TEST(statement_caps) {
+  for (int sum = 0; sum < 2; sum++) {
+    ade_tape *t;
+    ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+    ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+    ade_double p[40], q[40], y = ade_indep(0.3);
+    for (int i = 1; sum && i < 40; i++) p[i] = ade_indep(0.1 * i), q[i] = ade_indep(0.7 - 0.01 * i);
+    for (int i = 1; i < 40; i++) y = sum ? ade_fma(p[i], q[i], y) : ade_sin(y);
+    ade_dep(ade_square(y));
+    ck_assert_int_eq(ade_trace_off(), ADE_OK);
+    ck_assert_int_eq(ade__view_load(t, 0), ADE_OK);
+    const ade__view *v = &t->view;
+    uint8_t *uses = malloc(v->n);
+    ade__stmt_uses(v, uses);
+    ade__stmt *S = malloc(sizeof *S);
+    int nrec = ade__stmt_build(v, v->n - 1, NULL, uses, S);
+    if (sum) {
+      ck_assert_int_eq(S->np, 15);
+      ck_assert_int_eq(nrec, 9); /* dep, square, 7 fma */
+    } else {
+      ck_assert_int_eq(nrec, ADE__STMT_MAXREC);
+      ck_assert_int_eq(S->np, 1);
+    }
+    double *D0 = hess(t, ADE_HESS_FOR_OVER_REV, NULL, NULL, NULL, NULL, NULL);
+    ade_sparse *H;
+    double *D = hess(t, ADE_HESS_EDGE_PUSH_PREACC, NULL, NULL, NULL, NULL, &H);
+    size_t n = ade_tape_num_indep(t);
+    compare(D, D0, H, n, 1e-10, sum ? "sum" : "chain");
+    free(D);
+    free(D0);
+    ade_sparse_free(H);
+    free(S);
+    free(uses);
+    ade_tape_free(t);
+  }
+}
+END_TEST
+
+/* Statements across small chunks, dependents used again as operands, m = 3
+ * with weights, recorded and new point: preacc equals forward-over-reverse
+ * and edge pushing, keeps the band structure (entries |i - j| > 1 absent),
+ * and with chunks large enough to hold them does fewer updates. */
+START_TEST(statement_chunks) {
+  const int n = 12;
+  double x[12], x2[12], w[3] = {0.8, -1.1, 0.45};
+  for (int i = 0; i < n; i++) x[i] = 0.3 + 0.07 * i, x2[i] = -0.2 + 0.05 * i;
+  for (uint32_t chunk = 1; chunk <= 64; chunk = chunk < 8 ? chunk + 1 : 2 * chunk) {
+    ade_tape_options o;
+    ade_tape_options_init(&o);
+    o.chunk_ops = chunk;
+    ade_tape *t;
+    ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+    ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+    ade_double a[12], f = ade_passive(0);
+    for (int i = 0; i < n; i++) a[i] = ade_indep(x[i]);
+    for (int i = 0; i + 1 < n; i++) f = ade_add(f, ade_square(ade_sub(ade_mul(a[i], a[i + 1]), ade_cos(a[i]))));
+    ade_dep(f); /* y1 = f, used again below */
+    ade_double g = ade_mul(f, ade_exp(ade_mul(ade_passive(0.1), a[0])));
+    ade_dep(g);
+    ade_dep(ade_add(ade_mul(g, f), ade_square(a[n - 1])));
+    ck_assert_int_eq(ade_trace_off(), ADE_OK);
+    for (int pt = 0; pt < 2; pt++) {
+      const double *xp = pt ? x2 : NULL;
+      double *D0 = hess(t, ADE_HESS_FOR_OVER_REV, xp, w, NULL, NULL, NULL);
+      ade_sparse *H;
+      ade_hess_report rp, re;
+      double *D = hess(t, ADE_HESS_EDGE_PUSH_PREACC, xp, w, NULL, &rp, &H);
+      compare(D, D0, H, (size_t)n, 1e-10, "preacc, small chunks");
+      preacc_vs_edge_push(t, xp, w);
+      free(hess(t, ADE_HESS_EDGE_PUSH, xp, w, NULL, &re, NULL));
+      if (chunk >= 8) ck_assert_uint_lt(rp.updates, re.updates);
+      ck_assert_uint_gt(rp.fma, 0);
+      free(D);
+      free(D0);
+      ade_sparse_free(H);
+    }
+    ade_tape_free(t);
+  }
+}
+END_TEST
+
 /* m > 1: the Hessian of sum w_i y_i is sum w_i H_i; no weights: an error. */
 START_TEST(weights) {
   randprog p = rp_make(31, 4, 3, 40);
@@ -520,6 +672,9 @@ static Suite *suite(void) {
   tc = tcase_create("elimination");
   tcase_add_test(tc, figure6_counterexample);
   tcase_add_loop_test(tc, markowitz_heap, 0, 300);
+  tcase_add_test(tc, statement_tree);
+  tcase_add_test(tc, statement_caps);
+  tcase_add_test(tc, statement_chunks);
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");
   tcase_set_timeout(tc, 120);
