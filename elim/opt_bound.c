@@ -237,8 +237,8 @@ static uint64_t junction_bound(ade__sg *s, uint32_t c, uint64_t fl, uint64_t fr)
  * sides, a families of paths from X~ into P_m sharing no point and b from
  * S_m to Y~. Each of the a b paths through m loses c and d, one first. If
  * c goes first, its triple is (c, l, d), l on the path's first member; else
- * (c, l, r), r on its second, past d; likewise at d, (c, l, r) or (l, c, r)
- * with l before c. So the c-triples take one per row (first member) that
+ * (c, l, r), r on its second, past d; at d, (d, c, r) if d goes first, else
+ * (d, l, r) with l before c. So the c-triples take one per row (first member) that
  * ever goes c-first plus one per pair going d-first, the d-triples one per
  * column going d-first plus one per pair going c-first: a b + rows + cols,
  * and a row that never goes c-first puts every column in, so at least
