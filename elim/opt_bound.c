@@ -1,4 +1,6 @@
 /* opt_bound.c: lower bounds on the cost of completing an elimination: minimal Markowitz degrees by max-flow (c-graphs), junction-disjoint path families (duals). */
+#include <stdlib.h>
+
 #include "opt_internal.h"
 
 #define ROW(s, r, v) ((s)->r + (size_t)(v) * (s)->W)
@@ -124,14 +126,20 @@ static uint64_t markowitz_bound(ade__sg *s, uint64_t limit) {
   return sum;
 }
 
-/* Faces. A dual vertex stands for c-graph paths from csrc to ctgt; a face
- * elimination multiplies at the junction ctgt(a) = csrc(b). A family of dual
- * paths from X~ to the faces at junction c that share no junction point
- * (csrc of their vertices), and a family from there to Y~ sharing no ctgt,
- * need one multiplication at c per pair joined by a face: a future vertex
- * ending at c starts at one junction point, so it serves one path of each
- * family. The families are grown greedily (any such families give a valid
- * bound). Extends the path from v towards X~ (towards Y~ when fwd). */
+/* Faces. A dual vertex stands for c-graph paths from csrc to ctgt; every
+ * X-Y path of the c-graph runs through a chain of dual vertices, whose
+ * inner ends are its junctions. A face elimination (a, b) multiplies at
+ * c = ctgt(a) = csrc(b) and removes the junction c from the paths through
+ * a and b; finishing removes every junction of every path. Give the
+ * multiplication the triple (c, csrc(a), ctgt(b)): when it removes c from
+ * a path, csrc(a) and ctgt(b) are the path's nearest junctions (or its
+ * ends) left of c at that time. Junctions are never added to a path, so
+ * these lie among the path's present points, and multiplications with
+ * different triples are different. The bounds count triples that must
+ * differ.
+ *
+ * Extends a dual path from v towards X~ (Y~ when fwd) sharing no point
+ * (csrc; ctgt when fwd) marked used, and marks its points. */
 static int dual_path(ade__sg *s, uint32_t u, int fwd, uint32_t used) {
   const uint32_t *pt = fwd ? s->ctgt : s->csrc;
   uint32_t b;
@@ -158,24 +166,37 @@ static int dual_path(ade__sg *s, uint32_t u, int fwd, uint32_t used) {
   return 0;
 }
 
-/* Does v have a face at its end (fwd: a Z~ successor) and a neighbour in
- * X~ (Y~ when fwd) on the other side? */
+/* Does v have a neighbour of kind Z~ (z) or not (!z), after it (out) or before? */
 static int has(const ade__sg *s, uint32_t v, int out, int z) {
   uint32_t b;
   FOR_BITS(out ? ROW(s, out, v) : ROW(s, in, v), s->W, b) if ((s->vk[b] == ADE__Z) == z) return 1;
   return 0;
 }
 
-/* One family for junction c: in-vertices (fwd = 0) or out-vertices, those
- * next to X~ (Y~) first. Returns how many got a path; members in list or
- * in the bitset row. */
-static uint32_t family(ade__sg *s, uint32_t c, int fwd, uint32_t *list, uint64_t *row) {
-  uint32_t used = next_stamp(&s->jstamp, s->jmark, s->njunc + 1), k = 0;
-  const uint32_t *at = fwd ? s->csrc : s->ctgt;
+/* A new mark for points, with the points of forbid (a set of junction
+ * points, when there are at most 64) already marked. */
+static uint32_t new_mark(ade__sg *s, uint64_t forbid) {
+  uint32_t used = next_stamp(&s->jstamp, s->jmark, s->njunc + 1);
+  for (; forbid; forbid &= forbid - 1) s->jmark[__builtin_ctzll(forbid)] = used;
+  return used;
+}
+
+static uint64_t marked(const ade__sg *s, uint32_t used) {
+  uint64_t set = 0;
+  for (size_t p = 0; p < s->njunc && p < 64; p++)
+    if (s->jmark[p] == used) set |= 1ull << p;
+  return set;
+}
+
+/* A family of dual paths towards X~ (Y~ when fwd) sharing no point, one
+ * from each intermediate of cand that gets one, those next to X~ (Y~)
+ * first (grown greedily: any such family gives a valid bound). Members in
+ * list or in the bitset row; their number. */
+static uint32_t grow(ade__sg *s, const uint64_t *cand, int fwd, uint32_t used, uint32_t *list, uint64_t *row) {
+  uint32_t k = 0, v;
   for (int pass = 0; pass < 2; pass++)
-    for (uint32_t v = 0; v < s->nv; v++) {
-      if (!s->alive[v] || s->vk[v] != ADE__Z || at[v] != c || !has(s, v, !fwd, 1)) continue;
-      if (has(s, v, fwd, 0) != !pass || !dual_path(s, v, fwd, used)) continue;
+    FOR_BITS(cand, s->W, v) {
+      if (s->vk[v] != ADE__Z || has(s, v, fwd, 0) != !pass || !dual_path(s, v, fwd, used)) continue;
       if (list) list[k] = v;
       if (row) row[v >> 6] |= 1ull << (v & 63);
       k++;
@@ -183,27 +204,119 @@ static uint32_t family(ade__sg *s, uint32_t c, int fwd, uint32_t *list, uint64_t
   return k;
 }
 
-static uint64_t junction_bound(ade__sg *s, uint32_t c) {
-  uint32_t na = family(s, c, 0, s->order, NULL);
+/* The vertices with a face at junction c: ending there (fwd = 0) or
+ * starting there, into row. */
+static void at_junction(ade__sg *s, uint32_t c, int fwd, uint64_t *row) {
+  const uint32_t *at = fwd ? s->csrc : s->ctgt;
+  memset(row, 0, s->W * sizeof *row);
+  for (uint32_t v = 0; v < s->nv; v++)
+    if (s->alive[v] && s->vk[v] == ADE__Z && at[v] == c && has(s, v, !fwd, 1)) row[v >> 6] |= 1ull << (v & 63);
+}
+
+/* Junction c: a family of paths from X~ to the vertices ending at c and
+ * one from the vertices starting at c to Y~, the first avoiding the points
+ * fl, the second fr. A face joining members of the two closes an X-Y path;
+ * the multiplication removing c from it has a left point on its first
+ * member and a right point on its second, so pairs need different ones. */
+static uint64_t junction_bound(ade__sg *s, uint32_t c, uint64_t fl, uint64_t fr) {
+  uint64_t *cand = s->rowtmp, *right = s->rowtmp + s->W, pairs = 0;
+  at_junction(s, c, 0, cand);
+  uint32_t na = grow(s, cand, 0, new_mark(s, fl), s->order, NULL);
   if (!na) return 0;
-  memset(s->rowtmp, 0, s->W * sizeof *s->rowtmp);
-  family(s, c, 1, NULL, s->rowtmp);
-  uint64_t pairs = 0;
+  at_junction(s, c, 1, cand);
+  memset(right, 0, s->W * sizeof *right);
+  grow(s, cand, 1, new_mark(s, fr), NULL, right);
   for (uint32_t k = 0; k < na; k++) {
     const uint64_t *o = ROW(s, out, s->order[k]);
-    for (size_t x = 0; x < s->W; x++) pairs += (uint64_t)__builtin_popcountll(o[x] & s->rowtmp[x]);
+    for (size_t x = 0; x < s->W; x++) pairs += (uint64_t)__builtin_popcountll(o[x] & right[x]);
   }
   return pairs;
 }
 
-static uint64_t face_bound(ade__sg *s, uint64_t limit) {
-  uint64_t sum = 0;
-  for (uint32_t c = 0; c < s->njunc && sum < limit; c++) {
-    int any = 0;
-    for (uint32_t u = 0; u < s->nv && !any; u++) any = s->alive[u] && s->vk[u] == ADE__Z && s->ctgt[u] == c;
-    if (any) sum += junction_bound(s, c);
+/* A chain: a vertex m from junction c to junction d with faces on both
+ * sides, a families of paths from X~ into P_m sharing no point and b from
+ * S_m to Y~. Each of the a b paths through m loses c and d, one first. If
+ * c goes first, its triple is (c, l, d), l on the path's first member; else
+ * (c, l, r), r on its second, past d; at d, (d, c, r) if d goes first, else
+ * (d, l, r) with l before c. So the c-triples take one per row (first member) that
+ * ever goes c-first plus one per pair going d-first, the d-triples one per
+ * column going d-first plus one per pair going c-first: a b + rows + cols,
+ * and a row that never goes c-first puts every column in, so at least
+ * a b + min(a, b) (the bracketing of (a x 1)(1 x 1)(1 x b)). The chain's
+ * triples at c have l in A (its first members' points) and r in {d} + B;
+ * at d, l in {c} + A and r in B. Into *L, *R. */
+static uint64_t chain_bound(ade__sg *s, uint32_t m, uint64_t *L, uint64_t *R) {
+  uint32_t ua = new_mark(s, 0), a = grow(s, ROW(s, in, m), 0, ua, NULL, NULL);
+  *L = marked(s, ua);
+  uint32_t ub = new_mark(s, 0), b = grow(s, ROW(s, out, m), 1, ub, NULL, NULL);
+  *R = marked(s, ub);
+  return (uint64_t)a * b + (a < b ? a : b);
+}
+
+/* Claims at a junction: sets of triples whose left points lie in L and
+ * right points in R. A new one is disjoint from those taken if its L misses
+ * all their left points or its R all their right points. */
+static int fits(const uint64_t *claim, uint64_t L, uint64_t R) {
+  return !(L & claim[0]) || !(R & claim[1]);
+}
+
+static void take(uint64_t *claim, uint64_t L, uint64_t R) {
+  claim[0] |= L;
+  claim[1] |= R;
+}
+
+static int cmp_desc(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a < b) - (a > b);
+}
+
+/* The chains (largest first) whose triples are disjoint from those taken,
+ * then at each junction with a chain the pairs of families avoiding the
+ * chains' left points or their right points. Needs at most 64 junction
+ * points (sets are words). */
+static uint64_t chains_bound(ade__sg *s, const uint64_t *base) {
+  uint64_t *key = s->color, *Ls = key + s->cap, *Rs = Ls + s->cap, *claim = s->jset, sum = 0;
+  size_t nc = 0;
+  memset(claim, 0, 2 * s->njunc * sizeof *claim);
+  for (uint32_t m = 0; m < s->nv; m++)
+    if (s->alive[m] && s->vk[m] == ADE__Z && has(s, m, 0, 1) && has(s, m, 1, 1)) {
+      uint64_t v = chain_bound(s, m, &Ls[m], &Rs[m]);
+      if (v) key[nc++] = v << 32 | m;
+    }
+  qsort(key, nc, sizeof *key, cmp_desc);
+  for (size_t k = 0; k < nc; k++) {
+    uint32_t m = (uint32_t)key[k], c = s->csrc[m], d = s->ctgt[m];
+    uint64_t L = Ls[m], R = Rs[m], cb = 1ull << c, db = 1ull << d;
+    if (!fits(claim + 2 * c, L, R | db) || !fits(claim + 2 * d, L | cb, R)) continue;
+    take(claim + 2 * c, L, R | db);
+    take(claim + 2 * d, L | cb, R);
+    sum += key[k] >> 32;
+  }
+  for (uint32_t c = 0; c < s->njunc; c++) {
+    const uint64_t *cl = claim + 2 * c;
+    if (!cl[0] && !cl[1]) {
+      sum += base[c];
+      continue;
+    }
+    uint64_t x = junction_bound(s, c, cl[0], 0), y = junction_bound(s, c, 0, cl[1]);
+    sum += x > y ? x : y;
   }
   return sum;
+}
+
+/* The larger of two sums of claims: the families at each junction alone,
+ * and (up to 64 junction points) chains first. */
+static uint64_t face_bound(ade__sg *s, uint64_t limit) {
+  uint64_t sum = 0, *base = s->jset + 2 * s->njunc;
+  for (uint32_t c = 0; c < s->njunc; c++) {
+    int any = 0;
+    for (uint32_t u = 0; u < s->nv && !any; u++) any = s->alive[u] && s->vk[u] == ADE__Z && s->ctgt[u] == c;
+    uint64_t b = any && sum < limit ? junction_bound(s, c, 0, 0) : 0;
+    sum += base[c] = b;
+  }
+  if (sum >= limit || s->njunc > 64) return sum;
+  uint64_t ch = chains_bound(s, base);
+  return ch > sum ? ch : sum;
 }
 
 uint64_t ade__sg_lower(ade__sg *s, uint64_t limit) {

@@ -44,13 +44,14 @@ static int alloc_arrays(ade__sg *s, size_t njunc) {
   s->queue = ade__calloc(2 * c, sizeof *s->queue);
   s->vis = ade__calloc(2 * c, sizeof *s->vis);
   s->jmark = ade__calloc(njunc + 1, sizeof *s->jmark);
+  s->jset = ade__calloc(3 * (njunc + 1), sizeof *s->jset);
   s->anc = ade__calloc(W, sizeof *s->anc);
   s->rowtmp = ade__calloc(2 * W, sizeof *s->rowtmp);
   s->color = ade__calloc(4 * c, sizeof *s->color);
   s->xs = ade__calloc(s->n + 1, sizeof *s->xs);
   s->ys = ade__calloc(s->m + 1, sizeof *s->ys);
   if (!s->in || !s->out || !s->vk || !s->alive || !s->thr || !s->id || !s->csrc || !s->ctgt || !s->aux ||
-      !s->touched || !s->nxt || !s->prv || !s->order || !s->par || !s->queue || !s->vis || !s->jmark ||
+      !s->touched || !s->nxt || !s->prv || !s->order || !s->par || !s->queue || !s->vis || !s->jmark || !s->jset ||
       !s->anc || !s->rowtmp || !s->color || !s->xs || !s->ys)
     return ade__fail(ADE_ENOMEM, "out of memory for a search graph of %zu vertices", c);
   return ADE_OK;
@@ -116,7 +117,7 @@ int ade__sg_init(ade__sg *s, const ade_cgraph *g, int kind, size_t extra) {
 
 void ade__sg_free(ade__sg *s) {
   void *p[] = {s->in, s->out, s->vk, s->alive, s->thr, s->id, s->csrc, s->ctgt, s->aux, s->touched, s->nxt,
-               s->prv, s->order, s->par, s->queue, s->vis, s->jmark, s->anc, s->rowtmp, s->color, s->xs,
+               s->prv, s->order, s->par, s->queue, s->vis, s->jmark, s->jset, s->anc, s->rowtmp, s->color, s->xs,
                s->ys, s->trail, s->fr};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) ade__free(p[i]);
   memset(s, 0, sizeof *s);

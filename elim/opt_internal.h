@@ -52,7 +52,8 @@ typedef struct ade__sg {
   /* Workspace of the lower bounds and keys. */
   uint8_t *thr;
   uint32_t *nxt, *prv, *par, *queue, *vis, *jmark, vstamp, jstamp;
-  uint64_t *anc, *rowtmp, *color;
+  uint64_t *anc, *rowtmp, *color;  /* color: keys, and the face bound's chains */
+  uint64_t *jset;                   /* face bound: claimed points and bounds per junction */
   uint32_t *order;
 } ade__sg;
 
