@@ -247,8 +247,8 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
     return ade__fail(ADE_EINVAL, "%s does not build %s sequences", opt_names[method],
                      kind >= 0 && kind < 3 ? kind_names[kind] : "such");
   if (!limits) ade_opt_limits_init(&def), limits = &def;
-  int st;
-  switch (method) {
+  int split = 0, st = ade__opt_split(g, kind, method, limits, &s, &r, &split);
+  if (!st && !split) switch (method) {
   case ADE_OPT_EXHAUSTIVE: st = ade__opt_exhaustive(g, kind, limits, &s, &r); break;
   case ADE_OPT_BNB: st = ade__opt_bnb(g, kind, limits, &s, &r); break;
   case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &s); break;
@@ -263,7 +263,7 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   }
   uint64_t cost = 0;
   if (!st) st = ade__seq_finish(g, s, &cost);
-  if (!st && method != ADE_OPT_HIERARCHY && cost != r.cost) /* what the method claimed */
+  if (!st && (split || method != ADE_OPT_HIERARCHY) && cost != r.cost) /* what the method claimed */
     st = ade__fail(ADE_ESTATE, "internal error: %s found cost %llu, the engines count %llu", opt_names[method],
                    (unsigned long long)r.cost, (unsigned long long)cost);
   r.cost = cost;
