@@ -528,6 +528,41 @@ START_TEST(repeated_parts) {
 }
 END_TEST
 
+/* One part of more vertices than a search holds: two independents, a
+ * chain with a side edge every third vertex, two dependents. The searches
+ * return their start (the best ordering), limited, valid. */
+START_TEST(too_large) {
+  size_t p = ADE__SG_MAX_SLOTS + 100, ne = 0;
+  long x[] = {-1, 0}, y[] = {(long)p + 1, (long)p + 2}, (*e)[2] = malloc((2 * p + 8) * sizeof *e);
+  e[ne][0] = -1, e[ne++][1] = 1;
+  e[ne][0] = 0, e[ne++][1] = 1;
+  for (long j = 1; j < (long)p; j++) {
+    e[ne][0] = j, e[ne++][1] = j + 1;
+    if (j % 3 == 0 && j + 2 <= (long)p) e[ne][0] = j, e[ne++][1] = j + 2;
+  }
+  e[ne][0] = (long)p, e[ne++][1] = (long)p + 1;
+  e[ne][0] = (long)p, e[ne++][1] = (long)p + 2;
+  ade_cgraph *g = graph(2, x, 2, y, ne, (const long(*)[2])e, 9);
+  free(e);
+  ade_opt_report r;
+  ade_opt_limits l;
+  ade_opt_limits_init(&l);
+  l.iterations = 10;
+  uint64_t best = UINT64_MAX;
+  for (int o = ADE_ORDER_VERTEX_FORWARD; o <= ADE_ORDER_VERTEX_RELATIVE; o++) {
+    uint64_t c = order_cost(g, o);
+    best = c < best ? c : best;
+  }
+  for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_EDGE; kind++)
+    for (int m = ADE_OPT_EXHAUSTIVE; m <= ADE_OPT_ANNEAL; m++) {
+      if (m == ADE_OPT_HIERARCHY) continue;
+      ck_assert_uint_le(opt(g, kind, m, &l, &r), best);
+      ck_assert(r.limited && !r.optimal && r.initial == r.cost);
+    }
+  ade_cgraph_free(g);
+}
+END_TEST
+
 /* ------------------------------------------------------ limits, threads */
 
 /* A graph too large to finish quickly: a few stacked bats. */
@@ -735,6 +770,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, random_small);
   tcase_add_test(tc, parts);
   tcase_add_test(tc, repeated_parts);
+  tcase_add_test(tc, too_large);
   tcase_add_test(tc, threads);
   tcase_add_test(tc, limits);
   suite_add_tcase(s, tc);
