@@ -97,6 +97,7 @@ static void run(const char *name, const ade_cgraph *g, double limit, int threads
   ade_cgraph_size(g, &nv, &ne, NULL, NULL);
   if (ade_elim_order(g, ADE_ORDER_VERTEX_MARKOWITZ, &s)) die("V_LM");
   uint64_t lm = ade_seq_cost(s), best = UINT64_MAX;
+  double besttime = 0;
   const char *bestname = "";
   ade_seq_free(s);
   printf("\n%s: %zu vertices, %zu edges; vertex-markowitz (V_LM) %" PRIu64 " fma\n\n", name, nv, ne, lm);
@@ -120,10 +121,11 @@ static void run(const char *name, const ade_cgraph *g, double limit, int threads
     }
     printf("| %s | %" PRIu64 " | %.2f | %s | %" PRIu64 " | %.3f |\n", label, r.cost, (double)lm / (double)r.cost,
            r.optimal ? "yes" : "no", r.bound, t);
-    if (r.cost < best) best = r.cost, bestname = label;
+    if (r.cost < best || (r.cost == best && t < besttime)) best = r.cost, besttime = t, bestname = label;
     ade_seq_free(s);
   }
-  printf("\nbest: %s, %" PRIu64 " fma, %.2fx cheaper than V_LM\n", bestname, best, (double)lm / (double)best);
+  printf("\nbest: %s, %" PRIu64 " fma in %.3f s, %.2fx cheaper than V_LM\n", bestname, best, besttime,
+         (double)lm / (double)best);
 }
 
 int main(int argc, char **argv) {
