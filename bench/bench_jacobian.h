@@ -22,6 +22,11 @@ struct bj_problem {
   double *x;          /* n */
 };
 
+/*! bj_problem_init: problem id at its benchmark size and point (p->x
+ * malloc'ed, free() it; Roe's states from a fixed pseudo-random sequence,
+ * so call it once per process for the same states). */
+void bj_problem_init(struct bj_problem *p, int id);
+
 #ifdef BENCH_HAVE_ADOLC
 /* The ADOL-C side (bench_jacobian_adolc.cpp). A context holds the tape tag
  * and the double** arrays ADOL-C's drivers take, allocated once. */

@@ -1,4 +1,4 @@
-/* bench_opt.c: every optimizer's fma and time on small instances of the Jacobian benchmark problems and on the papers' graphs. */
+/* bench_opt.c: every optimizer's fma and time on the Jacobian benchmark problems (bench_jacobian's sizes) and on the papers' graphs. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
@@ -16,10 +16,11 @@
 #define BJ_CONST(v) ade_passive(v)
 #include "jacobian_problems.h"
 
-/* Build (doc/benchmarks.md, "Optimizers"):
- *   cc -O2 -std=c11 -Iinclude -Ibench bench/bench_opt.c .libs/libadelim.so -lm -o bench/bench_opt
- * Usage: bench_opt [SECONDS [THREADS]]: the time limit of each search
- * (default 10) and the threads of branch and bound (default 2). */
+/* Usage: bench_opt [SECONDS [THREADS]] [NAME...]: the time limit of each
+ * search (default 10), the threads of branch and bound (default 2), and
+ * the graphs (lion, bat, dp-figure-6, motivating, die, chebyquad, bratu2d,
+ * cavity, roe) or optimizer variants (bnb-vertex, ...) to run (default: all).
+ * The problems run at the sizes and points of bench_jacobian. */
 
 static double now(void) {
   struct timespec ts;
@@ -32,32 +33,15 @@ static void die(const char *what) {
   exit(1);
 }
 
-/* A small instance of a problem of jacobian_problems.h, recorded at a point
- * inside its domain. */
-static ade_cgraph *problem(int id, size_t size, const char **name) {
-  struct bj_problem p;
-  memset(&p, 0, sizeof p);
-  p.id = id;
-  switch (id) {
-  case BJ_DIE: p.name = "die", p.n = p.m = size; break;
-  case BJ_CHEBYQUAD: p.name = "chebyquad", p.n = p.m = size; break;
-  case BJ_BRATU: p.name = "bratu", p.grid = size, p.param = 6.0, p.n = p.m = size * size; break;
-  case BJ_CAVITY:
-    p.name = "cavity", p.grid = size, p.param = 100.0, p.n = p.m = size * size;
-    p.nwork = (size + 4) * (size + 4) + (size + 2) * (size + 2);
-    break;
-  default: p.name = "roe", p.grid = size, p.n = 10 * size, p.m = 5 * size;
-  }
+/* The c-graph of a problem of jacobian_problems.h, recorded as bench_jacobian does. */
+static ade_cgraph *problem(const struct bj_problem *p) {
   ade_tape *t = NULL;
-  ade_double *x = calloc(p.n, sizeof *x), *f = calloc(p.m, sizeof *f), *w = calloc(p.nwork + 1, sizeof *w);
+  ade_double *x = calloc(p->n, sizeof *x), *f = calloc(p->m, sizeof *f), *w = calloc(p->nwork + 1, sizeof *w);
+  if (!x || !f || !w) die("memory");
   if (ade_tape_create(&t, NULL) || ade_trace_on(t)) die("tape");
-  for (size_t k = 0; k < p.n; k++) {
-    double v = 0.3 + 0.4 * (double)(k % 7) / 7.0;
-    if (id == BJ_ROE) v = k % 5 == 0 ? 1.0 + 0.1 * (double)(k % 3) : k % 5 == 4 ? 2.5 + 0.1 * (double)(k % 2) : 0.1 * (double)(k % 4);
-    x[k] = ade_indep(v);
-  }
-  rec_eval(&p, x, w, f);
-  for (size_t i = 0; i < p.m; i++) ade_dep(f[i]);
+  for (size_t k = 0; k < p->n; k++) x[k] = ade_indep(p->x[k]);
+  rec_eval(p, x, w, f);
+  for (size_t i = 0; i < p->m; i++) ade_dep(f[i]);
   if (ade_trace_off()) die("recording");
   ade_cgraph *g = NULL;
   if (ade_cgraph_from_tape(&g, t, NULL)) die("c-graph");
@@ -65,7 +49,6 @@ static ade_cgraph *problem(int id, size_t size, const char **name) {
   free(x);
   free(f);
   free(w);
-  *name = p.name;
   return g;
 }
 
@@ -97,12 +80,24 @@ static ade_cgraph *paper(int which, const char **name) {
   }
 }
 
-static void run(const char *name, const ade_cgraph *g, double limit, int threads) {
+static int wanted(int argc, char **argv, const char *name, int variants) {
+  int any = 0;
+  for (int i = 1; i < argc; i++) {
+    int kind, isvar = ade_opt_parse(argv[i], &kind) >= 0;
+    if (strtod(argv[i], NULL) > 0 || isvar != variants) continue;
+    any = 1;
+    if (!strcmp(argv[i], name)) return 1;
+  }
+  return !any;
+}
+
+static void run(const char *name, const ade_cgraph *g, double limit, int threads, int argc, char **argv) {
   size_t nv, ne;
   ade_elim_seq *s = NULL;
   ade_cgraph_size(g, &nv, &ne, NULL, NULL);
   if (ade_elim_order(g, ADE_ORDER_VERTEX_MARKOWITZ, &s)) die("V_LM");
   uint64_t lm = ade_seq_cost(s), best = UINT64_MAX;
+  double besttime = 0;
   const char *bestname = "";
   ade_seq_free(s);
   printf("\n%s: %zu vertices, %zu edges; vertex-markowitz (V_LM) %" PRIu64 " fma\n\n", name, nv, ne, lm);
@@ -113,6 +108,7 @@ static void run(const char *name, const ade_cgraph *g, double limit, int threads
     ade_opt_limits l;
     ade_opt_report r;
     ade_opt_variant(i, &method, &kind, &label);
+    if (!wanted(argc, argv, label, 1)) continue;
     ade_opt_limits_init(&l);
     l.time_limit = limit;
     l.threads = threads;
@@ -125,31 +121,37 @@ static void run(const char *name, const ade_cgraph *g, double limit, int threads
     }
     printf("| %s | %" PRIu64 " | %.2f | %s | %" PRIu64 " | %.3f |\n", label, r.cost, (double)lm / (double)r.cost,
            r.optimal ? "yes" : "no", r.bound, t);
-    if (r.cost < best) best = r.cost, bestname = label;
+    if (r.cost < best || (r.cost == best && t < besttime)) best = r.cost, besttime = t, bestname = label;
     ade_seq_free(s);
   }
-  printf("\nbest: %s, %" PRIu64 " fma, %.2fx cheaper than V_LM\n", bestname, best, (double)lm / (double)best);
+  printf("\nbest: %s, %" PRIu64 " fma in %.3f s, %.2fx cheaper than V_LM\n", bestname, best, besttime,
+         (double)lm / (double)best);
 }
 
 int main(int argc, char **argv) {
-  double limit = argc > 1 ? atof(argv[1]) : 10.0;
-  int threads = argc > 2 ? atoi(argv[2]) : 2;
+  double limit = 10.0;
+  int threads = 2, nnum = 0;
+  setvbuf(stdout, NULL, _IOLBF, 0); /* progress of long runs */
+  for (int i = 1; i < argc; i++)
+    if (strtod(argv[i], NULL) > 0) {
+      if (nnum++) threads = atoi(argv[i]);
+      else limit = atof(argv[i]);
+    }
   const char *name;
   for (int k = 0; k < 4; k++) {
     ade_cgraph *g = paper(k, &name);
-    run(name, g, limit, threads);
+    if (wanted(argc, argv, name, 0)) run(name, g, limit, threads, argc, argv);
     ade_cgraph_free(g);
   }
-  static const struct {
-    int id;
-    size_t size;
-  } probs[] = {{BJ_DIE, 6}, {BJ_CHEBYQUAD, 5}, {BJ_CHEBYQUAD, 8}, {BJ_BRATU, 4}, {BJ_CAVITY, 3}, {BJ_ROE, 1}};
-  for (size_t k = 0; k < sizeof probs / sizeof *probs; k++) {
-    ade_cgraph *g = problem(probs[k].id, probs[k].size, &name);
-    char label[64];
-    snprintf(label, sizeof label, "%s (size %zu)", name, probs[k].size);
-    run(label, g, limit, threads);
-    ade_cgraph_free(g);
+  for (int id = 0; id < BJ_NPROBLEMS; id++) {
+    struct bj_problem p;
+    bj_problem_init(&p, id); /* every one, so that Roe's states are bench_jacobian's */
+    if (wanted(argc, argv, p.name, 0)) {
+      ade_cgraph *g = problem(&p);
+      run(p.name, g, limit, threads, argc, argv);
+      ade_cgraph_free(g);
+    }
+    free(p.x);
   }
   return 0;
 }

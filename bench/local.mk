@@ -46,7 +46,8 @@ bench: %D%/bench_tape$(EXEEXT) %D%/bench_bigtape$(EXEEXT)
 # bench_jacobian: Jacobians by elimination, CPR compression and vector modes
 # on five test problems, against ADOL-C's jacobian() and compressed forward mode.
 EXTRA_PROGRAMS += %D%/bench_jacobian
-%C%_bench_jacobian_SOURCES = %D%/bench_jacobian.c %D%/bench_jacobian.h %D%/jacobian_problems.h
+%C%_bench_jacobian_SOURCES = %D%/bench_jacobian.c %D%/bench_jacobian.h %D%/jacobian_problems.h \
+	%D%/bj_problem.c
 %C%_bench_jacobian_CPPFLAGS = $(BENCH_CPPFLAGS)
 %C%_bench_jacobian_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_jacobian_CXXFLAGS = -O2 -ffp-contract=off
@@ -93,7 +94,8 @@ bench: %D%/bench_hessian$(EXEEXT)
 
 # bench_opt: every optimizer of ade_optimize on the Jacobian problems.
 EXTRA_PROGRAMS += %D%/bench_opt
-%C%_bench_opt_SOURCES = %D%/bench_opt.c %D%/jacobian_problems.h
+%C%_bench_opt_SOURCES = %D%/bench_opt.c %D%/jacobian_problems.h %D%/bench_jacobian.h \
+	%D%/bj_problem.c
 %C%_bench_opt_CPPFLAGS = $(BENCH_CPPFLAGS)
 %C%_bench_opt_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_opt_LDADD = $(BENCH_LDADD)

@@ -9,6 +9,8 @@ static size_t root(size_t *up, size_t x) {
   return x;
 }
 
+#define SHARED(g, share, ix) (((share) >> (g)->v[ix].kind) & 1)
+
 /* comp[v]: the weakly connected component of live vertex v, numbered 0, 1,
  * ... in the order of their lowest vertex index; ADE__NONE for dead slots. */
 int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp) {
@@ -56,17 +58,7 @@ int ade_cgraph_parts(const ade_cgraph *g, size_t *nparts, size_t *largest) {
   return st;
 }
 
-/* The vertices and edges of g bucketed by component. */
-typedef struct part {
-  size_t ncomp, nz;       /* components; those with an intermediate vertex */
-  size_t *comp, *lix;     /* per vertex: component, index in its part's graph */
-  size_t *vstart, *vlist; /* part c: vertices vlist[vstart[c] .. vstart[c+1]) by index */
-  size_t *estart, *elist; /* part c: edge slots elist[estart[c] ..] by edge number */
-  size_t *rank;           /* per edge slot: 1-based rank by edge number (dual vertex id) */
-  char *hasz;
-} part;
-
-static void part_free(part *P) {
+void ade__part_free(ade__part *P) {
   ade__free(P->comp);
   ade__free(P->lix);
   ade__free(P->vstart);
@@ -113,46 +105,96 @@ static void bucket(size_t nb, size_t *start, size_t *list, size_t n, const size_
   start[0] = 0;
 }
 
-static int partition(const ade_cgraph *g, part *P) {
-  size_t nv = g->nv + 1, ne = g->nedges + 1, *tmp = NULL, *key = NULL, *sorted = NULL;
+/* Components of g without the vertices of the shared kinds (a bit per
+ * kind): union over the edges between unshared vertices. comp[v] is
+ * ADE__NONE for dead and shared vertices. */
+static void components_apart(const ade_cgraph *g, int share, size_t *up, size_t *comp, size_t *ncomp) {
+  size_t k = 0;
+  for (size_t v = 0; v < g->nv; v++) up[v] = v;
+  for (size_t e = 0; e < g->eslots; e++) {
+    const ade__edge *x = &g->e[e];
+    if (x->src == ADE__NONE || SHARED(g, share, x->src) || SHARED(g, share, x->dst)) continue;
+    size_t a = root(up, x->src), b = root(up, x->dst);
+    if (a != b) up[ADE__MAX(a, b)] = ADE__MIN(a, b);
+  }
+  for (size_t v = 0; v < g->nv; v++) {
+    size_t r = g->v[v].alive && !SHARED(g, share, v) ? root(up, v) : ADE__NONE;
+    comp[v] = r == ADE__NONE ? r : r == v ? k++ : comp[r];
+  }
+  *ncomp = k;
+}
+
+/* The part of each edge (that of an unshared end; ADE__NONE: both shared),
+ * and the (vertex, part) memberships in vertex order: a shared vertex joins
+ * every part it has an edge into. */
+static size_t memberships(const ade_cgraph *g, int share, const ade__part *P, size_t *item, size_t *key,
+                          size_t *last) {
+  size_t k = 0;
+  for (size_t c = 0; c < P->ncomp; c++) last[c] = ADE__NONE;
+  for (size_t v = 0; v < g->nv; v++) {
+    const ade__vtx *x = &g->v[v];
+    if (!x->alive) continue;
+    if (!SHARED(g, share, v)) {
+      item[k] = v, key[k++] = P->comp[v];
+      continue;
+    }
+    for (size_t i = 0; i < x->nin + x->nout; i++) {
+      const ade__edge *e = &g->e[i < x->nin ? x->in[i] : x->out[i - x->nin]];
+      size_t c = P->comp[e->src == v ? e->dst : e->src];
+      if (c != ADE__NONE && last[c] != v) last[c] = v, item[k] = v, key[k++] = c;
+    }
+  }
+  return k;
+}
+
+int ade__part_split(const ade_cgraph *g, int share, ade__part *P) {
+  size_t nv = g->nv + 1, ne = g->nedges + 1, nm = nv + 2 * ne, *tmp = NULL, *key = NULL, *sorted = NULL,
+         *last = NULL;
+  memset(P, 0, sizeof *P);
   P->comp = ade__alloc(nv * sizeof *P->comp);
   P->lix = ade__alloc(nv * sizeof *P->lix);
-  int st = P->comp && P->lix ? ade__cgraph_components(g, P->comp, &P->ncomp) : ADE_ENOMEM;
+  tmp = ade__alloc(nm * sizeof *tmp);
+  key = ade__alloc(nm * sizeof *key);
+  int st = P->comp && P->lix && tmp && key ? ADE_OK : ADE_ENOMEM;
+  if (!st) components_apart(g, share, tmp, P->comp, &P->ncomp);
   if (!st) {
     P->hasz = ade__calloc(P->ncomp + 1, 1);
     P->vstart = ade__alloc((P->ncomp + 1) * sizeof *P->vstart);
     P->estart = ade__alloc((P->ncomp + 1) * sizeof *P->estart);
-    P->vlist = ade__alloc(nv * sizeof *P->vlist);
+    P->vlist = ade__alloc(nm * sizeof *P->vlist);
     P->elist = ade__alloc(ne * sizeof *P->elist);
     P->rank = ade__alloc((g->eslots + 1) * sizeof *P->rank);
-    tmp = ade__alloc(ADE__MAX(nv, ne) * sizeof *tmp);
-    key = ade__alloc(ADE__MAX(nv, ne) * sizeof *key);
     sorted = ade__alloc(ne * sizeof *sorted);
-    if (!P->hasz || !P->vstart || !P->estart || !P->vlist || !P->elist || !P->rank || !tmp || !key || !sorted)
+    last = ade__alloc((P->ncomp + 1) * sizeof *last);
+    if (!P->hasz || !P->vstart || !P->estart || !P->vlist || !P->elist || !P->rank || !sorted || !last)
       st = ADE_ENOMEM;
   }
   if (st == ADE_ENOMEM) st = ade__fail(ADE_ENOMEM, "out of memory splitting a graph of %zu vertices", g->nv);
   for (size_t v = 0; !st && v < g->nv; v++)
     if (g->v[v].alive && g->v[v].kind == ADE__Z && !P->hasz[P->comp[v]]) P->hasz[P->comp[v]] = 1, P->nz++;
   if (!st && P->nz >= 2) { /* otherwise the caller orders g whole */
-    size_t k = 0;
-    for (size_t v = 0; v < g->nv; v++)
-      if (g->v[v].alive) tmp[k] = v, key[k++] = P->comp[v];
+    size_t k = memberships(g, share, P, tmp, key, last);
     bucket(P->ncomp, P->vstart, P->vlist, k, tmp, key);
     st = edge_order(g, sorted, P->rank);
-    for (size_t i = 0; !st && i < g->nedges; i++) key[i] = P->comp[g->e[sorted[i]].src];
-    if (!st) bucket(P->ncomp, P->estart, P->elist, g->nedges, sorted, key);
+    k = 0;
+    for (size_t i = 0; !st && i < g->nedges; i++) {
+      const ade__edge *e = &g->e[sorted[i]];
+      size_t c = SHARED(g, share, e->src) ? P->comp[e->dst] : P->comp[e->src];
+      if (c != ADE__NONE) sorted[k] = sorted[i], key[k++] = c; /* edges between shared vertices: in no part */
+    }
+    if (!st) bucket(P->ncomp, P->estart, P->elist, k, sorted, key);
   }
   ade__free(tmp);
   ade__free(key);
   ade__free(sorted);
+  ade__free(last);
   return st;
 }
 
 /* The c-graph of part c: its vertices (same ids, kinds; local columns and
  * rows in index order) and edges in edge-number order, so that its edge k
  * is its dual's vertex k. */
-static int build_part(const ade_cgraph *g, part *P, size_t c, ade_cgraph **hp) {
+int ade__part_graph(const ade_cgraph *g, ade__part *P, size_t c, ade_cgraph **hp) {
   size_t v0 = P->vstart[c], nvc = P->vstart[c + 1] - v0, e0 = P->estart[c], nec = P->estart[c + 1] - e0;
   size_t n = 0, m = 0, ix;
   for (size_t k = 0; k < nvc; k++) {
@@ -190,7 +232,7 @@ static int build_part(const ade_cgraph *g, part *P, size_t c, ade_cgraph **hp) {
 /* A vertex id of part c's dual as the id the same vertex gets in g's dual
  * (Definition 1 numbering): X~ 1-n..0 by column, Z~ 1..|E| by edge rank,
  * Y~ |E|+1.. by row, fill-ins from fill0 on in the order they are made. */
-static long global_id(const ade_cgraph *g, const ade_cgraph *h, const part *P, size_t c, long id, long fill0) {
+static long global_id(const ade_cgraph *g, const ade_cgraph *h, const ade__part *P, size_t c, long id, long fill0) {
   long ec = (long)(P->estart[c + 1] - P->estart[c]), mc = (long)h->m;
   const size_t *vl = P->vlist + P->vstart[c];
   if (id <= 0) return 1 - (long)g->n + (long)g->v[vl[h->xv[id - 1 + (long)h->n]]].aux;
@@ -200,8 +242,8 @@ static long global_id(const ade_cgraph *g, const ade_cgraph *h, const part *P, s
 }
 
 /* Append part c's sequence to s, renumbering face steps into g's dual. */
-static int append(const ade_cgraph *g, const ade_cgraph *h, const part *P, size_t c, const ade_elim_seq *cs,
-                  long fill0, ade_elim_seq *s) {
+int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *P, size_t c, const ade_elim_seq *cs,
+                     long fill0, ade_elim_seq *s) {
   int st = ADE_OK;
   for (size_t k = 0; !st && k < cs->len; k++) {
     ade_elim_step x = cs->step[k];
@@ -215,7 +257,7 @@ static int append(const ade_cgraph *g, const ade_cgraph *h, const part *P, size_
 }
 
 /* Bind s to g, or for a face sequence to g's dual. */
-static int bind(const ade_cgraph *g, ade_elim_seq *s) {
+int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s) {
   ade_cgraph *d = NULL;
   if (s->kind != ADE_SEQ_FACE) {
     s->print = ade__graph_print(g);
@@ -233,13 +275,12 @@ static int bind(const ade_cgraph *g, ade_elim_seq *s) {
  * and every ordering makes the same choices inside a component as on the
  * whole graph (its keys compare the same). Otherwise *split = 0. */
 int ade__order_split(const ade_cgraph *g, int order, int kind, ade_elim_seq **sp, int *split) {
-  part P;
+  ade__part P;
   ade_elim_seq *s = NULL;
-  memset(&P, 0, sizeof P);
   *split = 0;
-  int st = partition(g, &P);
+  int st = ade__part_split(g, 0, &P);
   if (st || P.nz < 2) {
-    part_free(&P);
+    ade__part_free(&P);
     return st;
   }
   long fill0 = (long)g->nedges + (long)g->m + 1;
@@ -250,15 +291,15 @@ int ade__order_split(const ade_cgraph *g, int order, int kind, ade_elim_seq **sp
     ade_elim_seq *cs = NULL;
     uint64_t fill = 0;
     if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
-    st = build_part(g, &P, c, &h);
+    st = ade__part_graph(g, &P, c, &h);
     if (!st) st = ade__elim_order_one(h, order, &cs, &fill);
-    if (!st) st = append(g, h, &P, c, cs, fill0, s);
+    if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
     if (!st) cost += cs->cost, fill0 += (long)fill;
     ade_seq_free(cs);
     ade_cgraph_free(h);
   }
-  if (!st) st = bind(g, s);
-  part_free(&P);
+  if (!st) st = ade__seq_bind_whole(g, s);
+  ade__part_free(&P);
   if (st) {
     ade_seq_free(s);
     return st;

@@ -102,6 +102,31 @@ int ade__elim_order_one(const ade_cgraph *g, int order, ade_elim_seq **sp, uint6
 int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp);
 int ade__order_split(const ade_cgraph *g, int order, int kind, ade_elim_seq **sp, int *split);
 
+/* The parts of a c-graph: its components once the vertices of the shared
+ * kinds (a bit 1 << ADE__X, 1 << ADE__Y per kind) are taken out, each with
+ * the shared vertices it has edges to. Vertex lists are in index order,
+ * edge lists in edge-number order; edges between shared vertices are in no
+ * part. With nz < 2 only comp, lix, hasz and nz are filled. */
+typedef struct ade__part {
+  size_t ncomp, nz;       /* components; those with an intermediate vertex */
+  size_t *comp, *lix;     /* per vertex: component (ADE__NONE if shared), index in its part's graph */
+  size_t *vstart, *vlist; /* part c: vertices vlist[vstart[c] .. vstart[c+1]) by index */
+  size_t *estart, *elist; /* part c: edge slots elist[estart[c] ..] by edge number */
+  size_t *rank;           /* per edge slot: 1-based rank by edge number (dual vertex id) */
+  char *hasz;
+} ade__part;
+int ade__part_split(const ade_cgraph *g, int share, ade__part *P);
+void ade__part_free(ade__part *P);
+/* The c-graph of part c (same vertex ids and kinds; edges in order, so its
+ * edge k is its dual's vertex k). */
+int ade__part_graph(const ade_cgraph *g, ade__part *P, size_t c, ade_cgraph **h);
+/* Append part c's sequence cs (on h = its graph) to s, renumbering face
+ * steps into g's dual, its fill-ins numbered from fill0. */
+int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *P, size_t c, const ade_elim_seq *cs,
+                     long fill0, ade_elim_seq *s);
+/* Bind s to g, or for a face sequence to g's dual. */
+int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s);
+
 /* Live vertices in a topological order (Kahn); *k gets how many. */
 int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);
 

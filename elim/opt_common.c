@@ -178,17 +178,22 @@ static void keep_best(ade_elim_seq **best, ade_elim_seq *s) {
   }
 }
 
+/* Graphs too large for the searches get only the orderings that do not
+ * rescan every candidate at each step: the others (edge-markowitz,
+ * edge-fillin, the face orderings, the hierarchies) take minutes there. */
+static int large(const ade_cgraph *g) { return g->nv > ADE__SG_MAX_SLOTS; }
+
 static int best_orders(const ade_cgraph *g, int kind, ade_elim_seq **best) {
   int st = ADE_OK;
   for (int o = 0; !st && o < ADE_ORDER_COUNT; o++) {
     ade_elim_seq *s = NULL;
     int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
-    if (k != kind) continue;
+    if (k != kind || (large(g) && o >= ADE_ORDER_EDGE_MARKOWITZ)) continue;
     st = ade_elim_order(g, o, &s);
     keep_best(best, s);
   }
   ade_elim_seq *h = NULL;
-  if (!st) st = ade__opt_hierarchy(g, kind, NULL, &h);
+  if (!st && !large(g)) st = ade__opt_hierarchy(g, kind, NULL, &h);
   keep_best(best, h);
   for (int m = ADE_OPT_DP_BFFT; !st && kind == ADE_SEQ_EDGE && m <= ADE_OPT_DP_BFRA; m++) {
     uint64_t c;
@@ -247,8 +252,8 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
     return ade__fail(ADE_EINVAL, "%s does not build %s sequences", opt_names[method],
                      kind >= 0 && kind < 3 ? kind_names[kind] : "such");
   if (!limits) ade_opt_limits_init(&def), limits = &def;
-  int st;
-  switch (method) {
+  int split = 0, st = ade__opt_split(g, kind, method, limits, &s, &r, &split);
+  if (!st && !split) switch (method) {
   case ADE_OPT_EXHAUSTIVE: st = ade__opt_exhaustive(g, kind, limits, &s, &r); break;
   case ADE_OPT_BNB: st = ade__opt_bnb(g, kind, limits, &s, &r); break;
   case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &s); break;
@@ -261,9 +266,14 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
     ade_seq_free(es);
   }
   }
+  if (st == ADE_ETOOBIG && method <= ADE_OPT_ANNEAL && method != ADE_OPT_HIERARCHY) { /* too large to search: the start */
+    memset(&r, 0, sizeof r);
+    st = ade__opt_heuristic(g, kind, &s);
+    if (!st) r.cost = r.initial = s->cost, r.limited = 1;
+  }
   uint64_t cost = 0;
   if (!st) st = ade__seq_finish(g, s, &cost);
-  if (!st && method != ADE_OPT_HIERARCHY && cost != r.cost) /* what the method claimed */
+  if (!st && (split || method != ADE_OPT_HIERARCHY) && cost != r.cost) /* what the method claimed */
     st = ade__fail(ADE_ESTATE, "internal error: %s found cost %llu, the engines count %llu", opt_names[method],
                    (unsigned long long)r.cost, (unsigned long long)cost);
   r.cost = cost;

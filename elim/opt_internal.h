@@ -142,6 +142,12 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, ade_elim
 int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
                     ade_opt_report *r);
 int ade__opt_dp(const ade_cgraph *g, int method, ade_elim_seq **seq, uint64_t *cost);
+/* opt_split.c: with two or more parts (components apart from the
+ * independents, and for vertex and edge kinds the dependents), optimize each
+ * class of identical parts once by ade_optimize and concatenate (*split =
+ * 1; r gets the sums); otherwise *split = 0. */
+int ade__opt_split(const ade_cgraph *g, int kind, int method, const ade_opt_limits *l, ade_elim_seq **seq,
+                   ade_opt_report *r, int *split);
 
 /* Default hierarchy of a kind. */
 const char *ade__hier_default(int kind);

@@ -435,6 +435,167 @@ START_TEST(chain_bracket) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ parts */
+
+/* Pieces glued at shared independents (their columns drawn from a pool of
+ * nx) and, with share_y, at a shared first dependent; copy: the second
+ * piece repeats the first. Ids stay topological. */
+static ade_cgraph *glued(uint64_t *rs, size_t npieces, int copy, int share_y, size_t *nedges) {
+  long x[8], y[16], src[512], dst[512], zoff = 0, ybase = 0, ny = 0;
+  size_t nx = 1 + ade_test_rand(rs) % 3, ne = 0;
+  ade_cgraph *pc[4];
+  uint64_t first = *rs;
+  for (size_t i = 0; i < nx; i++) x[i] = (long)i + 1 - (long)nx;
+  for (size_t k = 0; k < npieces; k++) {
+    uint64_t r = k == 1 && copy ? first : *rs;
+    size_t pe, n = 1 + ade_test_rand(&r) % 2, p = 1 + ade_test_rand(&r) % 4, m = 1 + ade_test_rand(&r) % 2;
+    pc[k] = random_graph(&r, n, p, m, ade_test_uniform(&r, 0.1, 0.35), &pe);
+    if (k != 1 || !copy) *rs = r;
+    ybase += (long)(pc[k]->nv - pc[k]->n - pc[k]->m);
+  }
+  for (size_t k = 0; k < npieces; k++) {
+    const ade_cgraph *g = pc[k];
+    long p = (long)(g->nv - g->n - g->m), map[32];
+    for (size_t v = 0; v < g->nv; v++) {
+      const ade__vtx *u = &g->v[v];
+      if (u->kind == ADE__X) map[v] = x[(u->aux + k) % nx];
+      else if (u->kind == ADE__Z) map[v] = zoff + u->id;
+      else if (share_y && k && u->aux == 0) map[v] = ybase + 1;
+      else map[v] = ybase + 1 + ny + (long)u->aux - (share_y && k ? 1 : 0);
+    }
+    for (size_t e = 0; e < g->eslots; e++) {
+      if (g->e[e].src == ADE__NONE) continue;
+      long a = map[g->e[e].src], b = map[g->e[e].dst];
+      int dup = 0;
+      for (size_t i = 0; i < ne; i++) dup |= src[i] == a && dst[i] == b;
+      if (!dup) src[ne] = a, dst[ne++] = b;
+    }
+    zoff += p;
+    ny += (long)g->m - (share_y && k ? 1 : 0);
+  }
+  for (long i = 0; i < ny; i++) y[i] = ybase + 1 + i;
+  double val[512];
+  for (size_t k = 0; k < ne; k++) val[k] = ade_test_uniform(rs, 0.5, 1.5);
+  ade_cgraph *g = NULL;
+  ck_assert_msg(ade_cgraph_from_edges(&g, nx, x, (size_t)ny, y, ne, src, dst, val) == ADE_OK, "%s", ade_errmsg());
+  for (size_t k = 0; k < npieces; k++) ade_cgraph_free(pc[k]);
+  *nedges = ne;
+  return g;
+}
+
+/* Two runs with the same seed give the same sequence. */
+static void same_twice(const ade_cgraph *g, int kind, int method, const ade_opt_limits *l) {
+  ade_elim_seq *a = NULL, *b = NULL;
+  ck_assert_int_eq(ade_optimize(g, kind, method, l, &a, NULL), ADE_OK);
+  ck_assert_int_eq(ade_optimize(g, kind, method, l, &b, NULL), ADE_OK);
+  ck_assert_uint_eq(ade_seq_length(a), ade_seq_length(b));
+  for (size_t k = 0; k < ade_seq_length(a); k++) {
+    const ade_elim_step *p = ade_seq_step(a, k), *q = ade_seq_step(b, k);
+    ck_assert(p->a == q->a && p->b == q->b && p->dir == q->dir);
+  }
+  ade_seq_free(a);
+  ade_seq_free(b);
+}
+
+/* Graphs of two or three parts (some repeated, some sharing a dependent):
+ * the optimum of the split search is the plain oracle's on the whole graph;
+ * B&B equals it; every method's sequence is valid on the whole graph (its
+ * Jacobian is forward mode's) and no cheaper than the optimum; annealing
+ * is reproducible from its seed. */
+START_TEST(parts) {
+  uint64_t rs = 2024;
+  int edges = 0, faces = 0, split = 0;
+  for (int it = 0; it < 500; it++) {
+    size_t ne;
+    ade_cgraph *g = glued(&rs, 2 + (size_t)it % 2, it % 3 == 0, it % 4 == 1, &ne);
+    ade__part P;
+    ck_assert_int_eq(ade__part_split(g, 1 << ADE__X | 1 << ADE__Y, &P), ADE_OK);
+    split += P.nz >= 2;
+    ade__part_free(&P);
+    ade_opt_limits l;
+    ade_opt_limits_init(&l);
+    l.iterations = 100;
+    l.seed = (uint64_t)it;
+    for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
+      if ((kind == ADE_SEQ_EDGE && ne > 14) || (kind == ADE_SEQ_FACE && ne > 10)) break;
+      edges += kind == ADE_SEQ_EDGE, faces += kind == ADE_SEQ_FACE;
+      uint64_t o = pure_optimum(g, kind);
+      ck_assert_uint_eq(optimum(g, kind), o);
+      ck_assert_uint_eq(bnb(g, kind, 1), o);
+      ck_assert_uint_ge(opt(g, kind, ADE_OPT_HIERARCHY, NULL, NULL), o);
+      if (kind != ADE_SEQ_FACE) {
+        ck_assert_uint_ge(opt(g, kind, ADE_OPT_ANNEAL, &l, NULL), o);
+        same_twice(g, kind, ADE_OPT_ANNEAL, &l);
+      }
+      for (int d = ADE_OPT_DP_BFFT; kind != ADE_SEQ_VERTEX && d <= ADE_OPT_DP_BFRA; d++)
+        ck_assert_uint_ge(opt(g, kind, d, NULL, NULL), o);
+    }
+    ade_cgraph_free(g);
+  }
+  ck_assert_int_eq(split, 500);
+  ck_assert_int_ge(edges, 200);
+  ck_assert_int_ge(faces, 100);
+}
+END_TEST
+
+/* Three lions on the same independents: three times the lion optima, proven. */
+START_TEST(repeated_parts) {
+  static const long x2[] = {-1, 0}, y2[] = {3, 4, 5, 6};
+  long e[64][2];
+  size_t ne = 0;
+  for (long c = 0; c < 3; c++) /* three lions on the same two independents */
+    for (size_t k = 0; k < 8; k++) {
+      long a = le[k][0], b = le[k][1];
+      e[ne][0] = a <= 0 ? a : a + 2 * c, e[ne++][1] = b <= 2 ? b + 2 * c : 7 + 4 * c + (b - 3);
+    }
+  long y[12], x[2] = {x2[0], x2[1]};
+  for (long i = 0; i < 12; i++) y[i] = 7 + i;
+  (void)y2;
+  ade_cgraph *g = graph(2, x, 12, y, ne, (const long(*)[2])e, 3);
+  ade_opt_report r;
+  for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
+    ck_assert_uint_eq(opt(g, kind, ADE_OPT_BNB, NULL, &r), kind == ADE_SEQ_VERTEX ? 36 : 33);
+    ck_assert(r.optimal);
+  }
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* One part of more vertices than a search holds: two independents, a
+ * chain with a side edge every third vertex, two dependents. The searches
+ * return their start (the best ordering), limited, valid. */
+START_TEST(too_large) {
+  size_t p = ADE__SG_MAX_SLOTS + 100, ne = 0;
+  long x[] = {-1, 0}, y[] = {(long)p + 1, (long)p + 2}, (*e)[2] = malloc((2 * p + 8) * sizeof *e);
+  e[ne][0] = -1, e[ne++][1] = 1;
+  e[ne][0] = 0, e[ne++][1] = 1;
+  for (long j = 1; j < (long)p; j++) {
+    e[ne][0] = j, e[ne++][1] = j + 1;
+    if (j % 3 == 0 && j + 2 <= (long)p) e[ne][0] = j, e[ne++][1] = j + 2;
+  }
+  e[ne][0] = (long)p, e[ne++][1] = (long)p + 1;
+  e[ne][0] = (long)p, e[ne++][1] = (long)p + 2;
+  ade_cgraph *g = graph(2, x, 2, y, ne, (const long(*)[2])e, 9);
+  free(e);
+  ade_opt_report r;
+  ade_opt_limits l;
+  ade_opt_limits_init(&l);
+  l.iterations = 10;
+  uint64_t best = UINT64_MAX;
+  for (int o = ADE_ORDER_VERTEX_FORWARD; o <= ADE_ORDER_VERTEX_RELATIVE; o++) {
+    uint64_t c = order_cost(g, o);
+    best = c < best ? c : best;
+  }
+  for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_EDGE; kind++)
+    for (int m = ADE_OPT_EXHAUSTIVE; m <= ADE_OPT_ANNEAL; m++) {
+      if (m == ADE_OPT_HIERARCHY) continue;
+      ck_assert_uint_le(opt(g, kind, m, &l, &r), best);
+      ck_assert(r.limited && !r.optimal && r.initial == r.cost);
+    }
+  ade_cgraph_free(g);
+}
+END_TEST
+
 /* ------------------------------------------------------ limits, threads */
 
 /* A graph too large to finish quickly: a few stacked bats. */
@@ -641,6 +802,9 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, random_small);
   tcase_add_test(tc, face_bound);
+  tcase_add_test(tc, parts);
+  tcase_add_test(tc, repeated_parts);
+  tcase_add_test(tc, too_large);
   tcase_add_test(tc, threads);
   tcase_add_test(tc, limits);
   suite_add_tcase(s, tc);

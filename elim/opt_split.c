@@ -1,0 +1,179 @@
+/* opt_split.c: ade_optimize on a c-graph of several parts: each class of identical parts optimized once, the sequences repeated on the others and concatenated. */
+#include "opt_internal.h"
+
+/* Parts meet only at independents (and, for vertex and edge sequences, at
+ * dependents), which are never eliminated: a step in one part neither
+ * needs nor changes an edge of another (fill-in between two shared vertices
+ * is final), so the optimum is the sum of the parts' optima and any order
+ * of the parts' sequences is valid. Face fill-ins of two parts could only
+ * merge if both joined the same shared vertices at both ends, which is why
+ * faces share independents only. */
+
+/* One class of parts with the same key: their graphs are equal up to the
+ * order-preserving map of their vertices, so one sequence fits all. */
+typedef struct cls {
+  size_t rep, count, fill; /* first part, parts, face fill-ins of its sequence */
+  ade_elim_step *step;     /* vertex, edge: local vertex indices; face: part dual ids */
+  size_t len;
+  uint64_t cost;
+} cls;
+
+/* The key of part graph h: sizes, vertex kinds in order, edges (local ends) in order. */
+static int part_key(const ade_cgraph *h, uint64_t **key, size_t *cap, size_t *len) {
+  size_t need = 1 + (h->nv + 31) / 32 + h->nedges;
+  if (need > *cap) {
+    uint64_t *k = ade__realloc(*key, need * sizeof *k);
+    if (!k) return ade__fail(ADE_ENOMEM, "out of memory for the key of a part of %zu edges", h->nedges);
+    *key = k, *cap = need;
+  }
+  uint64_t *k = *key;
+  memset(k, 0, need * sizeof *k);
+  k[0] = (uint64_t)h->nv | (uint64_t)h->nedges << 32;
+  for (size_t v = 0; v < h->nv; v++) k[1 + v / 32] |= (uint64_t)h->v[v].kind << (2 * (v % 32));
+  for (size_t e = 0, w = 1 + (h->nv + 31) / 32; e < h->eslots; e++)
+    if (h->e[e].src != ADE__NONE) k[w++] = (uint64_t)h->e[e].src << 32 | h->e[e].dst;
+  *len = need;
+  return ADE_OK;
+}
+
+/* Face fill-ins that s makes on the dual of h. */
+static int face_fill(const ade_cgraph *h, const ade_elim_seq *s, size_t *fill) {
+  ade_cgraph *d = NULL;
+  uint64_t c;
+  int st = ade_cgraph_dual(&d, h);
+  if (!st) st = ade_seq_apply(d, s, &c);
+  if (!st) *fill = d->fill;
+  ade_cgraph_free(d);
+  return st;
+}
+
+/* Optimize the representative part of class k; the steps in local terms. */
+static int solve(const ade_cgraph *g, ade__part *P, cls *k, int kind, int method, const ade_opt_limits *l,
+                 ade_opt_report *r) {
+  ade_cgraph *h = NULL;
+  ade_elim_seq *s = NULL;
+  ade_opt_report pr;
+  int st = ade__part_graph(g, P, k->rep, &h);
+  if (!st) st = ade_optimize(h, kind, method, l, &s, &pr);
+  if (!st && kind == ADE_SEQ_FACE) st = face_fill(h, s, &k->fill);
+  if (!st && !(k->step = ade__alloc((s->len + 1) * sizeof *k->step)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for a sequence of %zu steps", s->len);
+  for (size_t t = 0; !st && t < s->len; t++) {
+    ade_elim_step x = s->step[t];
+    if (kind != ADE_SEQ_FACE) {
+      x.a = (long)ade__graph_vertex(h, x.a);
+      x.b = kind == ADE_SEQ_EDGE ? (long)ade__graph_vertex(h, x.b) : x.b;
+    }
+    k->step[t] = x;
+  }
+  if (!st) {
+    k->len = s->len, k->cost = pr.cost;
+    r->cost += k->count * pr.cost, r->bound += k->count * pr.bound, r->initial += k->count * pr.initial;
+    r->optimal &= pr.optimal, r->limited |= pr.limited;
+    r->nodes += pr.nodes, r->cuts += pr.cuts, r->states += pr.states;
+  }
+  ade_seq_free(s);
+  ade_cgraph_free(h);
+  return st;
+}
+
+/* Part c's sequence from its class's: local indices to c's vertex ids. */
+static int emit(const ade_cgraph *g, ade__part *P, size_t c, const cls *k, int kind, long fill0, ade_elim_seq *s) {
+  ade_cgraph *h = NULL;
+  ade_elim_seq *cs = NULL;
+  int st = ade__part_graph(g, P, c, &h);
+  if (!st) st = ade_seq_create(&cs, kind);
+  for (size_t t = 0; !st && t < k->len; t++) {
+    ade_elim_step x = k->step[t];
+    if (kind != ADE_SEQ_FACE) {
+      x.a = h->v[x.a].id;
+      x.b = kind == ADE_SEQ_EDGE ? h->v[x.b].id : x.b;
+    }
+    st = ade_seq_push(cs, x.a, x.b, x.dir);
+  }
+  if (!st) st = ade__part_append(g, h, P, c, cs, fill0, s);
+  ade_seq_free(cs);
+  ade_cgraph_free(h);
+  return st;
+}
+
+/* Classes of the parts with intermediates: cl[c] for part c, the classes into ks. */
+static int classify(const ade_cgraph *g, ade__part *P, size_t *cl, cls *ks, size_t *nk) {
+  ade__table t;
+  uint64_t *key = NULL, val;
+  size_t cap = 0, len = 0;
+  int st = ade__table_init(&t, (size_t)1 << 30);
+  *nk = 0;
+  for (size_t c = 0; !st && c < P->ncomp; c++) {
+    ade_cgraph *h = NULL;
+    if (!P->hasz[c]) continue;
+    st = ade__part_graph(g, P, c, &h);
+    if (!st) st = part_key(h, &key, &cap, &len);
+    ade_cgraph_free(h);
+    if (st) break;
+    if (ade__table_get(&t, key, len, &val)) {
+      cl[c] = (size_t)val, ks[val].count++;
+      continue;
+    }
+    cl[c] = *nk, ks[*nk].rep = c, ks[*nk].count = 1;
+    st = ade__table_put(&t, key, len, (uint64_t)(*nk)++);
+    if (st == ADE_ETOOBIG) st = ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu parts", P->ncomp);
+  }
+  ade__free(key);
+  ade__table_free(&t);
+  return st;
+}
+
+/* The time left for the next of `left` classes: an equal share. */
+static void share_time(const ade_opt_limits *l, double t0, size_t left, ade_opt_limits *sub) {
+  *sub = *l;
+  if (l->time_limit <= 0) return;
+  double rest = l->time_limit - (ade__now() - t0);
+  sub->time_limit = rest > 1e-3 * (double)left ? rest / (double)left : 1e-3;
+}
+
+int ade__opt_split(const ade_cgraph *g, int kind, int method, const ade_opt_limits *l, ade_elim_seq **seq,
+                   ade_opt_report *r, int *split) {
+  ade__part P;
+  ade_elim_seq *s = NULL;
+  size_t nk = 0, *cl = NULL;
+  cls *ks = NULL;
+  double t0 = ade__now();
+  int share = 1 << ADE__X | (kind == ADE_SEQ_FACE ? 0 : 1 << ADE__Y);
+  *split = 0;
+  int st = ade__part_split(g, share, &P);
+  if (st || P.nz < 2) {
+    ade__part_free(&P);
+    return st;
+  }
+  cl = ade__alloc((P.ncomp + 1) * sizeof *cl);
+  ks = ade__calloc(P.nz + 1, sizeof *ks);
+  if (!cl || !ks) st = ade__fail(ADE_ENOMEM, "out of memory for the classes of %zu parts", P.nz);
+  if (!st) st = classify(g, &P, cl, ks, &nk);
+  r->optimal = 1;
+  for (size_t k = 0; !st && k < nk; k++) {
+    ade_opt_limits sub;
+    share_time(l, t0, nk - k, &sub);
+    st = solve(g, &P, &ks[k], kind, method, &sub, r);
+  }
+  if (!st) st = ade_seq_create(&s, kind);
+  long fill0 = (long)g->nedges + (long)g->m + 1;
+  for (size_t c = 0; !st && c < P.ncomp; c++) {
+    if (!P.hasz[c]) continue;
+    st = emit(g, &P, c, &ks[cl[c]], kind, fill0, s);
+    fill0 += (long)ks[cl[c]].fill;
+  }
+  if (!st) st = ade__seq_bind_whole(g, s);
+  for (size_t k = 0; ks && k < nk; k++) ade__free(ks[k].step);
+  ade__free(ks);
+  ade__free(cl);
+  ade__part_free(&P);
+  if (st) {
+    ade_seq_free(s);
+    return st;
+  }
+  s->cost = r->cost;
+  *seq = s;
+  *split = 1;
+  return ADE_OK;
+}
