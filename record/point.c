@@ -27,7 +27,7 @@ static int collect_imports(ade_tape *t) {
         st = ade__fail(ADE_ENOMEM, "out of memory for the imported values");
       }
     }
-    if (!st) memcpy(all + total, ids, n * sizeof *ids);
+    if (!st && n) memcpy(all + total, ids, n * sizeof *ids);
     total += st ? 0 : n;
   }
   ade__free(ids);
