@@ -35,7 +35,7 @@ static int collect_imports(ade_tape *t) {
     ade__free(all);
     return st;
   }
-  qsort(all, total, sizeof *all, cmp_u64);
+  if (total) qsort(all, total, sizeof *all, cmp_u64);
   size_t u = 0;
   for (size_t i = 0; i < total; i++)
     if (!u || all[u - 1] != all[i]) all[u++] = all[i];
