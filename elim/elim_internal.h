@@ -94,13 +94,27 @@ int ade__seq_apply_step(ade_cgraph *g, int kind, const ade_elim_step *st, uint64
  * sequence (Rule 3) and face sequence, by simulation on copies. */
 int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **es);
 int ade__seq_vertex_to_face(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **fs);
+/* The live intermediate vertices of dual d by the c-graph vertex (index in
+ * g) they end at: first[j], then next[u] (dead ones stay listed; skip
+ * them). Sync after face steps: it adds the vertices from seen on (new
+ * fill-ins), in front. */
+typedef struct ade__dual_index {
+  size_t *first, *next, cap, seen;
+} ade__dual_index;
+int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d);
+int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d);
+void ade__dual_index_free(ade__dual_index *x);
 /* All faces of dual d through c-graph vertex c (appended to s). */
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
 
 /* Orderings (order.c) and connected components (component.c). */
-int ade__elim_order_one(const ade_cgraph *g, int order, ade_elim_seq **sp, uint64_t *fill);
+/* ade_elim_order without its checks; the orderings that rescan their
+ * candidates at each step (edge Markowitz and fill-in, the face orderings)
+ * stop with ADE_ELIMIT at deadline (ade__now() seconds; 0: none). */
+int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp);
+int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill);
 int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp);
-int ade__order_split(const ade_cgraph *g, int order, int kind, ade_elim_seq **sp, int *split);
+int ade__order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split);
 
 /* The parts of a c-graph: its components once the vertices of the shared
  * kinds (a bit 1 << ADE__X, 1 << ADE__Y per kind) are taken out, each with

@@ -106,3 +106,36 @@ int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s) {
   }
   return ADE_OK;
 }
+
+/* ------------------------------------------------------- dual index */
+
+int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+  memset(x, 0, sizeof *x);
+  x->first = ade__alloc((g->nv + 1) * sizeof *x->first);
+  if (!x->first) return ade__fail(ADE_ENOMEM, "out of memory for a dual index");
+  for (size_t j = 0; j <= g->nv; j++) x->first[j] = ADE__NONE;
+  return ade__dual_index_sync(x, g, d);
+}
+
+int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+  if (d->nv > x->cap) {
+    size_t nc = 2 * d->nv;
+    size_t *p = ade__realloc(x->next, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a dual index of %zu", nc);
+    x->next = p, x->cap = nc;
+  }
+  for (; x->seen < d->nv; x->seen++) {
+    const ade__vtx *v = &d->v[x->seen];
+    size_t j = v->alive && v->kind == ADE__Z ? ade__graph_vertex(g, v->ctgt) : ADE__NONE;
+    if (j == ADE__NONE) continue;
+    x->next[x->seen] = x->first[j];
+    x->first[j] = x->seen;
+  }
+  return ADE_OK;
+}
+
+void ade__dual_index_free(ade__dual_index *x) {
+  ade__free(x->first);
+  ade__free(x->next);
+  memset(x, 0, sizeof *x);
+}

@@ -126,6 +126,7 @@ static int decode(sa *a, size_t t) {
   int st = ADE_OK;
   back_to(a, t);
   while (!st && !ade__sg_done(&a->s)) {
+    if (ade__clock_expired(&a->clk, 0)) return ADE_ELIMIT; /* the best is kept apart */
     a->mv.len = 0;
     if ((st = ade__sg_moves(&a->s, &a->mv, 0)) || (st = room(a, a->len + 1))) break;
     a->cur[a->len] = kth(&a->mv, a->gene[a->len] % a->mv.len);
@@ -149,26 +150,50 @@ static void save_best(sa *a) {
   memcpy(a->best, a->cur, a->len * sizeof *a->best);
 }
 
+/* The slot of vertex id (slots keep the c-graph's vertex order, by id). */
+static uint32_t slot_of(const ade__sg *s, long id) {
+  uint32_t lo = 0, hi = (uint32_t)s->nv;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->id[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Step t of the start h as a move; edges: its rank among the applicable
+ * moves into gene[t] (ranking scans every move: the start of a large
+ * graph takes seconds, hence the clock). */
+static int start_move(sa *a, const ade_elim_step *x, size_t t) {
+  if (a->s.kind == ADE_SEQ_VERTEX) {
+    ade__move m = {slot_of(&a->s, x->a), 0, 0, 0};
+    a->cur[t] = m;
+    return m.a < a->s.nv && a->s.id[m.a] == x->a ? ADE_OK : ADE_ESTATE;
+  }
+  a->mv.len = 0;
+  int st = ade__sg_moves(&a->s, &a->mv, 0);
+  size_t i = 0, rank = 0;
+  for (; !st && i < a->mv.len; i++) {
+    ade_elim_step y;
+    ade__sg_step(&a->s, &a->mv.m[i], &y);
+    if (y.a == x->a && y.b == x->b && y.dir == x->dir) break;
+  }
+  if (st || i == a->mv.len) return st ? st : ADE_ESTATE;
+  for (size_t j = 0; j < a->mv.len; j++) rank += ade__move_cmp(&a->mv.m[j], &a->mv.m[i]) < 0;
+  a->gene[t] = (uint32_t)rank;
+  a->cur[t] = a->mv.m[i];
+  return ADE_OK;
+}
+
 /* The start: the heuristic's steps, recorded as genes (edges) or as the
- * permutation (vertices). */
+ * permutation (vertices). ADE_ELIMIT if the clock runs out first. */
 static int start(sa *a, const ade_elim_seq *h) {
   int st = room(a, h->len + 1);
   for (size_t t = 0; !st && t < h->len; t++) {
-    a->mv.len = 0;
-    if ((st = ade__sg_moves(&a->s, &a->mv, 0))) break;
-    size_t i = 0, rank = 0;
-    for (; i < a->mv.len; i++) {
-      ade_elim_step x;
-      ade__sg_step(&a->s, &a->mv.m[i], &x);
-      if (x.a == h->step[t].a && x.b == h->step[t].b && x.dir == h->step[t].dir) break;
-    }
-    for (size_t j = 0; i < a->mv.len && j < a->mv.len; j++) rank += ade__move_cmp(&a->mv.m[j], &a->mv.m[i]) < 0;
-    if (i == a->mv.len) st = ade__fail(ADE_ESTATE, "internal error: step %zu of the start is not applicable", t + 1);
-    else {
-      a->gene[t] = (uint32_t)rank;
-      a->cur[t] = a->mv.m[i];
-      if (!(st = push_step(a, t))) a->len++;
-    }
+    if (ade__clock_expired(&a->clk, 0)) return ADE_ELIMIT;
+    st = start_move(a, &h->step[t], t);
+    if (st == ADE_ESTATE) st = ade__fail(st, "internal error: step %zu of the start is not applicable", t + 1);
+    if (!st && !(st = push_step(a, t))) a->len++;
   }
   a->bcost = UINT64_MAX;
   if (!st) save_best(a);
@@ -207,7 +232,7 @@ static int anneal(sa *a, int kind, uint64_t N, const ade_elim_seq *h, ade_opt_re
   double T0 = 1.0 + (p ? (double)a->pc[a->len] : 0.0) / 50.0; /* pc is NULL when p = 0 */
   uint64_t k = 0;
   for (; !st && k < N && p > 1; k++) {
-    if ((k & 63) == 0 && ade__clock_expired(&a->clk, 0)) {
+    if (ade__clock_expired(&a->clk, 0)) { /* every move: on large graphs one re-decodes thousands of steps */
       rep->limited = 1;
       break;
     }
@@ -226,6 +251,11 @@ static int anneal(sa *a, int kind, uint64_t N, const ade_elim_seq *h, ade_opt_re
       if (a->gene[i] == g) a->gene[i] = g + 1;
       st = decode(a, i);
     }
+    if (st == ADE_ELIMIT) { /* decoding ran out of time */
+      rep->limited = 1;
+      st = ADE_OK;
+      break;
+    }
     if (st) break;
     uint64_t now = a->pc[a->len];
     if (now <= old || uniform(&a->r) < exp(-(double)(now - old) / T)) {
@@ -238,6 +268,7 @@ static int anneal(sa *a, int kind, uint64_t N, const ade_elim_seq *h, ade_opt_re
     } else {
       a->gene[i] = g;
       st = decode(a, i);
+      if (st == ADE_ELIMIT) rep->limited = 1, st = ADE_OK;
     }
   }
   rep->nodes = k;
@@ -246,12 +277,17 @@ static int anneal(sa *a, int kind, uint64_t N, const ade_elim_seq *h, ade_opt_re
 
 /* Edges start from the better of the best edge heuristic and the vertex
  * annealing's result as edges (Rule 3): edge sequences include vertex
- * sequences, and the vertex moves are far cheaper to anneal. */
-static int edge_start(const ade_cgraph *g, const ade_opt_limits *l, ade_elim_seq **h, ade_opt_report *r) {
+ * sequences, and the vertex moves are far cheaper to anneal. Under a time
+ * limit the vertex annealing gets a third of the time left. */
+static int edge_start(const ade_cgraph *g, const ade_opt_limits *l, const ade__clock *clk, ade_elim_seq **h,
+                      ade_opt_report *r) {
   ade_opt_report rv;
+  ade_opt_limits sub = *l;
   ade_elim_seq *v = NULL, *e = NULL;
   memset(&rv, 0, sizeof rv);
-  int st = ade__opt_anneal(g, ADE_SEQ_VERTEX, l, &v, &rv);
+  sub.time_limit = ade__clock_share(clk, 1.0 / 3);
+  sub.progress = NULL;
+  int st = ade__opt_anneal(g, ADE_SEQ_VERTEX, &sub, &v, &rv);
   if (!st) st = ade__seq_vertex_to_edge(g, v, &e);
   if (!st && e->cost < (*h)->cost) {
     ade_seq_free(*h);
@@ -269,9 +305,11 @@ int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_
   memset(&a, 0, sizeof a);
   a.r.s = splitmix(l->seed) | 1;
   ade__clock_start(&a.clk, l);
-  int st = ade__opt_heuristic(g, kind, &h);
+  ade__clock half; /* the start gets at most half the time */
+  ade__clock_part(&a.clk, 0.5, &half);
+  int st = ade__opt_heuristic(g, kind, &half, &h);
   if (!st) r->initial = h->cost;
-  if (!st && kind == ADE_SEQ_EDGE) st = edge_start(g, l, &h, r);
+  if (!st && kind == ADE_SEQ_EDGE) st = edge_start(g, l, &a.clk, &h, r);
   if (!st) st = ade__sg_init(&a.s, g, kind, 0);
   if (!st) {
     uint64_t N = DEFAULT_MOVES, work = (uint64_t)h->len * (g->nedges + 1);
@@ -279,16 +317,22 @@ int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_
     if (N < 1000) N = 1000;
     st = anneal(&a, kind, l->iterations ? l->iterations : N, h, r);
   }
-  if (!st) st = ade_seq_create(seq, kind);
-  back_to(&a, 0);
-  for (size_t t = 0; !st && t < a.blen; t++) { /* name the best steps on the replayed graph */
-    ade_elim_step x;
-    uint64_t c;
-    ade__sg_step(&a.s, &a.best[t], &x);
-    st = ade_seq_push(*seq, x.a, x.b, x.dir);
-    if (!st) st = ade__sg_apply(&a.s, &a.best[t], &c);
+  if (st == ADE_ELIMIT) { /* out of time before the annealing: the start */
+    r->cost = h->cost, r->limited = 1;
+    *seq = h, h = NULL;
+    st = ADE_OK;
+  } else {
+    if (!st) st = ade_seq_create(seq, kind);
+    back_to(&a, 0);
+    for (size_t t = 0; !st && t < a.blen; t++) { /* name the best steps on the replayed graph */
+      ade_elim_step x;
+      uint64_t c;
+      ade__sg_step(&a.s, &a.best[t], &x);
+      st = ade_seq_push(*seq, x.a, x.b, x.dir);
+      if (!st) st = ade__sg_apply(&a.s, &a.best[t], &c);
+    }
+    if (!st) r->cost = a.bcost;
   }
-  if (!st) r->cost = a.bcost;
   if (st && *seq) {
     ade_seq_free(*seq);
     *seq = NULL;

@@ -178,8 +178,8 @@ static int tick(worker *w) {
   shared *sh = w->sh;
   uint64_t n = atomic_fetch_add(&sh->nodes, 1) + 1;
   if (sh->clk.node_limit && n >= sh->clk.node_limit) atomic_store(&sh->stop, 1);
+  if (ade__clock_expired(&sh->clk, 0)) atomic_store(&sh->stop, 1); /* a node's bound may take 0.1 s */
   if ((++w->local & 63) == 0) {
-    if (ade__clock_expired(&sh->clk, 0)) atomic_store(&sh->stop, 1);
     if (sh->threads == 1)
       ade__clock_report(&sh->clk, ADE_OPT_BNB, sh->kind, atomic_load(&sh->best), sh->root_bound, n,
                         atomic_load(&sh->cuts));
@@ -291,6 +291,7 @@ static int worker_init(worker *w, shared *sh, int index) {
   w->sh = sh;
   w->index = index;
   int st = ade__sg_init(&w->s, sh->g, sh->kind, sh->room);
+  w->s.deadline = sh->clk.deadline;
   if (!st) /* no table for huge keys, or when asked (a limit under 64 KiB) */
     w->use_tt = sh->use_tt && (sh->kind == ADE_SEQ_FACE ? 1 : w->s.W * (1 + w->s.nv)) <= MAX_KEY;
   return st;
@@ -371,15 +372,15 @@ static int run_threads(shared *sh) {
 /* ------------------------------------------------------------------ api */
 
 /* Edges and faces: search the less general kind first, with a third of
- * the limits, and start from its result if it is cheaper (the optima
+ * the time left (and of the node limit), and start from its result if it is cheaper (the optima
  * satisfy face <= edge <= vertex, and the smaller search space often finds
  * good sequences sooner). */
-static int seed(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **h) {
+static int seed(const ade_cgraph *g, int kind, const ade_opt_limits *l, const ade__clock *clk, ade_elim_seq **h) {
   ade_opt_limits sub = *l;
   ade_opt_report r;
   ade_elim_seq *lo = NULL, *conv = NULL;
   sub.progress = NULL;
-  sub.time_limit = l->time_limit / 3;
+  sub.time_limit = ade__clock_share(clk, 1.0 / 3);
   sub.node_limit = l->node_limit / 3 + (l->node_limit ? 1 : 0);
   memset(&r, 0, sizeof r);
   int st = ade__opt_bnb(g, kind - 1, &sub, &lo, &r);
@@ -401,8 +402,10 @@ static int start(shared *sh, const ade_cgraph *g, int kind, const ade_opt_limits
   sh->threads = l->threads > 1 ? l->threads : 1;
   if (sh->threads > 256) sh->threads = 256;
   ade__clock_start(&sh->clk, l);
-  int st = ade__opt_heuristic(g, kind, h);
-  if (!st && kind != ADE_SEQ_VERTEX) st = seed(g, kind, l, h);
+  ade__clock half; /* the start gets at most half the time */
+  ade__clock_part(&sh->clk, 0.5, &half);
+  int st = ade__opt_heuristic(g, kind, &half, h);
+  if (!st && kind != ADE_SEQ_VERTEX) st = seed(g, kind, l, &sh->clk, h);
   if (st) return st;
   uint64_t ub = (*h)->cost;
   sh->room = kind == ADE_SEQ_FACE ? (size_t)(ub < ADE__SG_MAX_SLOTS ? ub : ADE__SG_MAX_SLOTS) : 0;

@@ -119,9 +119,13 @@ static uint32_t separator(ade__sg *s, uint32_t j, int rev) {
  * every multiplication has one middle vertex, and a multiplication through
  * j serves one pair of an X-j path and a j-Y path from two families of
  * vertex-disjoint paths, so j needs at least their product. */
+/* Past the deadline (checked every 32 vertices: a max-flow on thousands of
+ * vertices takes a millisecond). */
+static int late(const ade__sg *s, uint32_t j) { return (j & 31) == 31 && s->deadline > 0 && ade__now() >= s->deadline; }
+
 static uint64_t markowitz_bound(ade__sg *s, uint64_t limit) {
   uint64_t sum = 0;
-  for (uint32_t j = 0; j < s->nv && sum < limit; j++)
+  for (uint32_t j = 0; j < s->nv && sum < limit && !late(s, j); j++)
     if (s->alive[j] && s->vk[j] == ADE__Z) sum += (uint64_t)separator(s, j, 0) * separator(s, j, 1);
   return sum;
 }
@@ -308,13 +312,15 @@ static uint64_t chains_bound(ade__sg *s, const uint64_t *base) {
  * and (up to 64 junction points) chains first. */
 static uint64_t face_bound(ade__sg *s, uint64_t limit) {
   uint64_t sum = 0, *base = s->jset + 2 * s->njunc;
+  int stop = 0;
   for (uint32_t c = 0; c < s->njunc; c++) {
     int any = 0;
-    for (uint32_t u = 0; u < s->nv && !any; u++) any = s->alive[u] && s->vk[u] == ADE__Z && s->ctgt[u] == c;
+    stop |= late(s, c);
+    for (uint32_t u = 0; u < s->nv && !any && !stop; u++) any = s->alive[u] && s->vk[u] == ADE__Z && s->ctgt[u] == c;
     uint64_t b = any && sum < limit ? junction_bound(s, c, 0, 0) : 0;
     sum += base[c] = b;
   }
-  if (sum >= limit || s->njunc > 64) return sum;
+  if (sum >= limit || s->njunc > 64 || stop) return sum;
   uint64_t ch = chains_bound(s, base);
   return ch > sum ? ch : sum;
 }

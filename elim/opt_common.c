@@ -77,11 +77,13 @@ int ade_opt_variant(size_t i, int *method, int *kind, const char **label) {
 
 /* --------------------------------------------------------- conversions */
 
-/* The live intermediate dual vertex for c-graph edge (i, j). */
-static size_t dual_of(const ade_cgraph *d, long i, long j) {
-  for (size_t k = 0; k < d->nv; k++)
-    if (d->v[k].alive && d->v[k].kind == ADE__Z && d->v[k].csrc == i && d->v[k].ctgt == j) return k;
-  return ADE__NONE;
+/* The live intermediate dual vertex for c-graph edge (i, j) (the oldest,
+ * if several). */
+static size_t dual_of(const ade_cgraph *g, const ade_cgraph *d, const ade__dual_index *x, long i, long j) {
+  size_t jv = ade__graph_vertex(g, j), best = ADE__NONE;
+  for (size_t k = jv == ADE__NONE ? ADE__NONE : x->first[jv]; k != ADE__NONE; k = x->next[k])
+    if (d->v[k].alive && d->v[k].kind == ADE__Z && d->v[k].csrc == i && k < best) best = k;
+  return best;
 }
 
 /* The first intermediate face out of (front) or into (back) dual vertex k. */
@@ -101,21 +103,25 @@ static size_t next_face(const ade_cgraph *d, size_t k, int dir) {
 int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs) {
   ade_cgraph *d = NULL;
   ade_elim_seq *s = NULL;
+  ade__dual_index ix = {0};
   int st = es->kind == ADE_SEQ_EDGE ? ade_cgraph_dual(&d, g) : ade__fail(ADE_EINVAL, "not an edge sequence");
   if (!st) st = ade_seq_create(&s, ADE_SEQ_FACE);
   if (!st) s->print = ade__graph_print(d);
+  if (!st) st = ade__dual_index_init(&ix, g, d);
   for (size_t t = 0; !st && t < es->len; t++) {
     const ade_elim_step *x = &es->step[t];
-    size_t k = dual_of(d, x->a, x->b), o;
+    size_t k = dual_of(g, d, &ix, x->a, x->b), o;
     if (k == ADE__NONE) st = ade__fail(ADE_EINVAL, "step %zu: no edge (%ld, %ld)", t + 1, x->a, x->b);
     while (!st && k != ADE__NONE && (o = next_face(d, k, x->dir)) != ADE__NONE) {
       size_t a = x->dir == ADE_FRONT ? k : o, b = x->dir == ADE_FRONT ? o : k;
       st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
       if (!st) st = ade__face_step(d, a, b);
-      k = dual_of(d, x->a, x->b);
+      if (!st) st = ade__dual_index_sync(&ix, g, d);
+      k = dual_of(g, d, &ix, x->a, x->b);
     }
   }
   if (!st) s->cost = d->fma;
+  ade__dual_index_free(&ix);
   ade_cgraph_free(d);
   if (st) ade_seq_free(s);
   else *fs = s;
@@ -183,21 +189,24 @@ static void keep_best(ade_elim_seq **best, ade_elim_seq *s) {
  * edge-fillin, the face orderings, the hierarchies) take minutes there. */
 static int large(const ade_cgraph *g) { return g->nv > ADE__SG_MAX_SLOTS; }
 
-static int best_orders(const ade_cgraph *g, int kind, ade_elim_seq **best) {
+static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
   int st = ADE_OK;
+  double deadline = clk ? clk->deadline : 0;
   for (int o = 0; !st && o < ADE_ORDER_COUNT; o++) {
     ade_elim_seq *s = NULL;
     int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
     if (k != kind || (large(g) && o >= ADE_ORDER_EDGE_MARKOWITZ)) continue;
-    st = ade_elim_order(g, o, &s);
+    st = ade__elim_order(g, o, deadline, &s);
+    if (st == ADE_ELIMIT) st = ADE_OK; /* out of time: not a candidate */
     keep_best(best, s);
   }
   ade_elim_seq *h = NULL;
-  if (!st && !large(g)) st = ade__opt_hierarchy(g, kind, NULL, &h);
+  if (!st && !large(g)) st = ade__opt_hierarchy(g, kind, NULL, clk, &h, NULL);
   keep_best(best, h);
   for (int m = ADE_OPT_DP_BFFT; !st && kind == ADE_SEQ_EDGE && m <= ADE_OPT_DP_BFRA; m++) {
     uint64_t c;
     ade_elim_seq *d = NULL;
+    if (clk && ade__clock_expired(clk, 0)) break; /* each takes up to a tenth of a second */
     st = ade__opt_dp(g, m, &d, &c);
     if (st == ADE_ETOOBIG) st = ADE_OK; /* a chain too long: not a candidate */
     keep_best(best, d);
@@ -208,14 +217,14 @@ static int best_orders(const ade_cgraph *g, int kind, ade_elim_seq **best) {
 /* The cheapest sequence of the kind among the orderings, the default
  * hierarchy, (edges) the DP variants and (edges, faces) the best of the
  * less general kind. */
-int ade__opt_heuristic(const ade_cgraph *g, int kind, ade_elim_seq **best) {
+int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
   ade_elim_seq *b = NULL, *lower = NULL, *conv = NULL;
-  int st = kind == ADE_SEQ_VERTEX ? ADE_OK : ade__opt_heuristic(g, kind - 1, &lower);
+  int st = kind == ADE_SEQ_VERTEX ? ADE_OK : ade__opt_heuristic(g, kind - 1, clk, &lower);
   if (!st && lower)
     st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lower, &conv) : ade__seq_edge_to_face(g, lower, &conv);
   ade_seq_free(lower);
   keep_best(&b, conv);
-  if (!st) st = best_orders(g, kind, &b);
+  if (!st) st = best_orders(g, kind, clk, &b);
   if (st) ade_seq_free(b);
   else *best = b;
   return st;
@@ -252,11 +261,13 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
     return ade__fail(ADE_EINVAL, "%s does not build %s sequences", opt_names[method],
                      kind >= 0 && kind < 3 ? kind_names[kind] : "such");
   if (!limits) ade_opt_limits_init(&def), limits = &def;
+  ade__clock clk;
+  ade__clock_start(&clk, limits);
   int split = 0, st = ade__opt_split(g, kind, method, limits, &s, &r, &split);
   if (!st && !split) switch (method) {
   case ADE_OPT_EXHAUSTIVE: st = ade__opt_exhaustive(g, kind, limits, &s, &r); break;
   case ADE_OPT_BNB: st = ade__opt_bnb(g, kind, limits, &s, &r); break;
-  case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &s); break;
+  case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &clk, &s, &r.limited); break;
   case ADE_OPT_ANNEAL: st = ade__opt_anneal(g, kind, limits, &s, &r); break;
   default: {
     ade_elim_seq *es = NULL;
@@ -268,7 +279,7 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   }
   if (st == ADE_ETOOBIG && method <= ADE_OPT_ANNEAL && method != ADE_OPT_HIERARCHY) { /* too large to search: the start */
     memset(&r, 0, sizeof r);
-    st = ade__opt_heuristic(g, kind, &s);
+    st = ade__opt_heuristic(g, kind, &clk, &s);
     if (!st) r.cost = r.initial = s->cost, r.limited = 1;
   }
   uint64_t cost = 0;

@@ -73,6 +73,8 @@ typedef struct hs {
   int have_last, last_dir;
   cand *cv;
   size_t nc, ccap;
+  const ade__clock *clk;   /* may be NULL */
+  int limited;
 } hs;
 
 /* Topological ranks, the lowest index first among the ready vertices (so
@@ -370,9 +372,75 @@ static int step(hs *h, const cand *k, ade_elim_seq *s) {
   return st ? st : ade__face_step(c, k->x, k->y);
 }
 
+/* ------------------------------------------------- the cheap completion */
+
+/* Vertices: the live intermediates by rank (ord: vertices of g by rank);
+ * edges: the same vertices, each by front elimination of its in-edges
+ * (Rule 3). */
+static int finish_vertices(hs *h, const size_t *ord, ade_elim_seq *s) {
+  ade_cgraph *c = h->c;
+  int st = ADE_OK;
+  for (size_t r = 0; !st && r < h->g->nv && ord[r] != ADE__NONE; r++) {
+    size_t v = ord[r];
+    cand k = {v, 0, ADE_FRONT, {0, 0, 0}};
+    if (h->kind == ADE_SEQ_VERTEX && c->v[v].alive && c->v[v].kind == ADE__Z) st = step(h, &k, s);
+    while (!st && h->kind == ADE_SEQ_EDGE && c->v[v].alive && c->v[v].kind == ADE__Z && c->v[v].nin) {
+      k.x = c->v[v].in[0];
+      st = step(h, &k, s);
+    }
+  }
+  return st;
+}
+
+/* An intermediate face out of dual vertex u, or ADE__NONE. */
+static size_t face_out(const ade_cgraph *d, size_t u) {
+  const ade__vtx *v = &d->v[u];
+  for (size_t k = 0; v->alive && v->kind == ADE__Z && k < v->nout; k++)
+    if (d->v[d->e[v->out[k]].dst].kind == ADE__Z) return d->e[v->out[k]].dst;
+  return ADE__NONE;
+}
+
+/* Every face through each junction by rank. A fill-in of a face at
+ * junction c ends after c, and in-faces of fill-ins come from vertices
+ * ending before c, which have no intermediate out-face left: one pass. */
+static int finish_faces(hs *h, const size_t *ord, ade_elim_seq *s) {
+  ade__dual_index x;
+  int st = ade__dual_index_init(&x, h->g, h->c);
+  for (size_t r = 0; !st && r < h->g->nv && ord[r] != ADE__NONE; r++)
+    for (size_t u = x.first[ord[r]]; !st && u != ADE__NONE; u = x.next[u]) {
+      size_t o;
+      while (!st && (o = face_out(h->c, u)) != ADE__NONE) {
+        cand k = {u, o, 0, {0, 0, 0}};
+        st = step(h, &k, s);
+        if (!st) st = ade__dual_index_sync(&x, h->g, h->c);
+      }
+    }
+  ade__dual_index_free(&x);
+  return st;
+}
+
+/* The limit: the remaining targets in forward order, without rescanning. */
+static int finish(hs *h, ade_elim_seq *s) {
+  size_t nv = h->g->nv, *ord = ade__alloc((nv + 1) * sizeof *ord);
+  if (!ord) return ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
+  for (size_t v = 0; v <= nv; v++) ord[v] = ADE__NONE;
+  for (size_t v = 0; v < nv; v++)
+    if (h->rank[v] != SIZE_MAX) ord[h->rank[v]] = v;
+  int st = h->kind == ADE_SEQ_FACE ? finish_faces(h, ord, s) : finish_vertices(h, ord, s);
+  ade__free(ord);
+  return st;
+}
+
 static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = ADE_OK;
-  while (!st && !(st = candidates(h)) && h->nc) {
+  while (!st) {
+    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in forward order */
+      size_t len = s->len;
+      st = finish(h, s);
+      h->limited = s->len > len;
+      break;
+    }
+    if ((st = candidates(h)) || !h->nc) break;
     if (h->kind == ADE_SEQ_FACE && (st = ade__graph_marks(h->c))) break;
     for (int i = 0; i < nf && h->nc > 1; i++) {
       set_keys(h, f[i]);
@@ -385,13 +453,15 @@ static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
   return st;
 }
 
-int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, ade_elim_seq **seq) {
+int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
+                       int *limited) {
   hs h;
   int f[MAXH], nf = 0;
   ade_elim_seq *s = NULL;
   memset(&h, 0, sizeof h);
   h.g = g;
   h.kind = kind;
+  h.clk = clk;
   int st = parse(spec ? spec : ade__hier_default(kind), kind, f, &nf);
   if (!st) st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&h.c, g) : ade_cgraph_copy(&h.c, g);
   if (!st) {
@@ -411,6 +481,7 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, ade_elim
   if (!st) st = ade_seq_create(&s, kind);
   if (!st) st = run(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
+  if (!st && limited) *limited = h.limited;
   ade_cgraph_free(h.c);
   ade__free(h.rank);
   ade__free(h.pm);

@@ -55,6 +55,7 @@ typedef struct ade__sg {
   uint64_t *anc, *rowtmp, *color;  /* color: keys, and the face bound's chains */
   uint64_t *jset;                   /* face bound: claimed points and bounds per junction */
   uint32_t *order;
+  double deadline;          /* the lower bounds stop here (ade__now(); 0: never) */
 } ade__sg;
 
 /* opt_graph.c */
@@ -87,7 +88,8 @@ static inline size_t ade__popcount(const uint64_t *row, size_t W) {
 }
 
 /* opt_bound.c: a lower bound on the cost of completing the elimination,
- * stopping early once it reaches limit. */
+ * stopping early once it reaches limit; past s->deadline, the sum of the
+ * parts computed so far (still a lower bound, only weaker). */
 uint64_t ade__sg_lower(ade__sg *s, uint64_t limit);
 
 /* opt_table.c: a hash table from keys (word strings) to values. */
@@ -116,11 +118,20 @@ typedef struct ade__clock {
 } ade__clock;
 void ade__clock_start(ade__clock *c, const ade_opt_limits *lim);
 int ade__clock_expired(const ade__clock *c, uint64_t nodes);
+/* A clock for a first phase of a search (its start): the fraction frac of
+ * the time left on c, no node limit. */
+void ade__clock_part(const ade__clock *c, double frac, ade__clock *part);
+/* The time limit of a sub-search given the fraction frac of the time left
+ * on c (0: no limit; a sliver if none is left). */
+double ade__clock_share(const ade__clock *c, double frac);
 void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64_t bound, uint64_t nodes,
                        uint64_t cuts);
 
 /* opt_common.c */
-int ade__opt_heuristic(const ade_cgraph *g, int kind, ade_elim_seq **best);
+/* The best heuristic sequence of the kind; clk (may be NULL) bounds its
+ * time: the orderings that rescan their candidates are dropped and the
+ * hierarchies completed cheaply when it expires. */
+int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best);
 int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs);
 int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
 /* An upper bound on the face eliminations of any complete face sequence
@@ -138,7 +149,10 @@ int ade__exhaustive(const ade_cgraph *g, int kind, const ade_opt_limits *l, int 
                     ade_elim_seq **seq, ade_opt_report *r, uint64_t *violations);
 int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
                  ade_opt_report *r);
-int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, ade_elim_seq **seq);
+/* clk (may be NULL): when it expires, the remaining targets are taken in
+ * forward order without rescanning, and *limited (may be NULL) is set. */
+int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
+                       int *limited);
 int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
                     ade_opt_report *r);
 int ade__opt_dp(const ade_cgraph *g, int method, ade_elim_seq **seq, uint64_t *cost);

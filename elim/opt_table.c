@@ -128,6 +128,18 @@ void ade__clock_start(ade__clock *c, const ade_opt_limits *lim) {
   c->node_limit = lim ? lim->node_limit : 0;
 }
 
+void ade__clock_part(const ade__clock *c, double frac, ade__clock *part) {
+  *part = *c;
+  part->node_limit = 0;
+  double t = ade__now(), left = c->deadline - t;
+  if (c->deadline > 0) part->deadline = left > 0 ? t + frac * left : c->deadline;
+}
+
+double ade__clock_share(const ade__clock *c, double frac) {
+  double left = c->deadline - ade__now();
+  return c->deadline <= 0 ? 0 : left > 1e-3 ? frac * left : 1e-3 * frac;
+}
+
 int ade__clock_expired(const ade__clock *c, uint64_t nodes) {
   if (c->node_limit && nodes >= c->node_limit) return 1;
   return c->deadline > 0 && ade__now() >= c->deadline;

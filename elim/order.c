@@ -6,6 +6,12 @@
 /* Face orderings stop with ADE_ELIMIT after this many steps. */
 #define ADE__MAX_FACE_STEPS 100000000u
 
+/* The orderings that rescan their candidates at each step stop with
+ * ADE_ELIMIT at a deadline (ade__now() seconds; 0: none). */
+static int late(double deadline) {
+  return deadline > 0 && ade__now() >= deadline ? ade__fail(ADE_ELIMIT, "ordering: time limit reached") : ADE_OK;
+}
+
 static const struct {
   const char *name;
   int kind;
@@ -185,9 +191,9 @@ static long edge_fill(const ade_cgraph *c, size_t e, int dir) {
 
 /* Greedy edge elimination: lowest Markowitz degree (|S_j| front, |P_i|
  * back) or lowest fill-in first; ties by cost, then lower ids, front first. */
-static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin) {
+static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, double deadline) {
   int st = ADE_OK;
-  for (;;) {
+  while (!(st = late(deadline))) {
     size_t best = ADE__NONE;
     int bdir = 0;
     long bkey[4] = {0};
@@ -229,9 +235,9 @@ static int faces_left(const ade_cgraph *d) {
 
 /* Eliminate every face through c-graph vertex c (absorption and merges may
  * remove listed faces; fill-ins may add new ones: repeat until none). */
-static int drain(ade_cgraph *d, long c, ade_elim_seq *s, ade_elim_seq *tmp) {
-  int st = ADE_OK;
-  do {
+static int drain(ade_cgraph *d, long c, ade_elim_seq *s, ade_elim_seq *tmp, double deadline) {
+  int st = late(deadline);
+  while (!st) {
     tmp->len = 0;
     st = ade__dual_faces_through(d, c, tmp);
     for (size_t i = 0; !st && i < tmp->len; i++) {
@@ -241,13 +247,14 @@ static int drain(ade_cgraph *d, long c, ade_elim_seq *s, ade_elim_seq *tmp) {
       if (!st) st = ade__face_step(d, a, b);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
-  } while (!st && tmp->len);
+    if (!tmp->len) break;
+  }
   return st;
 }
 
 /* Forward or reverse: the faces through each intermediate vertex of g in
  * id order (or reverse), until no intermediate face is left. */
-static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse) {
+static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse, double deadline) {
   ade_elim_seq *tmp = NULL;
   int st = ade_seq_create(&tmp, ADE_SEQ_FACE);
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
@@ -257,7 +264,7 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
     }
     for (size_t t = 0; !st && t < g->nv; t++) {
       const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
-      if (v->alive && v->kind == ADE__Z) st = drain(d, v->id, s, tmp);
+      if (v->alive && v->kind == ADE__Z) st = drain(d, v->id, s, tmp, deadline);
     }
   }
   ade_seq_free(tmp);
@@ -266,9 +273,9 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
 
 /* Greedy face elimination: absorption first, then the fill-in that adds
  * the fewest dual edges (|P_a| + |S_b|); ties by the faces' forward order. */
-static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s) {
+static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, double deadline) {
   int st = ADE_OK;
-  while (!st) {
+  while (!(st = late(deadline))) {
     size_t best = ADE__NONE;
     long bkey[4] = {0};
     if ((st = ade__graph_marks(d))) break;
@@ -290,22 +297,27 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s) {
     st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step(d, a, b);
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
+    if (st) break;
   }
   return st;
 }
 
 int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
-  int split = 0;
   if (!g || !sp || g->dual || order < 0 || order >= ADE_ORDER_COUNT)
     return ade__fail(ADE_EINVAL, "ade_elim_order: needs a c-graph and a known ordering (got %d)", order);
   *sp = NULL;
+  return ade__elim_order(g, order, 0, sp);
+}
+
+int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp) {
+  int split = 0;
   /* Several connected components: each is ordered alone (component.c). */
-  int st = ade__order_split(g, order, orders[order].kind, sp, &split);
-  return st || split ? st : ade__elim_order_one(g, order, sp, NULL);
+  int st = ade__order_split(g, order, orders[order].kind, deadline, sp, &split);
+  return st || split ? st : ade__elim_order_one(g, order, deadline, sp, NULL);
 }
 
 /* One ordering on the whole of g; *fill (may be NULL) gets the fill-in. */
-int ade__elim_order_one(const ade_cgraph *g, int order, ade_elim_seq **sp, uint64_t *fill) {
+int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
@@ -319,11 +331,11 @@ int ade__elim_order_one(const ade_cgraph *g, int order, ade_elim_seq **sp, uint6
     case ADE_ORDER_VERTEX_RELATIVE: st = order_markowitz(c, s, 1); break;
     case ADE_ORDER_EDGE_FORWARD: st = order_sweep(c, s, 0, 1); break;
     case ADE_ORDER_EDGE_REVERSE: st = order_sweep(c, s, 1, 1); break;
-    case ADE_ORDER_EDGE_MARKOWITZ: st = order_edge_greedy(c, s, 0); break;
-    case ADE_ORDER_EDGE_FILLIN: st = order_edge_greedy(c, s, 1); break;
-    case ADE_ORDER_FACE_FORWARD: st = order_face_sweep(g, c, s, 0); break;
-    case ADE_ORDER_FACE_REVERSE: st = order_face_sweep(g, c, s, 1); break;
-    default: st = order_face_greedy(c, s); break;
+    case ADE_ORDER_EDGE_MARKOWITZ: st = order_edge_greedy(c, s, 0, deadline); break;
+    case ADE_ORDER_EDGE_FILLIN: st = order_edge_greedy(c, s, 1, deadline); break;
+    case ADE_ORDER_FACE_FORWARD: st = order_face_sweep(g, c, s, 0, deadline); break;
+    case ADE_ORDER_FACE_REVERSE: st = order_face_sweep(g, c, s, 1, deadline); break;
+    default: st = order_face_greedy(c, s, deadline); break;
     }
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;

@@ -605,6 +605,27 @@ static ade_cgraph *big_graph(void) {
   return random_graph(&rs, 4, 30, 4, 0.2, &ne);
 }
 
+/* A graph no search or hierarchy finishes in 0.3 s: 50 layers of 60
+ * intermediates, each fed by the one at its place in the layer before and
+ * by another one there (the first layer: by two of 8 independents), the
+ * last layer feeding 8 dependents. */
+static ade_cgraph *layered_graph(void) {
+  enum { L = 50, W = 60, N = 8 };
+  uint64_t rs = 5;
+  size_t ne = 0;
+  long x[N], y[N], (*e)[2] = malloc((2 * L * W + W) * sizeof *e);
+  for (long i = 0; i < N; i++) x[i] = i + 1 - N, y[i] = L * W + 1 + i;
+  for (long t = 0; t < L * W; t++) { /* vertex t + 1 */
+    long k = t % W, o = (k + 1 + (long)(ade_test_rand(&rs) % (W - 1))) % W; /* o != k */
+    e[ne][0] = t < W ? x[k % N] : t + 1 - W, e[ne++][1] = t + 1;
+    e[ne][0] = t < W ? x[(k + 1 + o % (N - 1)) % N] : t + 1 - W - k + o, e[ne++][1] = t + 1;
+  }
+  for (long k = 0; k < W; k++) e[ne][0] = (L - 1) * W + k + 1, e[ne++][1] = y[k % N];
+  ade_cgraph *g = graph(N, x, N, y, ne, (const long(*)[2])e, 9);
+  free(e);
+  return g;
+}
+
 static int progress_calls;
 static void on_progress(void *ud, const ade_opt_progress *p) {
   (void)ud;
@@ -636,6 +657,24 @@ START_TEST(limits) {
     opt(g, kind, ADE_OPT_EXHAUSTIVE, &l, &r);
     ck_assert(r.limited && !r.optimal);
   }
+  /* every method on every kind it builds stops near a limit of 0.3 s with
+   * a complete sequence (generous bound: this checks the limit works) */
+  ade_cgraph *b = layered_graph();
+  for (int method = 0; method < ADE_OPT_COUNT; method++)
+    for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
+      if (!ade_opt_supports(method, kind)) continue;
+      ade_opt_limits_init(&l);
+      l.time_limit = 0.3;
+      l.threads = 2;
+      double t0 = ade__now();
+      opt(b, kind, method, &l, &r);
+      double t = ade__now() - t0;
+      ck_assert_msg(t < 3.0, "%s kind %d: %.2f s", ade_opt_name(method), kind, t);
+      if (method <= ADE_OPT_BNB || method == ADE_OPT_ANNEAL || (method == ADE_OPT_HIERARCHY && kind == ADE_SEQ_FACE))
+        ck_assert_msg(r.limited, "%s kind %d: not limited", ade_opt_name(method), kind);
+      if (r.limited) ck_assert(!r.optimal);
+    }
+  ade_cgraph_free(b);
   /* progress is reported from the first second on, then about every second */
   ade_opt_limits_init(&l);
   l.time_limit = 1.3;
