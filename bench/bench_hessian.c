@@ -383,16 +383,18 @@ struct mem_result {
   char err[200];
 };
 
-enum { MEM_PLAIN, MEM_RECORD, MEM_EP_FILE, MEM_EP_FILE_AT_X, MEM_EP_MEMORY, MEM_ADOLC };
+enum { MEM_PLAIN, MEM_RECORD, MEM_EP_FILE, MEM_EP_FILE_AT_X, MEM_PREACC_FILE, MEM_EP_MEMORY,
+       MEM_ADOLC };
 #ifdef BENCH_HAVE_ADOLC
-#define MEM_NPHASES 6
+#define MEM_NPHASES 7
 #else
-#define MEM_NPHASES 5
+#define MEM_NPHASES 6
 #endif
-static const char *const mem_names[6] = {
+static const char *const mem_names[7] = {
     "plain double evaluation", "record to file (ade_tape_options.path)",
     "edge-push, file tape (ade_tape_open), recorded point",
     "edge-push, file tape, x given (values replayed)",
+    "edge-push-preacc, file tape, recorded point",
     "record to memory + edge-push (one process)",
     "ADOL-C: record + hess_pat + coloring + hess_mat (one process)"};
 
@@ -406,7 +408,7 @@ static void mem_fail(struct mem_result *r, int st, const char *what)
 
 /* Edge pushing over the tape file at path, or (path NULL) over a memory
  * tape recorded here. */
-static void mem_hessian(const struct bh_problem *p, const char *path, int at_x,
+static void mem_hessian(const struct bh_problem *p, const char *path, int at_x, int method,
                         struct mem_result *r)
 {
   ade_tape *t = NULL;
@@ -422,7 +424,7 @@ static void mem_hessian(const struct bh_problem *p, const char *path, int at_x,
   else if (!(t = record(p, NULL, &r->value)))
     mem_fail(r, st = ADE_EIO, "recording");
   if (st == ADE_OK)
-    mem_fail(r, st = ade_hessian(t, ADE_HESS_EDGE_PUSH, &o, &H, &rep), "ade_hessian");
+    mem_fail(r, st = ade_hessian(t, method, &o, &H, &rep), "ade_hessian");
   r->seconds = bench_now() - t0;
   if (st >= 0) {
     r->updates = (double)rep.updates, r->max_live = (double)rep.max_live;
@@ -463,7 +465,8 @@ static void mem_phase(const struct bh_problem *p, const char *path, int phase,
     bh_adolc_free(a);
 #endif
   } else
-    mem_hessian(p, phase == MEM_EP_MEMORY ? NULL : path, phase == MEM_EP_FILE_AT_X, r);
+    mem_hessian(p, phase == MEM_EP_MEMORY ? NULL : path, phase == MEM_EP_FILE_AT_X,
+                phase == MEM_PREACC_FILE ? ADE_HESS_EDGE_PUSH_PREACC : ADE_HESS_EDGE_PUSH, r);
 }
 
 struct mem_job {
