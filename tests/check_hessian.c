@@ -628,7 +628,7 @@ START_TEST(out_of_memory) {
   ade_tape_options_init(&o);
   o.chunk_ops = 16;
   ade_tape *t = rp_record(&p, x, &o);
-  for (int m = 0; m < ADE_HESS_NMETHODS; m++) {
+  for (int m = 0; m < 2 * ADE_HESS_NMETHODS; m++) { /* then again at memory limit 0 (point.c) */
     int ok = 0;
     for (long k = 0; !ok && k < 100000; k++) {
       ade_tape *tt = NULL;
@@ -641,7 +641,8 @@ START_TEST(out_of_memory) {
       if (!st) {
         ade_hess_options ho = {k % 2 ? x2 : NULL, w, g};
         ade_sparse *H = NULL;
-        st = ade_hessian(tt, m, &ho, &H, NULL);
+        if (m >= ADE_HESS_NMETHODS) ade_tape_set_memory_limit(tt, 0);
+        st = ade_hessian(tt, m % ADE_HESS_NMETHODS, &ho, &H, NULL);
         ck_assert(st != ADE_OK || H != NULL);
         ck_assert(st == ADE_OK || H == NULL);
         ade_sparse_free(H);

@@ -401,6 +401,9 @@ START_TEST(out_of_memory) {
       int off = ade_trace_off();
       st = st ? st : off;
       if (!st) st = ade_jacobian_dense(t, ADE_REVERSE, x, J);
+      ade_tape_set_memory_limit(t, 0); /* at x without a value array (point.c) */
+      if (!st) st = ade_jacobian_dense(t, ADE_REVERSE, x, J);
+      ade_tape_set_memory_limit(t, (size_t)256 << 20);
       if (!st) st = ade_jacobian_dense(t, ADE_FORWARD, NULL, J); /* keeps linearized chunks */
       ade_tape_free(t);
     }
