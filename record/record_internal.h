@@ -45,6 +45,14 @@ typedef struct ade__view {
   uint32_t *site;      /* call-site string index + 1, 0 = none */
 } ade__view;
 
+/* Record i's operands in a: from V (the values at a new point; NULL: the
+ * view's own) where active, the tape's constants where not. */
+static inline void ade__view_operands(const ade__view *v, const double *V, uint32_t i, int arity,
+                                      double *a) {
+  const uint64_t *arg = &v->arg[3 * i];
+  for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : v->argv[3 * i + j];
+}
+
 /* A linearized chunk: each record's active operands and their partials at
  * one point, all a first-order sweep needs. */
 typedef struct ade__lin {
@@ -123,6 +131,7 @@ static inline ade_tape *ade__current(void) { return ade__cur; }
 /* Linearized chunks. */
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
+int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **L); /* NULL: t->view holds c */
 void ade__lin_free(ade__lin *L);
 void ade__lin_cache_free(ade_tape *t);
 
