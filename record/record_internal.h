@@ -43,6 +43,9 @@ typedef struct ade__view {
   double *argv;        /* 3 per record: operand values at the recorded point */
   double *val;         /* results at the recorded point */
   uint32_t *site;      /* call-site string index + 1, 0 = none */
+  uint64_t *impkey;    /* the imports' ids hashed (0 = empty slot), while decoding */
+  uint32_t *impat;     /* each one's position in the imports column */
+  size_t impcap;       /* slots: a power of two */
 } ade__view;
 
 /* Record i's operands in a: from V (the values at a new point; NULL: the
