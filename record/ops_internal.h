@@ -108,8 +108,7 @@ ADE__INLINE double ade__op_value(unsigned op, const double *a) {
 }
 
 /* First (d) and second (h, may be NULL) partials of op at (a, r). */
-static inline int ade__op_partials(unsigned op, const double *a, double r, double *d,
-                                   double *h) {
+ADE__INLINE int ade__op_partials(unsigned op, const double *a, double r, double *d, double *h) {
   double hs[6];
   if (!h) h = hs;
   switch (op) {

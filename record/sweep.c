@@ -15,7 +15,7 @@ typedef struct sweep {
 
 /* Zero-order step at a new point: V[rid] = op(a), flagging branch flips;
  * a gets the operands. */
-static inline double replay_record(sweep *s, uint32_t i, size_t *ix, double *a) {
+ADE__INLINE double replay_record(sweep *s, uint32_t i, size_t *ix, double *a) {
   const ade__view *v = &s->t->view;
   unsigned op = v->op[i];
   uint64_t rid = v->first + i + 1;
@@ -66,6 +66,13 @@ static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, doub
     for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
     if (!arity || (ade__optab[op].flags & ADE__PASSIVE)) continue;
     ade__op_partials(op, a, r, d, NULL);
+    if (p == 1) { /* the sum in a register: same additions, same order */
+      double tr = 0.0;
+      for (int j = 0; j < arity; j++)
+        if (arg[j]) tr += d[j] * T[arg[j]];
+      *Tr = tr;
+      continue;
+    }
     for (int j = 0; j < arity; j++) {
       const double *Ta = T + arg[j] * p, dk = d[j];
       for (size_t l = 0; arg[j] && l < p; l++) Tr[l] += dk * Ta[l];
