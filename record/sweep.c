@@ -56,16 +56,19 @@ static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, doub
   for (uint32_t i = 0; i < v->n; i++) {
     const unsigned op = v->op[i];
     const int arity = ade__optab[op].arity;
-    const uint64_t *arg = &v->arg[3 * i];
-    double *Tr = T + (v->first + i + 1) * p, a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
+    const uint64_t *arg = &v->arg[3 * i], rid = v->first + i + 1;
+    double *Tr = T + rid * p, a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
     if (op == ADE_OP_INDEP) {
       for (size_t l = 0; l < p; l++) Tr[l] = Xd[*ix * p + l];
     }
-    const double r = replay_record(s, i, ix, a);
-    if (op == ADE_OP_INDEP) continue;
-    for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
-    if (!arity || (ade__optab[op].flags & ADE__PASSIVE)) continue;
-    ade__op_partials(op, a, r, d, NULL);
+    if (op == ADE_OP_INDEP || op >= ADE_OP_LT || (ade__optab[op].flags & ADE__PASSIVE)) {
+      /* no partials; comparisons flag flips */
+      replay_record(s, i, ix, a);
+      for (size_t l = 0; op != ADE_OP_INDEP && l < p; l++) Tr[l] = 0.0;
+      continue;
+    }
+    ade__view_operands(v, s->V, i, arity, a);
+    s->V[rid] = ade__op_value_partials(op, a, d);
     if (p == 1) { /* the sum in a register: same additions, same order */
       double tr = 0.0;
       for (int j = 0; j < arity; j++)
@@ -73,6 +76,7 @@ static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, doub
       *Tr = tr;
       continue;
     }
+    for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
     for (int j = 0; j < arity; j++) {
       const double *Ta = T + arg[j] * p, dk = d[j];
       for (size_t l = 0; arg[j] && l < p; l++) Tr[l] += dk * Ta[l];
