@@ -123,6 +123,7 @@ typedef struct decoder {
 
 static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const imports *im,
                           uint64_t *arg, double *argv, size_t chunk) {
+  const int values = !v->lean;
   uint64_t delta;
   if (ade__varint_get(&dc->ref, dc->ref_end, &delta) || delta >= rid)
     return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: bad operand reference", chunk,
@@ -139,14 +140,14 @@ static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const i
   uint64_t id = rid - delta;
   *arg = id;
   if (id > v->first) {
-    *argv = v->val[id - v->first - 1];
+    if (values) *argv = v->val[id - v->first - 1];
     return ADE_OK;
   }
   long k = import_find(v, id);
   if (k < 0)
     return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: operand %llu missing from the imports",
                      chunk, (unsigned long long)(rid - 1), (unsigned long long)id);
-  *argv = ade__ldf64(im->vals + 8 * (size_t)k);
+  if (values) *argv = ade__ldf64(im->vals + 8 * (size_t)k);
   return ADE_OK;
 }
 
@@ -182,7 +183,7 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
                        (unsigned long long)(rid - 1));
     v->val[i] = ade__ldf64(dc->val);
     dc->val += 8;
-  } else {
+  } else if (!v->lean) {
     v->val[i] = ade__op_value(op, &v->argv[3 * i]);
   }
   uint64_t s = 0;
@@ -211,6 +212,8 @@ static int decode(const ade_tape *t, ade__view *v, size_t chunk) {
     return ade__fail(ADE_EFORMAT, "chunk %zu: call sites on a tape recorded without capture", chunk);
   }
   memcpy(v->op, d->col[ADE__COL_OPS], v->n);
+  for (uint32_t i = 0; v->lean && i < v->n; i++) /* flips need the recorded comparisons */
+    v->lean = v->op[i] < ADE_OP_LT || v->op[i] >= ADE_OP_COUNT;
   for (uint32_t i = 0; i < v->n && !st; i++) st = decode_record(t, v, &dc, i, &im, chunk);
   if (!st && (dc.ref != dc.ref_end || dc.val != dc.val_end || dc.cst != dc.cst_end ||
               dc.site != dc.site_end))
@@ -235,8 +238,9 @@ void ade__view_free(ade__view *v) {
   memset(v, 0, sizeof *v);
 }
 
-/* Decode chunk into v (its buffers grown as needed). */
-int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) {
+/* Decode chunk into v (its buffers grown as needed); lean: see
+ * ade__view_load_lean. */
+static int view_decode(ade_tape *t, size_t chunk, ade__view *v, int lean) {
   if (!t->dctx && !(t->dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
   int st = ade__chunk_read(&t->store, t->dctx, &t->meta, chunk, &t->scratch, &t->cd);
   if (st) return st;
@@ -247,8 +251,11 @@ int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) {
   if (view_reserve(v, e->records)) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
   v->first = e->first;
   v->n = e->records;
+  v->lean = lean;
   return decode(t, v, chunk);
 }
+
+int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) { return view_decode(t, chunk, v, 0); }
 
 /* The ascending ids chunk imports into *ids (grown as needed), *n of them. */
 int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap) {
@@ -261,15 +268,20 @@ int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, siz
   return st;
 }
 
-/* Make t->view hold chunk's records (decoded into the tape's scratch view;
- * its values are those at the tape's point, if one is set). */
-int ade__view_load(ade_tape *t, size_t chunk) {
-  if (t->view_chunk == chunk) return ADE_OK;
+static int view_load(ade_tape *t, size_t chunk, int lean) {
+  if (t->view_chunk == chunk && (lean || !t->view.lean)) return ADE_OK;
+  lean = lean && !t->pt.active;
   t->view_chunk = SIZE_MAX;
-  int st = ade__view_decode(t, chunk, &t->scratch_view);
+  int st = view_decode(t, chunk, &t->scratch_view, lean);
   if (!st && t->pt.active) ade__point_apply(t, &t->scratch_view, 0);
   if (st) return st;
   t->view = t->scratch_view;
   t->view_chunk = chunk;
   return ADE_OK;
 }
+
+/* Make t->view hold chunk's records (decoded into the tape's scratch view;
+ * its values are those at the tape's point, if one is set). */
+int ade__view_load(ade_tape *t, size_t chunk) { return view_load(t, chunk, 0); }
+
+int ade__view_load_lean(ade_tape *t, size_t chunk) { return view_load(t, chunk, 1); }

@@ -46,6 +46,7 @@ typedef struct ade__view {
   uint64_t *impkey;    /* the imports' ids hashed (0 = empty slot), while decoding */
   uint32_t *impat;     /* each one's position in the imports column */
   size_t impcap;       /* slots: a power of two */
+  int lean;            /* argv of active operands and val of unstored results unset */
 } ade__view;
 
 /* Record i's operands in a: from V (the values at a new point; NULL: the
@@ -164,6 +165,11 @@ static inline int ade__point_wanted(const ade_tape *t, const double *x) {
 /* Reading. */
 int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap);
 int ade__view_load(ade_tape *t, size_t chunk);
+/* The same for a sweep at values V of its own: the values at the recorded
+ * point (argv of active operands, val of unstored results) are left out,
+ * unless the chunk records comparisons (the sweep compares their values)
+ * or the tape's point is set. The next ade__view_load decodes again. */
+int ade__view_load_lean(ade_tape *t, size_t chunk);
 int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);
 void ade__view_free(ade__view *v);
 int ade__tape_readable(const ade_tape *t);

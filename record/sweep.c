@@ -41,7 +41,7 @@ static int finish(const sweep *s, int st) {
 static int linearize(sweep *s, size_t c, const ade__lin **L) {
   ade_tape *t = s->t;
   if (!s->V) return ade__lin_get(t, c, L);
-  int st = ade__view_load(t, c);
+  int st = ade__view_load_lean(t, c);
   if (!st) st = ade__lin_build(t, s->V, &t->linscratch);
   *L = &t->linscratch;
   return st;
@@ -92,7 +92,7 @@ static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, 
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
     const ade__lin *L;
-    int st = p && !s->V ? ade__lin_get(t, c, &L) : ade__view_load(t, c);
+    int st = p && !s->V ? ade__lin_get(t, c, &L) : ade__view_load_lean(t, c);
     if (st) return st;
     if (s->V) { /* at x: values (and tangents) chunk by chunk */
       double a[ADE__MAX_ARITY];
@@ -202,7 +202,7 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
   for (size_t c = m->nchunks; c-- > 0;) {
     const ade__lin *L = NULL;
     if (q == 1 && A->dense) { /* linearized only if kept, else straight from the view */
-      int st = s->V ? ade__view_load(t, c) : ade__lin_peek(t, c, &L);
+      int st = s->V ? ade__view_load_lean(t, c) : ade__lin_peek(t, c, &L);
       if (st) return st;
       if (L) reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
       else reverse_view_scalar(&t->view, s->V, A->dense, Xb, &ix, y, &iy);
