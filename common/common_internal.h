@@ -87,7 +87,11 @@ static inline uint32_t ade__ld32(const unsigned char *p) {
 }
 static inline uint64_t ade__ld64(const unsigned char *p) {
   uint64_t v = 0;
+#if defined __BYTE_ORDER__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(&v, p, 8); /* one load: gcc does not fold the byte loop below */
+#else
   for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+#endif
   return v;
 }
 static inline void ade__stf64(unsigned char *p, double d) {

@@ -46,7 +46,7 @@ int ade__lin_build(ade_tape *t, const double *V, ade__lin *L) {
     const uint64_t *arg = &v->arg[3 * i];
     int arity = ade__optab[op].arity;
     double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
-    for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : v->argv[3 * i + j];
+    ade__view_operands(v, V, i, arity, a);
     L->op[i] = (uint8_t)op;
     L->val[i] = V ? V[v->first + i + 1] : v->val[i];
     L->pos[i] = k;
@@ -68,18 +68,15 @@ static size_t lin_bytes(const ade__lin *L) {
 }
 
 /* Chunk c linearized at the recorded values (at the tape's point, if one
- * is set: then never kept). A chunk linearized a second time is kept while
- * the kept ones fit in the tape's memory limit, so repeated sweeps
- * (gradients in a loop, strips of a Jacobian) skip decoding, while a single
- * sweep touches no more new memory than one chunk (fresh pages cost more
- * than the decoding they would save once). */
-int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
-  if (t->pt.active) { /* at a new point: never cached */
-    int st = ade__view_load(t, c);
-    if (!st) st = ade__lin_build(t, NULL, &t->linscratch);
-    *out = &t->linscratch;
-    return st;
-  }
+ * is set: then never kept), if kept. A chunk linearized a second time is
+ * kept while the kept ones fit in the tape's memory limit, so repeated
+ * sweeps (gradients in a loop, strips of a Jacobian) skip decoding, while a
+ * single sweep touches no more new memory than one chunk (fresh pages cost
+ * more than the decoding they would save once). *out = NULL: not kept, the
+ * chunk is loaded in t->view instead. */
+int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
+  *out = NULL;
+  if (t->pt.active) return ade__view_load(t, c); /* at a new point: never cached */
   if (!t->lin) {
     t->lin = ade__calloc(t->meta.nchunks + 1, sizeof *t->lin);
     t->linseen = ade__calloc(t->meta.nchunks + 1, 1);
@@ -93,20 +90,25 @@ int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
   size_t est = (size_t)t->view.n * (13 + 3 * 16);
   ade__lin *L = NULL;
   if (!st && t->linseen[c] && t->linbytes + est <= t->memlimit) L = ade__calloc(1, sizeof *L);
-  if (!L) L = &t->linscratch;
   t->linseen[c] = 1;
-  if (!st) st = ade__lin_build(t, NULL, L);
-  if (L != &t->linscratch) {
-    if (st) {
-      ade__lin_free(L);
-      ade__free(L);
-    } else {
-      t->lin[c] = L;
-      t->linbytes += lin_bytes(L);
-    }
+  if (!L) return st;
+  st = ade__lin_build(t, NULL, L);
+  if (st) {
+    ade__lin_free(L);
+    ade__free(L);
+    return st;
   }
+  t->lin[c] = L;
+  t->linbytes += lin_bytes(L);
   *out = L;
-  return st;
+  return ADE_OK;
+}
+
+int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
+  int st = ade__lin_peek(t, c, out);
+  if (st || *out) return st;
+  *out = &t->linscratch;
+  return ade__lin_build(t, NULL, &t->linscratch);
 }
 
 void ade__lin_cache_free(ade_tape *t) {

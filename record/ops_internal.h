@@ -108,8 +108,7 @@ ADE__INLINE double ade__op_value(unsigned op, const double *a) {
 }
 
 /* First (d) and second (h, may be NULL) partials of op at (a, r). */
-static inline int ade__op_partials(unsigned op, const double *a, double r, double *d,
-                                   double *h) {
+ADE__INLINE int ade__op_partials(unsigned op, const double *a, double r, double *d, double *h) {
   double hs[6];
   if (!h) h = hs;
   switch (op) {
@@ -118,6 +117,18 @@ static inline int ade__op_partials(unsigned op, const double *a, double r, doubl
 #undef ADE__OP_DER
   }
   return 0;
+}
+
+/* r = op(a) and its first partials d at (a, r): ade__op_value then
+ * ade__op_partials, with one dispatch. */
+ADE__INLINE double ade__op_value_partials(unsigned op, const double *a, double *d) {
+  double h[6], r = (double)NAN;
+  switch (op) {
+#define ADE__OP_VD(N, s, k, f) case ADE_OP_##N: r = ade__val_##N(a); ade__der_##N(a, r, d, h); break;
+    ADE_OPS(ADE__OP_VD)
+#undef ADE__OP_VD
+  }
+  return r;
 }
 
 /* 0 or the ade_diag_kind of op at (a, r); non-finite results included. */

@@ -48,8 +48,7 @@ static int imports_parse(const ade__chunkdata *d, uint64_t first, imports *im, s
   return ADE_OK;
 }
 
-/* Value of import id: a linear merge would need sorted references, so look
- * it up by scanning the (ascending) id list once per chunk into a table. */
+/* The imports' ascending ids into *ids (grown as needed). */
 static int import_table(const imports *im, uint64_t **ids, size_t *cap) {
   if (im->n > *cap) {
     uint64_t *p = ade__realloc(*ids, ade__mul_size(im->n, sizeof *p));
@@ -66,14 +65,43 @@ static int import_table(const imports *im, uint64_t **ids, size_t *cap) {
   return ADE_OK;
 }
 
-static long import_find(const uint64_t *ids, size_t n, uint64_t id) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ids[mid] < id) lo = mid + 1;
-    else hi = mid;
+/* Hash slot of id in a table of 2^bits = cap slots (Fibonacci hashing). */
+static inline size_t import_slot(uint64_t id, size_t cap) {
+  return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
+}
+
+/* Hash the imports' ids into v (reused across chunks): a reference to an
+ * earlier chunk then costs one probe or two, not a binary search. */
+static int import_index(const imports *im, ade__view *v) {
+  size_t cap = 16;
+  while (cap < 2 * im->n) cap *= 2;
+  if (cap > v->impcap) {
+    uint64_t *key = ade__realloc(v->impkey, ade__mul_size(cap, sizeof *key));
+    if (key) v->impkey = key;
+    uint32_t *at = ade__realloc(v->impat, ade__mul_size(cap, sizeof *at));
+    if (at) v->impat = at;
+    if (!key || !at) return ADE_ENOMEM;
+    v->impcap = cap;
   }
-  return lo < n && ids[lo] == id ? (long)lo : -1;
+  cap = v->impcap;
+  memset(v->impkey, 0, cap * sizeof *v->impkey);
+  const unsigned char *p = im->ids;
+  uint64_t id = 0, delta = 0;
+  for (size_t i = 0; i < im->n; i++) {
+    ade__varint_get(&p, im->vals, &delta); /* checked by imports_parse */
+    size_t h = import_slot(id += delta, cap);
+    while (v->impkey[h]) h = (h + 1) & (cap - 1);
+    v->impkey[h] = id;
+    v->impat[h] = (uint32_t)i;
+  }
+  return ADE_OK;
+}
+
+/* Position of import id in the imports column, -1 if not imported. */
+static long import_find(const ade__view *v, uint64_t id) {
+  for (size_t h = import_slot(id, v->impcap); v->impkey[h]; h = (h + 1) & (v->impcap - 1))
+    if (v->impkey[h] == id) return v->impat[h];
+  return -1;
 }
 
 /* Position of the first element >= id in a sorted id list. */
@@ -93,8 +121,9 @@ typedef struct decoder {
   size_t indep, dep; /* next expected positions in the footer's lists */
 } decoder;
 
-static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const uint64_t *imp,
-                          const imports *im, uint64_t *arg, double *argv, size_t chunk) {
+static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const imports *im,
+                          uint64_t *arg, double *argv, size_t chunk) {
+  const int values = !v->lean;
   uint64_t delta;
   if (ade__varint_get(&dc->ref, dc->ref_end, &delta) || delta >= rid)
     return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: bad operand reference", chunk,
@@ -111,14 +140,14 @@ static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const u
   uint64_t id = rid - delta;
   *arg = id;
   if (id > v->first) {
-    *argv = v->val[id - v->first - 1];
+    if (values) *argv = v->val[id - v->first - 1];
     return ADE_OK;
   }
-  long k = import_find(imp, im->n, id);
+  long k = import_find(v, id);
   if (k < 0)
     return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: operand %llu missing from the imports",
                      chunk, (unsigned long long)(rid - 1), (unsigned long long)id);
-  *argv = ade__ldf64(im->vals + 8 * (size_t)k);
+  if (values) *argv = ade__ldf64(im->vals + 8 * (size_t)k);
   return ADE_OK;
 }
 
@@ -135,7 +164,7 @@ static int check_role(const ade__meta *m, unsigned op, uint64_t rid, decoder *dc
 }
 
 static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t i,
-                         const uint64_t *imp, const imports *im, size_t chunk) {
+                         const imports *im, size_t chunk) {
   unsigned op = v->op[i];
   uint64_t rid = v->first + i + 1;
   if (op >= ADE_OP_COUNT)
@@ -146,7 +175,7 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
   int st = check_role(&t->meta, op, rid, dc, chunk);
   const ade__opinfo *info = &ade__optab[op];
   for (int k = 0; k < info->arity && !st; k++)
-    st = decode_operand(v, dc, rid, imp, im, &v->arg[3 * i + k], &v->argv[3 * i + k], chunk);
+    st = decode_operand(v, dc, rid, im, &v->arg[3 * i + k], &v->argv[3 * i + k], chunk);
   if (st) return st;
   if (info->flags & ADE__STORE) {
     if (dc->val_end - dc->val < 8)
@@ -154,7 +183,7 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
                        (unsigned long long)(rid - 1));
     v->val[i] = ade__ldf64(dc->val);
     dc->val += 8;
-  } else {
+  } else if (!v->lean) {
     v->val[i] = ade__op_value(op, &v->argv[3 * i]);
   }
   uint64_t s = 0;
@@ -165,11 +194,11 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
   return ADE_OK;
 }
 
-static int decode(const ade_tape *t, ade__view *v, size_t chunk, uint64_t **imp, size_t *impcap) {
+static int decode(const ade_tape *t, ade__view *v, size_t chunk) {
   const ade__chunkdata *d = &t->cd;
   imports im = {0, NULL, NULL};
   int st = imports_parse(d, v->first, &im, chunk);
-  if (!st && import_table(&im, imp, impcap)) st = ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  if (!st && import_index(&im, v)) st = ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
   if (st) return st;
   decoder dc = {d->col[ADE__COL_REFS], d->col[ADE__COL_REFS] + d->collen[ADE__COL_REFS], NULL, NULL,
                 d->col[ADE__COL_VALUES], d->col[ADE__COL_VALUES] + d->collen[ADE__COL_VALUES],
@@ -183,7 +212,9 @@ static int decode(const ade_tape *t, ade__view *v, size_t chunk, uint64_t **imp,
     return ade__fail(ADE_EFORMAT, "chunk %zu: call sites on a tape recorded without capture", chunk);
   }
   memcpy(v->op, d->col[ADE__COL_OPS], v->n);
-  for (uint32_t i = 0; i < v->n && !st; i++) st = decode_record(t, v, &dc, i, *imp, &im, chunk);
+  for (uint32_t i = 0; v->lean && i < v->n; i++) /* flips need the recorded comparisons */
+    v->lean = v->op[i] < ADE_OP_LT || v->op[i] >= ADE_OP_COUNT;
+  for (uint32_t i = 0; i < v->n && !st; i++) st = decode_record(t, v, &dc, i, &im, chunk);
   if (!st && (dc.ref != dc.ref_end || dc.val != dc.val_end || dc.cst != dc.cst_end ||
               dc.site != dc.site_end))
     st = ade__fail(ADE_EFORMAT, "chunk %zu: columns longer than its records need", chunk);
@@ -202,11 +233,14 @@ void ade__view_free(ade__view *v) {
   ade__free(v->argv);
   ade__free(v->val);
   ade__free(v->site);
+  ade__free(v->impkey);
+  ade__free(v->impat);
   memset(v, 0, sizeof *v);
 }
 
-/* Decode chunk into v (its buffers grown as needed). */
-int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) {
+/* Decode chunk into v (its buffers grown as needed); lean: see
+ * ade__view_load_lean. */
+static int view_decode(ade_tape *t, size_t chunk, ade__view *v, int lean) {
   if (!t->dctx && !(t->dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
   int st = ade__chunk_read(&t->store, t->dctx, &t->meta, chunk, &t->scratch, &t->cd);
   if (st) return st;
@@ -217,12 +251,11 @@ int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) {
   if (view_reserve(v, e->records)) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
   v->first = e->first;
   v->n = e->records;
-  uint64_t *imp = NULL;
-  size_t impcap = 0;
-  st = decode(t, v, chunk, &imp, &impcap);
-  ade__free(imp);
-  return st;
+  v->lean = lean;
+  return decode(t, v, chunk);
 }
+
+int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) { return view_decode(t, chunk, v, 0); }
 
 /* The ascending ids chunk imports into *ids (grown as needed), *n of them. */
 int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap) {
@@ -235,15 +268,20 @@ int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, siz
   return st;
 }
 
-/* Make t->view hold chunk's records (decoded into the tape's scratch view;
- * its values are those at the tape's point, if one is set). */
-int ade__view_load(ade_tape *t, size_t chunk) {
-  if (t->view_chunk == chunk) return ADE_OK;
+static int view_load(ade_tape *t, size_t chunk, int lean) {
+  if (t->view_chunk == chunk && (lean || !t->view.lean)) return ADE_OK;
+  lean = lean && !t->pt.active;
   t->view_chunk = SIZE_MAX;
-  int st = ade__view_decode(t, chunk, &t->scratch_view);
+  int st = view_decode(t, chunk, &t->scratch_view, lean);
   if (!st && t->pt.active) ade__point_apply(t, &t->scratch_view, 0);
   if (st) return st;
   t->view = t->scratch_view;
   t->view_chunk = chunk;
   return ADE_OK;
 }
+
+/* Make t->view hold chunk's records (decoded into the tape's scratch view;
+ * its values are those at the tape's point, if one is set). */
+int ade__view_load(ade_tape *t, size_t chunk) { return view_load(t, chunk, 0); }
+
+int ade__view_load_lean(ade_tape *t, size_t chunk) { return view_load(t, chunk, 1); }

@@ -43,7 +43,19 @@ typedef struct ade__view {
   double *argv;        /* 3 per record: operand values at the recorded point */
   double *val;         /* results at the recorded point */
   uint32_t *site;      /* call-site string index + 1, 0 = none */
+  uint64_t *impkey;    /* the imports' ids hashed (0 = empty slot), while decoding */
+  uint32_t *impat;     /* each one's position in the imports column */
+  size_t impcap;       /* slots: a power of two */
+  int lean;            /* argv of active operands and val of unstored results unset */
 } ade__view;
+
+/* Record i's operands in a: from V (the values at a new point; NULL: the
+ * view's own) where active, the tape's constants where not. */
+static inline void ade__view_operands(const ade__view *v, const double *V, uint32_t i, int arity,
+                                      double *a) {
+  const uint64_t *arg = &v->arg[3 * i];
+  for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : v->argv[3 * i + j];
+}
 
 /* A linearized chunk: each record's active operands and their partials at
  * one point, all a first-order sweep needs. */
@@ -123,6 +135,7 @@ static inline ade_tape *ade__current(void) { return ade__cur; }
 /* Linearized chunks. */
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
+int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **L); /* NULL: t->view holds c */
 void ade__lin_free(ade__lin *L);
 void ade__lin_cache_free(ade_tape *t);
 
@@ -152,6 +165,11 @@ static inline int ade__point_wanted(const ade_tape *t, const double *x) {
 /* Reading. */
 int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap);
 int ade__view_load(ade_tape *t, size_t chunk);
+/* The same for a sweep at values V of its own: the values at the recorded
+ * point (argv of active operands, val of unstored results) are left out,
+ * unless the chunk records comparisons (the sweep compares their values)
+ * or the tape's point is set. The next ade__view_load decodes again. */
+int ade__view_load_lean(ade_tape *t, size_t chunk);
 int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);
 void ade__view_free(ade__view *v);
 int ade__tape_readable(const ade_tape *t);

@@ -13,23 +13,21 @@ typedef struct sweep {
   int point; /* x is the tape's point (point.c): V is NULL */
 } sweep;
 
-/* Zero-order step at a new point: V[rid] = op(a), flagging branch flips. */
-static inline void replay_record(sweep *s, uint32_t i, size_t *ix) {
+/* Zero-order step at a new point: V[rid] = op(a), flagging branch flips;
+ * a gets the operands. */
+ADE__INLINE double replay_record(sweep *s, uint32_t i, size_t *ix, double *a) {
   const ade__view *v = &s->t->view;
   unsigned op = v->op[i];
   uint64_t rid = v->first + i + 1;
-  double a[ADE__MAX_ARITY], r;
-  for (int j = 0; j < ade__optab[op].arity; j++) {
-    uint64_t id = v->arg[3 * i + j];
-    a[j] = id ? s->V[id] : v->argv[3 * i + j];
-  }
+  double r;
+  ade__view_operands(v, s->V, i, ade__optab[op].arity, a);
   if (op == ADE_OP_INDEP) {
     r = s->x[(*ix)++];
   } else {
     r = ade__op_value(op, a);
     if (op >= ADE_OP_LT && r != v->val[i] && !s->flips++) s->first_flip = rid - 1;
   }
-  s->V[rid] = r;
+  return s->V[rid] = r;
 }
 
 static int finish(const sweep *s, int st) {
@@ -39,15 +37,51 @@ static int finish(const sweep *s, int st) {
 }
 
 /* Chunk c linearized: at the recorded point from the cache, at a new point
- * from V (the forward pass first replays the chunk's values into V). */
-static int linearize(sweep *s, size_t c, int replay, size_t *ix, const ade__lin **L) {
+ * from V. */
+static int linearize(sweep *s, size_t c, const ade__lin **L) {
   ade_tape *t = s->t;
   if (!s->V) return ade__lin_get(t, c, L);
-  int st = ade__view_load(t, c);
-  for (uint32_t i = 0; replay && !st && i < t->view.n; i++) replay_record(s, i, ix);
+  int st = ade__view_load_lean(t, c);
   if (!st) st = ade__lin_build(t, s->V, &t->linscratch);
   *L = &t->linscratch;
   return st;
+}
+
+/* One chunk of a tangent sweep at a new point in one pass: each record's
+ * value into V, then its partials, applied at once to the p tangents T (the
+ * same operations, in the same order, as replaying the chunk, linearizing
+ * it at V and sweeping the linearization). */
+static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, double *T) {
+  const ade__view *v = &s->t->view;
+  for (uint32_t i = 0; i < v->n; i++) {
+    const unsigned op = v->op[i];
+    const int arity = ade__optab[op].arity;
+    const uint64_t *arg = &v->arg[3 * i], rid = v->first + i + 1;
+    double *Tr = T + rid * p, a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
+    if (op == ADE_OP_INDEP) {
+      for (size_t l = 0; l < p; l++) Tr[l] = Xd[*ix * p + l];
+    }
+    if (op == ADE_OP_INDEP || op >= ADE_OP_LT || (ade__optab[op].flags & ADE__PASSIVE)) {
+      /* no partials; comparisons flag flips */
+      replay_record(s, i, ix, a);
+      for (size_t l = 0; op != ADE_OP_INDEP && l < p; l++) Tr[l] = 0.0;
+      continue;
+    }
+    ade__view_operands(v, s->V, i, arity, a);
+    s->V[rid] = ade__op_value_partials(op, a, d);
+    if (p == 1) { /* the sum in a register: same additions, same order */
+      double tr = 0.0;
+      for (int j = 0; j < arity; j++)
+        if (arg[j]) tr += d[j] * T[arg[j]];
+      *Tr = tr;
+      continue;
+    }
+    for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
+    for (int j = 0; j < arity; j++) {
+      const double *Ta = T + arg[j] * p, dk = d[j];
+      for (size_t l = 0; arg[j] && l < p; l++) Tr[l] += dk * Ta[l];
+    }
+  }
 }
 
 /* Forward over all chunks: values at x (if given) and p tangents T; p = 0
@@ -58,13 +92,17 @@ static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, 
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
     const ade__lin *L;
-    int st = p ? linearize(s, c, 1, &ix, &L) : ade__view_load(t, c);
+    int st = p && !s->V ? ade__lin_get(t, c, &L) : ade__view_load_lean(t, c);
     if (st) return st;
-    if (!p) { /* values only: replay the chunk at x */
+    if (s->V) { /* at x: values (and tangents) chunk by chunk */
+      double a[ADE__MAX_ARITY];
+      if (p) tangent_chunk(s, p, Xd, &ix, T);
+      for (uint32_t i = 0; !p && i < t->view.n; i++) replay_record(s, i, &ix, a);
       for (uint32_t i = 0; i < t->view.n; i++) {
-        replay_record(s, i, &ix);
-        if (t->view.op[i] == ADE_OP_DEP && y) y[iy] = s->V[t->view.first + i + 1];
-        iy += t->view.op[i] == ADE_OP_DEP;
+        if (t->view.op[i] != ADE_OP_DEP) continue;
+        if (y) y[iy] = s->V[t->view.first + i + 1];
+        for (size_t l = 0; Yd && l < p; l++) Yd[iy * p + l] = T[(t->view.first + i + 1) * p + l];
+        iy++;
       }
       continue;
     }
@@ -124,6 +162,30 @@ static void reverse_chunk_scalar(const ade__lin *L, double *A, double *Xb, size_
   }
 }
 
+/* The same from the loaded view, linearizing record by record at V (NULL:
+ * the view's values) only where the adjoint is nonzero: the partials, and
+ * their use, are those of reverse_chunk_scalar on the linearized chunk. */
+static void reverse_view_scalar(const ade__view *v, const double *V, double *A, double *Xb,
+                                size_t *ix, double *y, size_t *iy) {
+  for (uint32_t i = v->n; i-- > 0;) {
+    const uint64_t rid = v->first + i + 1, *arg = &v->arg[3 * i];
+    const double a = A[rid], r = V ? V[rid] : v->val[i];
+    const unsigned op = v->op[i];
+    const int arity = ade__optab[op].arity;
+    double o[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
+    if (op == ADE_OP_DEP && y) y[--*iy] = r;
+    if (op == ADE_OP_INDEP) {
+      Xb[--*ix] = a;
+      continue;
+    }
+    if (a == 0.0 || !arity || (ade__optab[op].flags & ADE__PASSIVE)) continue;
+    ade__view_operands(v, V, i, arity, o);
+    ade__op_partials(op, o, r, d, NULL);
+    for (int j = 0; j < arity; j++)
+      if (arg[j]) A[arg[j]] += d[j] * a;
+  }
+}
+
 /* Reverse over all chunks: q adjoints, seeded at the dependents with Yb.
  * R is q doubles of scratch; y (may be NULL) gets F. */
 static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A, double *R,
@@ -138,13 +200,16 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
     for (size_t l = 0; l < q; l++) Ay[l] += Yb[j * q + l];
   }
   for (size_t c = m->nchunks; c-- > 0;) {
-    const ade__lin *L;
-    int st = linearize(s, c, 0, NULL, &L);
-    if (st) return st;
-    if (q == 1 && A->dense) {
-      reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
+    const ade__lin *L = NULL;
+    if (q == 1 && A->dense) { /* linearized only if kept, else straight from the view */
+      int st = s->V ? ade__view_load_lean(t, c) : ade__lin_peek(t, c, &L);
+      if (st) return st;
+      if (L) reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
+      else reverse_view_scalar(&t->view, s->V, A->dense, Xb, &ix, y, &iy);
       continue;
     }
+    int st = linearize(s, c, &L);
+    if (st) return st;
     for (uint32_t i = L->n; i-- > 0;) {
       uint64_t rid = L->first + i + 1;
       const double *Ar = adj_find(A, rid, q);
