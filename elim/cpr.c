@@ -1,17 +1,10 @@
 /* cpr.c: sparse Jacobians by Curtis-Powell-Reid compression: the pattern from the c-graph, greedy distance-2 colorings, compressed vector sweeps, recovery; the baselines of [DP]. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "elim_internal.h"
 
 /* Colors per compressed sweep (as ade_jacobian_dense's strips). */
 #define ADE__CPR_STRIP 64
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp_size(const void *a, const void *b) {
   size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -245,19 +238,13 @@ int ade_jacobian_cpr(ade_tape *t, int mode, const double *x, ade_sparse **J, ade
   ade_cgraph *g = NULL;
   ade_sparse *P = NULL;
   size_t *color = NULL, nc = 0;
-  double t0 = now();
+  double t0 = ade__now();
   memset(&r, 0, sizeof r);
   if (!J || (mode != ADE_FORWARD && mode != ADE_REVERSE))
     return ade__fail(ADE_EINVAL, "ade_jacobian_cpr: NULL result pointer or bad mode %d", mode);
   *J = NULL;
-  int st = ade_cgraph_from_tape(&g, t, &r.dropped);
-  if (!st) {
-    r.vertices_before = g->nalive;
-    r.edges_before = g->nedges;
-    r.forward_cost = (uint64_t)g->n * g->nedges;
-    r.reverse_cost = (uint64_t)g->m * g->nedges;
-    st = ade_cgraph_pattern(g, &P);
-  }
+  int st = ade__graph_from_tape(t, &g, &r);
+  if (!st) st = ade_cgraph_pattern(g, &P);
   if (!st && !(color = ade__alloc((ADE__MAX(g->n, g->m) + 1) * sizeof *color)))
     st = ade__fail(ADE_ENOMEM, "out of memory for a coloring");
   if (!st) st = ade_sparse_color(P, mode, ADE_COLOR_BEST, color, &nc);
@@ -274,7 +261,7 @@ int ade_jacobian_cpr(ade_tape *t, int mode, const double *x, ade_sparse **J, ade
   }
   ade__free(color);
   ade_cgraph_free(g);
-  r.seconds = now() - t0;
+  r.seconds = ade__now() - t0;
   if (report) *report = r;
   return st;
 }

@@ -89,6 +89,13 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b);
 int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost);
 int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost);
 int ade__seq_apply_step(ade_cgraph *g, int kind, const ade_elim_step *st, uint64_t *cost);
+/* ade_jacobian and its kin: the c-graph of t, with the report's
+ * before-figures (dropped, vertices/edges before, dense costs). */
+int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r);
+/* The sequence to eliminate with: o->seq if given, else method's ordering
+ * of g into *own (the caller frees it). */
+int ade__jacobian_seq(const ade_cgraph *g, int method, const ade_jacobian_options *o,
+                      ade_elim_seq **own, const ade_elim_seq **use);
 
 /* Converters (sequence.c): a vertex sequence as the equivalent edge
  * sequence (Rule 3) and face sequence, by simulation on copies. */

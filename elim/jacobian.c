@@ -1,13 +1,5 @@
 /* jacobian.c: ade_jacobian: tape -> c-graph -> ordering -> elimination -> sparse Jacobian, with a report. */
-#include <time.h>
-
 #include "elim_internal.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Apply s to g step by step, checking the invariants after each step. */
 static int apply_checked(ade_cgraph *g, const ade_elim_seq *s, uint64_t *cost) {
@@ -46,30 +38,44 @@ static int eliminate(ade_cgraph *g, const ade_elim_seq *s, int check, ade_sparse
   return st;
 }
 
+int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r) {
+  int st = ade_cgraph_from_tape(g, t, &r->dropped);
+  if (st) return st;
+  r->vertices_before = (*g)->nalive;
+  r->edges_before = (*g)->nedges;
+  r->forward_cost = (uint64_t)(*g)->n * (*g)->nedges;
+  r->reverse_cost = (uint64_t)(*g)->m * (*g)->nedges;
+  return ADE_OK;
+}
+
+int ade__jacobian_seq(const ade_cgraph *g, int method, const ade_jacobian_options *o,
+                      ade_elim_seq **own, const ade_elim_seq **use) {
+  *own = NULL;
+  *use = o ? o->seq : NULL;
+  if (*use) return ADE_OK;
+  int st = ade_elim_order(g, method, own);
+  *use = *own;
+  return st;
+}
+
 int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o, ade_sparse **J,
                  ade_jacobian_report *report) {
   ade_jacobian_report r;
   ade_cgraph *g = NULL;
   ade_elim_seq *s = NULL;
-  double t0 = now();
+  double t0 = ade__now();
   memset(&r, 0, sizeof r);
   if (!J) return ade__fail(ADE_EINVAL, "ade_jacobian: NULL result pointer");
   *J = NULL;
   if ((!o || !o->seq) && (method < 0 || method >= ADE_ORDER_COUNT))
     return ade__fail(ADE_EINVAL, "ade_jacobian: unknown method %d", method);
-  int st = ade_cgraph_from_tape(&g, t, &r.dropped);
-  if (!st) {
-    r.vertices_before = g->nalive;
-    r.edges_before = g->nedges;
-    r.forward_cost = (uint64_t)g->n * g->nedges;
-    r.reverse_cost = (uint64_t)g->m * g->nedges;
-  }
-  const ade_elim_seq *use = o && o->seq ? o->seq : NULL;
-  if (!st && !use && !(st = ade_elim_order(g, method, &s))) use = s;
+  const ade_elim_seq *use = NULL;
+  int st = ade__graph_from_tape(t, &g, &r);
+  if (!st) st = ade__jacobian_seq(g, method, o, &s, &use);
   if (!st) st = eliminate(g, use, o && o->check, J, &r);
   ade_seq_free(s);
   ade_cgraph_free(g);
-  r.seconds = now() - t0;
+  r.seconds = ade__now() - t0;
   if (report) *report = r;
   return st;
 }

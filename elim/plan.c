@@ -1,6 +1,5 @@
 /* plan.c: compiled eliminations: the arithmetic an elimination sequence executes on a tape's c-graph, kept as a straight-line program over value slots and run again on the tape's partials without building the graph. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "elim_internal.h"
 #include "record_internal.h"
@@ -19,12 +18,6 @@ struct ade_elim_plan {
   size_t *out;           /* the slot of each entry of J */
   uint64_t fma;
 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b) {
   if (r->n == r->cap) {
@@ -190,22 +183,20 @@ int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_
   ade_jacobian_report r;
   ade_cgraph *g = NULL;
   ade_elim_seq *s = NULL;
-  double t0 = now();
+  double t0 = ade__now();
   memset(&r, 0, sizeof r);
   if (!pp) return ade__fail(ADE_EINVAL, "ade_elim_plan_create: NULL result pointer");
   *pp = NULL;
   if ((!o || !o->seq) && (method < 0 || method >= ADE_ORDER_COUNT))
     return ade__fail(ADE_EINVAL, "ade_elim_plan_create: unknown method %d", method);
   ade_elim_plan *p = ade__calloc(1, sizeof *p);
-  int st = p ? ade_cgraph_from_tape(&g, t, &r.dropped) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
+  const ade_elim_seq *use = NULL;
+  int st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
   if (!st) {
     p->m = g->m, p->n = g->n;
-    r.vertices_before = g->nalive, r.edges_before = g->nedges;
-    r.forward_cost = (uint64_t)g->n * g->nedges, r.reverse_cost = (uint64_t)g->m * g->nedges;
     st = map_inputs(p, t, g);
   }
-  const ade_elim_seq *use = o && o->seq ? o->seq : NULL;
-  if (!st && !use && !(st = ade_elim_order(g, method, &s))) use = s;
+  if (!st) st = ade__jacobian_seq(g, method, o, &s, &use);
   if (!st) st = compile(p, g, use, &r);
   if (!st && !(p->val = ade__alloc(p->nslot * sizeof *p->val)))
     st = ade__fail(ADE_ENOMEM, "out of memory for %zu plan values", p->nslot);
@@ -213,7 +204,7 @@ int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_
   ade_cgraph_free(g);
   if (st) ade_elim_plan_free(p);
   else *pp = p;
-  r.seconds = now() - t0;
+  r.seconds = ade__now() - t0;
   if (report) *report = r;
   return st;
 }
@@ -232,23 +223,13 @@ int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J) {
 
 /* ------------------------------------------------------------ execute */
 
-/* The partials of chunk c: from the tape's cache at the recorded point,
- * else linearized at the values V. */
-static int chunk_partials(ade_tape *t, size_t c, const double *V, const ade__lin **L) {
-  if (!V) return ade__lin_get(t, c, L);
-  int st = ade__view_load(t, c);
-  if (!st) st = ade__lin_build(t, V, &t->linscratch);
-  *L = &t->linscratch;
-  return st;
-}
-
 /* Slots 1..ninit: each c-graph edge's label, the sum of its partials. */
 static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V) {
   const ade__lin *L;
   size_t k = 0;
   memset(p->val, 0, (p->ninit + 1) * sizeof *p->val);
   for (size_t c = 0; c < p->nchunks; c++) {
-    int st = chunk_partials(t, c, V, &L);
+    int st = ade__lin_at(t, c, V, &L);
     if (st) return st;
     if (L->pos[L->n] != p->chunk_ops[c])
       return ade__fail(ADE_EINVAL, "chunk %zu has %u operands; the plan was compiled for %zu", c,

@@ -123,3 +123,11 @@ void ade__lin_cache_free(ade_tape *t) {
   t->linseen = NULL;
   t->linbytes = 0;
 }
+
+int ade__lin_at(ade_tape *t, size_t c, const double *V, const ade__lin **out) {
+  if (!V) return ade__lin_get(t, c, out);
+  int st = ade__view_load_lean(t, c);
+  if (!st) st = ade__lin_build(t, V, &t->linscratch);
+  *out = &t->linscratch;
+  return st;
+}

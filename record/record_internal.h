@@ -135,6 +135,9 @@ static inline ade_tape *ade__current(void) { return ade__cur; }
 /* Linearized chunks. */
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
+/* Chunk c linearized at the values V (all records; NULL: the recorded
+ * point, through the cache of ade__lin_get). */
+int ade__lin_at(ade_tape *t, size_t c, const double *V, const ade__lin **L);
 int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **L); /* NULL: t->view holds c */
 void ade__lin_free(ade__lin *L);
 void ade__lin_cache_free(ade_tape *t);

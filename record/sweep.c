@@ -36,17 +36,6 @@ static int finish(const sweep *s, int st) {
                    (unsigned long long)s->flips, (unsigned long long)s->first_flip);
 }
 
-/* Chunk c linearized: at the recorded point from the cache, at a new point
- * from V. */
-static int linearize(sweep *s, size_t c, const ade__lin **L) {
-  ade_tape *t = s->t;
-  if (!s->V) return ade__lin_get(t, c, L);
-  int st = ade__view_load_lean(t, c);
-  if (!st) st = ade__lin_build(t, s->V, &t->linscratch);
-  *L = &t->linscratch;
-  return st;
-}
-
 /* One chunk of a tangent sweep at a new point in one pass: each record's
  * value into V, then its partials, applied at once to the p tangents T (the
  * same operations, in the same order, as replaying the chunk, linearizing
@@ -208,7 +197,7 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
       else reverse_view_scalar(&t->view, s->V, A->dense, Xb, &ix, y, &iy);
       continue;
     }
-    int st = linearize(s, c, &L);
+    int st = ade__lin_at(t, c, s->V, &L);
     if (st) return st;
     for (uint32_t i = L->n; i-- > 0;) {
       uint64_t rid = L->first + i + 1;
