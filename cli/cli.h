@@ -57,13 +57,31 @@ void cli_error(const char *fmt, ...);
 /* A usage error of cmd (NULL: the top level), with a pointer to --help.
  * @return CLI_USAGE. */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...);
-/* A failed library call on path: status, detail message and a hint.
- * @return CLI_FAIL. */
+/* What a failed library call was doing with its file, for a hint that fits. */
+enum { CLI_IO_TAPE, CLI_IO_SEQ, CLI_IO_WRITE };
+/* A failed library call on path, a file of kind io: status, detail message
+ * and a hint. @return CLI_FAIL. */
+int cli_file_error(const char *path, const char *what, int status, int io);
+/* cli_file_error on a tape (reading it or computing from it). */
 int cli_tape_error(const char *path, const char *what, int status);
 /* The library's detail message, or "" when it has none. */
 const char *cli_errmsg(void);
 /* Flush stdout and report a write error. @return status or CLI_FAIL. */
 int cli_finish(int status);
+
+/* Writing a file atomically: cli_out_open creates a unique temporary file
+ * next to path; write to o->f; cli_out_commit checks every write, flushes,
+ * syncs and renames it onto path; cli_out_abort (after a failure) removes
+ * it. path is left untouched unless the commit succeeds. Failures are
+ * reported naming path. @return CLI_OK or CLI_FAIL. */
+typedef struct cli_out {
+  const char *path;
+  char *tmp;
+  FILE *f;
+} cli_out;
+int cli_out_open(cli_out *o, const char *path);
+int cli_out_commit(cli_out *o);
+void cli_out_abort(cli_out *o);
 
 /* Text from a tape is untrusted: print it with control characters as '?'. */
 void cli_put_text(FILE *f, const char *s);
