@@ -75,7 +75,7 @@ static int run(const char *path, const hopts *o, const cli_cmd *self) {
       for (size_t i = 0; i < n; i++) printf("g[%zu] = %.17g\n", i + 1, g[i]);
     if (o->dense) print_dense(H);
     if (o->out && (rc = ade_sparse_write_mtx(H, o->out)) != ADE_OK)
-      status = cli_tape_error(o->out, "cannot write", rc);
+      status = cli_file_error(o->out, "cannot write", rc, CLI_IO_WRITE);
   }
   cli_hess_free(res, (size_t)nm);
   ade_tape_free(t);

@@ -115,6 +115,12 @@ static void on_progress(void *ud, const ade_opt_progress *p) {
           p->nodes, p->cuts);
 }
 
+/* A non-empty comma-separated list without empty items. */
+static int valid_list(const char *s) {
+  size_t len = strlen(s);
+  return len > 0 && s[0] != ',' && s[len - 1] != ',' && !strstr(s, ",,") && strspn(s, " ,") < len;
+}
+
 /* The optimizer's limits from the options. */
 static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
   double t, n, th, seed, it;
@@ -123,7 +129,9 @@ static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
       number(self, "threads", a->threads, 1, &th) || number(self, "seed", a->seed, 1, &seed) ||
       number(self, "iterations", a->iters, 1, &it))
     return CLI_USAGE;
-  if (a->threads && (th < 1 || th > 256)) return cli_usage_error(self, "--threads must be 1 to 256");
+  if (a->threads && (th < 1 || th > 256)) return cli_usage_error(self, "--threads must be 1 to 256, not '%s'", a->threads);
+  if (a->hier && !valid_list(a->hier))
+    return cli_usage_error(self, "--hierarchy needs a comma-separated list of filters, not '%s'", a->hier);
   l->time_limit = t;
   l->node_limit = (uint64_t)n;
   l->threads = a->threads ? (int)th : 1;
@@ -160,16 +168,14 @@ static void print_report(const jac_args *a, const ade_jacobian_report *r, const 
 }
 
 /* Run the optimizer on the tape's c-graph: the sequence to apply. */
-static int optimize(const cli_cmd *self, const jac_args *a, ade_tape *tape, int method, int kind,
-                    ade_elim_seq **seq, ade_opt_report *rep) {
-  ade_opt_limits l;
+static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int method,
+                    int kind, ade_elim_seq **seq, ade_opt_report *rep) {
   ade_cgraph *g = NULL;
-  int rc = limits(self, a, &l), st;
-  if (rc >= 0) return rc;
-  if (!ade_opt_supports(method, kind))
-    return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(method), kind_names[kind]);
-  if ((st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_optimize(g, kind, method, &l, seq, rep);
+  int st = ade_cgraph_from_tape(&g, tape, NULL), ingraph = st >= 0;
+  if (ingraph) st = ade_optimize(g, kind, method, l, seq, rep);
   ade_cgraph_free(g);
+  if (st == ADE_EINVAL && ingraph && a->hier) /* the only argument ade_optimize can refuse here */
+    return cli_usage_error(self, "--hierarchy '%s': %s", a->hier, cli_errmsg());
   return st < 0 ? cli_tape_error(a->tape, ade_opt_name(method), st) : -1;
 }
 
@@ -178,6 +184,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   ade_jacobian_options o = {NULL, 0};
   ade_jacobian_report r;
   ade_opt_report orep;
+  ade_opt_limits lim;
   ade_tape *tape = NULL;
   ade_elim_seq *seq = NULL, *chosen = NULL;
   ade_cgraph *g = NULL;
@@ -193,19 +200,25 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (a.kind && optimizer >= 0 && (kind = kind_of(a.kind)) < 0)
     return cli_usage_error(self, "unknown kind '%s' (vertex, edge or face)", a.kind);
   if (a.kind && optimizer < 0) return cli_usage_error(self, "--kind applies to optimizers, not to '%s'", a.method);
+  if (a.hier && optimizer != ADE_OPT_HIERARCHY)
+    return cli_usage_error(self, "--hierarchy goes with the hierarchy optimizer, not with '%s'", a.method);
+  if ((rc = limits(self, &a, &lim)) >= 0) return rc;
+  if (optimizer >= 0 && !a.seq && !ade_opt_supports(optimizer, kind))
+    return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(optimizer), kind_names[kind]);
   if ((st = ade_tape_open(&tape, a.tape)) < 0) return cli_tape_error(a.tape, "cannot open", st);
-  if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_tape_error(a.seq, "cannot load sequence", st);
-  if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, tape, optimizer, kind, &chosen, &orep);
+  if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_file_error(a.seq, "cannot load sequence", st, CLI_IO_SEQ);
+  if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);
   o.seq = seq ? seq : chosen;
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) < 0)
-    rc = cli_tape_error(a.tape, "jacobian", st);
+    rc = a.seq ? cli_file_error(a.seq, "cannot apply to the tape", st, CLI_IO_SEQ)
+               : cli_tape_error(a.tape, "jacobian", st);
   if (rc < 0 && a.save && !a.seq) { /* the sequence the method chose, bound to the graph */
     st = ADE_OK;
     if (!chosen && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, method, &chosen);
     if (st >= 0) st = ade_seq_save(chosen, a.save);
-    if (st < 0) rc = cli_tape_error(a.save, "cannot save sequence", st);
+    if (st < 0) rc = cli_file_error(a.save, "cannot save sequence", st, CLI_IO_WRITE);
   }
-  if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_tape_error(a.out, "cannot write", st);
+  if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_file_error(a.out, "cannot write", st, CLI_IO_WRITE);
   if (rc < 0) {
     print_report(&a, &r, J);
     if (optimizer >= 0 && !a.seq) print_opt(a.method, kind, &orep);
