@@ -52,6 +52,9 @@ const cli_cmd *cli_find(const char *name);
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, const cli_opt *opts,
               int *nargs);
 
+/* one when n is 1, else many: "1 dependent", "2 dependents". */
+const char *cli_plural(uint64_t n, const char *one, const char *many);
+
 /* "adelim: <message>" on stderr. */
 void cli_error(const char *fmt, ...);
 /* A usage error of cmd (NULL: the top level), with a pointer to --help.

@@ -12,6 +12,8 @@
 
 #include "cli.h"
 
+const char *cli_plural(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
 void cli_error(const char *fmt, ...) {
   va_list ap;
   fputs("adelim: ", stderr);

@@ -160,8 +160,8 @@ static int slow_ordering(int o) {
 static void run_orderings(cmp *c) {
   for (int o = 0; o < ADE_ORDER_COUNT; o++) {
     if (!c->all && slow_ordering(o) && c->largest > GREEDY_MAX_EDGES) {
-      fprintf(stderr, "adelim: compare: %s skipped (a part of %zu edges; --all runs it)\n", ade_order_name(o),
-              c->largest);
+      fprintf(stderr, "adelim: compare: %s skipped (a part of %zu %s; --all runs it)\n", ade_order_name(o),
+              c->largest, cli_plural(c->largest, "edge", "edges"));
       continue;
     }
     run_plan(c, ade_order_name(o), kind_of(ade_order_name(o)), o, NULL, 0.0);
@@ -302,10 +302,12 @@ static void print_header(const cmp *c) {
   const ade_jacobian_baselines *b = &c->b;
   printf("tape: ");
   cli_put_text(stdout, c->path);
-  printf("\nc-graph: n = %zu, m = %zu, p = %zu intermediates, |E| = %zu edges (%zu operations dropped)\n",
-         b->n, b->m, b->p, b->edges, c->dropped);
-  printf("Jacobian: %zu nonzeros; most per row n^ = %zu, per column m^ = %zu; CPR colors: %zu columns, %zu rows\n",
-         b->nnz, b->max_row_nnz, b->max_col_nnz, b->col_colors, b->row_colors);
+  printf("\nc-graph: n = %zu, m = %zu, p = %zu %s, |E| = %zu %s (%zu %s dropped)\n", b->n, b->m, b->p,
+         cli_plural(b->p, "intermediate", "intermediates"), b->edges, cli_plural(b->edges, "edge", "edges"),
+         c->dropped, cli_plural(c->dropped, "operation", "operations"));
+  printf("Jacobian: %zu %s; most per row n^ = %zu, per column m^ = %zu; CPR colors: %zu %s, %zu %s\n", b->nnz,
+         cli_plural(b->nnz, "nonzero", "nonzeros"), b->max_row_nnz, b->max_col_nnz, b->col_colors,
+         cli_plural(b->col_colors, "column", "columns"), b->row_colors, cli_plural(b->row_colors, "row", "rows"));
   printf("bounds (Naumann, Jacobians by dynamic programming): DM = min{n(m+p), m(n+p)} = %" PRIu64
          ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n\n", b->dm, b->nr);
 }
@@ -404,8 +406,9 @@ static int compare_hessian(const cli_cmd *self, const cmp *c, const char *weight
     } else if (fmt != CLI_CSV) {
       printf("tape: ");
       cli_put_text(stdout, c->path);
-      printf("\nHessian of %s: n = %zu independents, m = %zu dependents; error against for-over-rev\n\n",
-             weights ? "sum w_i y_i" : "y", c->n, c->m);
+      printf("\nHessian of %s: n = %zu %s, m = %zu %s; error against for-over-rev\n\n",
+             weights ? "sum w_i y_i" : "y", c->n, cli_plural(c->n, "independent", "independents"), c->m,
+             cli_plural(c->m, "dependent", "dependents"));
     }
     cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
     if (fmt == CLI_JSON) printf("}\n");

@@ -69,7 +69,8 @@ static int run(const char *path, const hopts *o, const cli_cmd *self) {
   if (status == CLI_OK) status = cli_hess_run(path, t, w, g, res, (size_t)nm);
   if (status == CLI_OK) {
     const ade_sparse *H = res[nm - 1].H;
-    printf("%zu independents, %zu dependents\n", n, m);
+    printf("%zu %s, %zu %s\n", n, cli_plural(n, "independent", "independents"), m,
+           cli_plural(m, "dependent", "dependents"));
     cli_hess_print(stdout, res, (size_t)nm, CLI_HESS_COLUMNS);
     if (o->gradient)
       for (size_t i = 0; i < n; i++) printf("g[%zu] = %.17g\n", i + 1, g[i]);

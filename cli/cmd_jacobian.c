@@ -148,7 +148,9 @@ static void print_opt(const char *name, int kind, const ade_opt_report *o) {
   if (!o->optimal && o->bound) printf(", lower bound %" PRIu64, o->bound);
   printf("\n");
   if (o->initial) printf("started from: %" PRIu64 " fma\n", o->initial);
-  if (o->nodes) printf("search: %" PRIu64 " nodes, %" PRIu64 " cuts, %" PRIu64 " states\n", o->nodes, o->cuts, o->states);
+  if (o->nodes)
+    printf("search: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s\n", o->nodes, cli_plural(o->nodes, "node", "nodes"),
+           o->cuts, cli_plural(o->cuts, "cut", "cuts"), o->states, cli_plural(o->states, "state", "states"));
   printf("optimizer time: %.6f s\n", o->seconds);
 }
 
@@ -156,14 +158,16 @@ static void print_report(const jac_args *a, const ade_jacobian_report *r, const 
   printf("tape: ");
   cli_put_text(stdout, a->tape);
   printf("\nmethod: %s\n", a->seq ? "sequence from file" : a->method);
-  printf("c-graph: %zu vertices, %zu edges (%zu operations dropped)\n", r->vertices_before,
-         r->edges_before, r->dropped);
+  printf("c-graph: %zu %s, %zu %s (%zu %s dropped)\n", r->vertices_before,
+         cli_plural(r->vertices_before, "vertex", "vertices"), r->edges_before,
+         cli_plural(r->edges_before, "edge", "edges"), r->dropped, cli_plural(r->dropped, "operation", "operations"));
   printf("fma: %" PRIu64 " (forward vector mode n|E| = %" PRIu64 ", reverse vector mode m|E| = %" PRIu64
          ")\n", r->fma, r->forward_cost, r->reverse_cost);
   printf("fill-in: %" PRIu64 ", absorbed: %" PRIu64 ", merged: %" PRIu64 ", steps: %zu\n", r->fill,
          r->absorbed, r->merged, r->steps);
-  printf("Jacobian: %zu x %zu, %zu nonzeros (bipartite graph: %zu vertices, %zu edges)\n", J->m, J->n,
-         J->nnz, r->vertices_after, r->edges_after);
+  printf("Jacobian: %zu x %zu, %zu %s (bipartite graph: %zu %s, %zu %s)\n", J->m, J->n, J->nnz,
+         cli_plural(J->nnz, "nonzero", "nonzeros"), r->vertices_after, cli_plural(r->vertices_after, "vertex", "vertices"),
+         r->edges_after, cli_plural(r->edges_after, "edge", "edges"));
   printf("time: %.6f s\n", r->seconds);
 }
 

@@ -5,23 +5,20 @@
 
 #include "cli.h"
 
-/* Open, verify and count one tape; its result line goes to stdout. */
+/* Open, verify and count one tape: its result line goes to stdout, an
+ * error to stderr. */
 static int verify(const char *path) {
   ade_tape *tape = NULL;
   ade_stats st;
   int rc = ade_tape_open(&tape, path);
-  if (rc < 0) tape = NULL; /* nothing to free */
-  if (rc >= 0) rc = ade_tape_verify(tape);
-  if (rc >= 0) rc = ade_tape_stats(tape, &st);
-  cli_put_text(stdout, path);
+  if (rc < 0) return cli_tape_error(path, "cannot open", rc);
+  if ((rc = ade_tape_verify(tape)) >= 0) rc = ade_tape_stats(tape, &st);
   if (rc >= 0) {
-    printf(": ok (%" PRIu64 " records, %" PRIu64 " chunks%s)\n", st.records,
-           st.chunks, st.complete ? "" : ", incomplete recording");
+    cli_put_text(stdout, path);
+    printf(": ok (%" PRIu64 " %s, %" PRIu64 " %s%s)\n", st.records, cli_plural(st.records, "record", "records"),
+           st.chunks, cli_plural(st.chunks, "chunk", "chunks"), st.complete ? "" : ", incomplete recording");
   } else {
-    const char *msg = cli_errmsg();
-    printf(": error: %s%s", ade_strerror(rc), *msg ? ": " : "");
-    cli_put_text(stdout, msg);
-    putchar('\n');
+    cli_tape_error(path, "verification failed", rc);
   }
   ade_tape_free(tape);
   return rc >= 0 ? CLI_OK : CLI_FAIL;

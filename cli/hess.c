@@ -16,7 +16,7 @@ int cli_hess_weights(const cli_cmd *cmd, const char *spec, size_t m, double **w)
                            "--weights (H is then the Hessian of sum w_i y_i)", m, m);
   if (!spec) return -1;
   if (!(*w = malloc(sizeof **w * (m + 1)))) {
-    cli_error("out of memory for %zu weights", m);
+    cli_error("out of memory for %zu %s", m, cli_plural(m, "weight", "weights"));
     return CLI_FAIL;
   }
   const char *p = spec;
@@ -26,9 +26,10 @@ int cli_hess_weights(const cli_cmd *cmd, const char *spec, size_t m, double **w)
     (*w)[i] = strtod(p, &end);
     if (end == p || errno || !isfinite((*w)[i]))
       return cli_usage_error(cmd, "--weights: bad number at '%s'", p);
+    if (*end != (i + 1 < m ? ',' : '\0') && m == 1)
+      return cli_usage_error(cmd, "--weights: the tape has 1 dependent; give one number");
     if (*end != (i + 1 < m ? ',' : '\0'))
-      return cli_usage_error(cmd, "--weights: the tape has %zu dependents; give %zu comma-separated "
-                             "numbers", m, m);
+      return cli_usage_error(cmd, "--weights: the tape has %zu dependents; give %zu comma-separated numbers", m, m);
     p = end + 1;
   }
   return -1;
