@@ -90,8 +90,31 @@ void cli_out_abort(cli_out *o);
 void cli_put_text(FILE *f, const char *s);
 /* The same into a JSON string literal (quoted, escaped, valid UTF-8). */
 void cli_put_json_str(FILE *f, const char *s);
-/* A JSON number, null when not finite. */
-void cli_put_json_num(FILE *f, double x);
+
+/* A JSON writer: members are separated, indented and keyed for the caller;
+ * numbers are written with %.17g (null when not finite or not defined).
+ * Containers nest up to CLI_JSON_DEPTH; an inline one stays on one line.
+ * Closing the outermost container ends the line. */
+#define CLI_JSON_DEPTH 8
+typedef struct cli_json {
+  FILE *f;
+  int depth;
+  size_t count[CLI_JSON_DEPTH];
+  unsigned char inl[CLI_JSON_DEPTH];
+  char bracket[CLI_JSON_DEPTH];
+} cli_json;
+void cli_json_init(cli_json *j, FILE *f);
+/* key: the member's key inside an object, NULL inside an array or at the top.
+ * bracket: '{' or '['. */
+void cli_json_open(cli_json *j, const char *key, char bracket, int inl);
+void cli_json_close(cli_json *j);
+void cli_json_str(cli_json *j, const char *key, const char *s);
+void cli_json_u64(cli_json *j, const char *key, uint64_t v);
+void cli_json_int(cli_json *j, const char *key, int v);
+void cli_json_bool(cli_json *j, const char *key, int v);
+void cli_json_num(cli_json *j, const char *key, double x);
+void cli_json_opt(cli_json *j, const char *key, int defined, double x);
+void cli_json_null(cli_json *j, const char *key);
 
 /* A text table: a label column and one right-aligned column per value. */
 typedef struct cli_table cli_table;
@@ -114,8 +137,6 @@ typedef void cli_cells_fn(const void *ctx, size_t i, char cells[][CLI_CELL]);
  * "-") or csv (undefined cells empty). */
 void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft, size_t nrows,
                     cli_cells_fn *cells, const void *ctx);
-/* "key": x (null when not defined), followed by ", " unless last. */
-void cli_put_json_opt(FILE *f, const char *key, int defined, double x, int last);
 
 /* The Hessian methods on one tape (hess.c), shared by `adelim hessian`
  * and `adelim compare --hessian`. */
@@ -143,9 +164,11 @@ void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]);
 /* A text table with one column per method (`adelim hessian`). */
 #define CLI_HESS_COLUMNS (-1)
 /* cli_hess_print: the methods that succeeded, in res order, one row each
- * in fmt (CLI_TEXT, CLI_MARKDOWN, CLI_CSV, CLI_JSON: an array of objects),
- * or one column each (CLI_HESS_COLUMNS). */
+ * in fmt (CLI_TEXT, CLI_MARKDOWN, CLI_CSV), or one column each
+ * (CLI_HESS_COLUMNS). */
 void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt);
+/* cli_hess_json: the same as the member "methods", an array of objects. */
+void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm);
 
 /* Subcommands. */
 int cli_cmd_stats(const cli_cmd *self, int argc, char **argv);

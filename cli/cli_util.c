@@ -228,15 +228,3 @@ void cli_put_json_str(FILE *f, const char *s) {
   }
   fputc('"', f);
 }
-
-void cli_put_json_num(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.10g", x);
-  else fputs("null", f);
-}
-
-void cli_put_json_opt(FILE *f, const char *key, int defined, double x, int last) {
-  fprintf(f, "\"%s\": ", key);
-  if (defined) cli_put_json_num(f, x);
-  else fputs("null", f);
-  fputs(last ? "" : ", ", f);
-}

@@ -11,9 +11,9 @@
 #include "cli.h"
 
 const char cli_compare_usage[] =
-    "Usage: adelim compare [--format text|markdown|csv|json] [--optimize]\n"
+    "Usage: adelim compare [--format text|markdown|csv|json] [--json] [--optimize]\n"
     "                      [--time-limit SECONDS] [--all] TAPE\n"
-    "       adelim compare --hessian [--weights W1,...] [--format F] TAPE\n"
+    "       adelim compare --hessian [--weights W1,...] [--format F] [--json] TAPE\n"
     "\n"
     "Compute the Jacobian of the tape at its recorded point by every method\n"
     "and print one table sorted by multiply-adds (fma):\n"
@@ -35,6 +35,7 @@ const char cli_compare_usage[] =
     "edges, unless --all is given.\n"
     "\n"
     "  --format F        text (default), markdown, csv or json\n"
+    "  --json            the same as --format json: one JSON object\n"
     "  --optimize        also every optimizer variant (ade_optimize: exhaustive,\n"
     "                    branch and bound, hierarchy, annealing, dynamic\n"
     "                    programming), each stopped after --time-limit; a\n"
@@ -314,25 +315,31 @@ static void print_header(const cmp *c) {
 
 static void print_json(const cmp *c) {
   const ade_jacobian_baselines *b = &c->b;
-  printf("{\"tape\": ");
-  cli_put_json_str(stdout, c->path);
-  printf(", \"n\": %zu, \"m\": %zu, \"p\": %zu, \"edges\": %zu, \"dropped\": %zu, \"nnz\": %zu, "
-         "\"max_row_nnz\": %zu, \"max_col_nnz\": %zu, \"col_colors\": %zu, \"row_colors\": %zu, "
-         "\"dm\": %" PRIu64 ", \"nr\": %" PRIu64 ", \"nr_colors\": %" PRIu64 ",\n \"methods\": [",
-         b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz, b->col_colors,
-         b->row_colors, b->dm, b->nr, b->nr_colors);
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_open(&j, NULL, '{', 0);
+  cli_json_str(&j, "tape", c->path);
+  const char *const keys[] = {"n", "m", "p", "edges", "dropped", "nnz", "max_row_nnz", "max_col_nnz",
+                              "col_colors", "row_colors", "dm", "nr", "nr_colors"};
+  const uint64_t vals[] = {b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz,
+                           b->col_colors, b->row_colors, b->dm, b->nr, b->nr_colors};
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) cli_json_u64(&j, keys[k], vals[k]);
+  cli_json_open(&j, "methods", '[', 0);
   for (size_t i = 0; i < c->nrows; i++) {
     const row *r = &c->rows[i];
-    printf("%s\n  {\"method\": \"%s\", \"kind\": \"%s\", \"fma\": %" PRIu64 ", ", i ? "," : "", r->method, r->kind,
-           r->fma);
-    cli_put_json_opt(stdout, "fill", r->has_fill, (double)r->fill, 0);
-    cli_put_json_opt(stdout, "directions", r->dirs > 0, (double)r->dirs, 0);
-    cli_put_json_opt(stdout, "seconds", r->seconds >= 0, r->seconds, 0);
-    cli_put_json_opt(stdout, "replay", r->replay >= 0, r->replay, 0);
-    cli_put_json_opt(stdout, "error", r->err >= 0, r->err, 1);
-    printf("}");
+    cli_json_open(&j, NULL, '{', 1);
+    cli_json_str(&j, "method", r->method);
+    cli_json_str(&j, "kind", r->kind);
+    cli_json_u64(&j, "fma", r->fma);
+    cli_json_opt(&j, "fill", r->has_fill, (double)r->fill);
+    cli_json_opt(&j, "directions", r->dirs > 0, (double)r->dirs);
+    cli_json_opt(&j, "seconds", r->seconds >= 0, r->seconds);
+    cli_json_opt(&j, "replay", r->replay >= 0, r->replay);
+    cli_json_opt(&j, "error", r->err >= 0, r->err);
+    cli_json_close(&j);
   }
-  printf("\n]}\n");
+  cli_json_close(&j);
+  cli_json_close(&j);
 }
 
 static int parse_format(const cli_cmd *self, const char *s, int *fmt) {
@@ -399,10 +406,15 @@ static int compare_hessian(const cli_cmd *self, const cmp *c, const char *weight
   if (rc < 0) {
     rc = cli_hess_run(c->path, c->t, w, NULL, res, ADE_HESS_NMETHODS);
     qsort(res, ADE_HESS_NMETHODS, sizeof *res, by_hess_fma);
+    cli_json j;
+    cli_json_init(&j, stdout);
     if (fmt == CLI_JSON) {
-      printf("{\"tape\": ");
-      cli_put_json_str(stdout, c->path);
-      printf(", \"n\": %zu, \"m\": %zu, \"methods\": ", c->n, c->m);
+      cli_json_open(&j, NULL, '{', 0);
+      cli_json_str(&j, "tape", c->path);
+      cli_json_u64(&j, "n", c->n);
+      cli_json_u64(&j, "m", c->m);
+      cli_hess_json(&j, res, ADE_HESS_NMETHODS);
+      cli_json_close(&j);
     } else if (fmt != CLI_CSV) {
       printf("tape: ");
       cli_put_text(stdout, c->path);
@@ -410,8 +422,7 @@ static int compare_hessian(const cli_cmd *self, const cmp *c, const char *weight
              weights ? "sum w_i y_i" : "y", c->n, cli_plural(c->n, "independent", "independents"), c->m,
              cli_plural(c->m, "dependent", "dependents"));
     }
-    cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
-    if (fmt == CLI_JSON) printf("}\n");
+    if (fmt != CLI_JSON) cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
     rc = cli_finish(rc);
   }
   cli_hess_free(res, ADE_HESS_NMETHODS);
@@ -421,15 +432,18 @@ static int compare_hessian(const cli_cmd *self, const cmp *c, const char *weight
 
 int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   const char *format = "text", *limit = "1", *weights = NULL;
-  int fmt = CLI_TEXT, hessian = 0;
+  int fmt = CLI_TEXT, hessian = 0, json = 0;
   cmp c;
   memset(&c, 0, sizeof c);
   const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
                           {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
-                          {NULL, NULL, NULL}};
+                          {"json", NULL, &json},      {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 || (rc = parse_seconds(self, limit, &c.time_limit)) >= 0)
     return rc;
+  if (json && strcmp(format, "text") != 0 && fmt != CLI_JSON)
+    return cli_usage_error(self, "--json is --format json, not --format %s", format);
+  if (json) fmt = CLI_JSON;
   if (hessian && c.optimize) return cli_usage_error(self, "--optimize applies to Jacobians, not to --hessian");
   if (!hessian && weights) return cli_usage_error(self, "--weights goes with --hessian");
   if ((st = ade_tape_open(&c.t, c.path)) < 0) return cli_tape_error(c.path, "cannot open", st);

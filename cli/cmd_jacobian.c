@@ -12,7 +12,8 @@ const char cli_jacobian_usage[] =
     "Usage: adelim jacobian [--method NAME] [--kind K] [--time-limit S]\n"
     "                       [--node-limit N] [--threads N] [--hierarchy H]\n"
     "                       [--seed N] [--iterations N] [--sequence FILE]\n"
-    "                       [--save-sequence FILE] [--out J.mtx] TAPE\n"
+    "                       [--save-sequence FILE] [--out J.mtx] [--values]\n"
+    "                       [--json] TAPE\n"
     "\n"
     "Build the linearized computational graph of the tape, eliminate it and\n"
     "print the cost: multiply-adds (fma), fill-in, graph sizes before and\n"
@@ -41,51 +42,32 @@ const char cli_jacobian_usage[] =
     "  --save-sequence FILE, --save-seq FILE\n"
     "                  write the sequence the method chose to FILE\n"
     "  --out FILE      write the Jacobian as a Matrix Market file\n"
+    "  --values        also print the Jacobian's nonzeros: one line 'row\n"
+    "                  column value' each (1-based, %.17g), row by row,\n"
+    "                  columns ascending within a row\n"
+    "  --json          print one JSON object instead: the figures above,\n"
+    "                  an \"optimizer\" object, and with --values a \"values\"\n"
+    "                  array of [row, column, value]\n"
     "  -h, --help      print this help\n"
     "\n"
     "Searches longer than a second report their progress on stderr.\n";
 
 typedef struct jac_args {
   const char *tape, *method, *seq, *save, *out, *kind, *time, *nodes, *threads, *hier, *seed, *iters;
+  int json, values;
 } jac_args;
 
-/* Options with a value: "--name VALUE" or "--name=VALUE". -1 to go on. */
+/* Options with a value ("--name VALUE" or "--name=VALUE") and flags. -1 to go on. */
 static int parse(const cli_cmd *self, int argc, char **argv, jac_args *a) {
-  static const char *const names[] = {"method", "sequence", "seq", "save-sequence", "save-seq", "out",
-                                      "kind", "time-limit", "node-limit", "threads", "hierarchy", "seed",
-                                      "iterations"};
-  const char **slot[] = {&a->method, &a->seq,  &a->seq,     &a->save,    &a->save, &a->out,  &a->kind,
-                         &a->time,   &a->nodes, &a->threads, &a->hier,   &a->seed, &a->iters};
-  const size_t nnames = sizeof names / sizeof *names;
-  int nopt = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (nopt && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
-      fputs(self->usage, stdout);
-      return cli_finish(CLI_OK);
-    }
-    if (nopt && !strcmp(arg, "--")) {
-      nopt = 0;
-      continue;
-    }
-    if (!nopt || arg[0] != '-' || !arg[1]) {
-      if (a->tape) return cli_usage_error(self, "more than one TAPE");
-      a->tape = arg;
-      continue;
-    }
-    size_t k = 0, len = 0;
-    for (; k < nnames; k++) {
-      len = strlen(names[k]);
-      if (!strncmp(arg, "--", 2) && !strncmp(arg + 2, names[k], len) && (!arg[2 + len] || arg[2 + len] == '='))
-        break;
-    }
-    if (k == nnames) return cli_usage_error(self, "unknown option '%s'", arg);
-    if (arg[2 + len] == '=') *slot[k] = arg + 3 + len;
-    else if (i + 1 < argc) *slot[k] = argv[++i];
-    else return cli_usage_error(self, "option '--%s' needs a value", names[k]);
-  }
-  if (!a->tape) return cli_usage_error(self, "missing TAPE argument");
-  return -1;
+  const cli_arg args[] = {{"method", &a->method, NULL},     {"sequence", &a->seq, NULL},
+                          {"seq", &a->seq, NULL},           {"save-sequence", &a->save, NULL},
+                          {"save-seq", &a->save, NULL},     {"out", &a->out, NULL},
+                          {"kind", &a->kind, NULL},         {"time-limit", &a->time, NULL},
+                          {"node-limit", &a->nodes, NULL},  {"threads", &a->threads, NULL},
+                          {"hierarchy", &a->hier, NULL},    {"seed", &a->seed, NULL},
+                          {"iterations", &a->iters, NULL},  {"json", NULL, &a->json},
+                          {"values", NULL, &a->values},     {NULL, NULL, NULL}};
+  return cli_parse_tape(self, argc, argv, args, &a->tape);
 }
 
 /* A non-negative number of the option name; 0 if s is NULL. */
@@ -171,6 +153,72 @@ static void print_report(const jac_args *a, const ade_jacobian_report *r, const 
   printf("time: %.6f s\n", r->seconds);
 }
 
+/* J's entries row by row, columns ascending within a row, 1-based. */
+static void print_values(const ade_sparse *J, cli_json *j) {
+  if (j) cli_json_open(j, "values", '[', 0);
+  else printf("values (row column value, 1-based, by row):\n");
+  for (size_t i = 0; i < J->m; i++)
+    for (size_t k = J->rowptr[i]; k < J->rowptr[i + 1]; k++) {
+      if (!j) {
+        printf("%zu %zu %.17g\n", i + 1, J->col[k] + 1, J->val[k]);
+        continue;
+      }
+      cli_json_open(j, NULL, '[', 1);
+      cli_json_u64(j, NULL, i + 1);
+      cli_json_u64(j, NULL, J->col[k] + 1);
+      cli_json_num(j, NULL, J->val[k]);
+      cli_json_close(j);
+    }
+  if (j) cli_json_close(j);
+}
+
+static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_report *o) {
+  cli_json_open(j, "optimizer", '{', 1);
+  cli_json_str(j, "name", name);
+  cli_json_str(j, "kind", kind_names[kind]);
+  cli_json_u64(j, "cost", o->cost);
+  cli_json_bool(j, "optimal", o->optimal);
+  cli_json_bool(j, "limited", o->limited);
+  cli_json_opt(j, "bound", o->bound > 0, (double)o->bound);
+  cli_json_opt(j, "initial", o->initial > 0, (double)o->initial);
+  cli_json_u64(j, "nodes", o->nodes);
+  cli_json_u64(j, "cuts", o->cuts);
+  cli_json_u64(j, "states", o->states);
+  cli_json_num(j, "seconds", o->seconds);
+  cli_json_close(j);
+}
+
+/* The report as one JSON object: the figures of the text report. */
+static void print_json(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J, int kind,
+                       const ade_opt_report *o, int optimized) {
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_open(&j, NULL, '{', 0);
+  cli_json_str(&j, "tape", a->tape);
+  cli_json_str(&j, "method", a->seq ? "sequence" : a->method);
+  if (a->seq) cli_json_str(&j, "sequence", a->seq);
+  else cli_json_null(&j, "sequence");
+  cli_json_u64(&j, "vertices", r->vertices_before);
+  cli_json_u64(&j, "edges", r->edges_before);
+  cli_json_u64(&j, "dropped", r->dropped);
+  cli_json_u64(&j, "fma", r->fma);
+  cli_json_u64(&j, "forward_cost", r->forward_cost);
+  cli_json_u64(&j, "reverse_cost", r->reverse_cost);
+  cli_json_u64(&j, "fill", r->fill);
+  cli_json_u64(&j, "absorbed", r->absorbed);
+  cli_json_u64(&j, "merged", r->merged);
+  cli_json_u64(&j, "steps", r->steps);
+  cli_json_u64(&j, "m", J->m);
+  cli_json_u64(&j, "n", J->n);
+  cli_json_u64(&j, "nnz", J->nnz);
+  cli_json_u64(&j, "vertices_after", r->vertices_after);
+  cli_json_u64(&j, "edges_after", r->edges_after);
+  cli_json_num(&j, "seconds", r->seconds);
+  if (optimized) json_opt(&j, a->method, kind, o);
+  if (a->values) print_values(J, &j);
+  cli_json_close(&j);
+}
+
 /* Run the optimizer on the tape's c-graph: the sequence to apply. */
 static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int method,
                     int kind, ade_elim_seq **seq, ade_opt_report *rep) {
@@ -223,11 +271,14 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
     if (st < 0) rc = cli_file_error(a.save, "cannot save sequence", st, CLI_IO_WRITE);
   }
   if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_file_error(a.out, "cannot write", st, CLI_IO_WRITE);
-  if (rc < 0) {
+  if (rc < 0 && a.json) {
+    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq);
+  } else if (rc < 0) {
     print_report(&a, &r, J);
     if (optimizer >= 0 && !a.seq) print_opt(a.method, kind, &orep);
-    rc = cli_finish(CLI_OK);
+    if (a.values) print_values(J, NULL);
   }
+  if (rc < 0) rc = cli_finish(CLI_OK);
   ade_sparse_free(J);
   ade_seq_free(seq);
   ade_seq_free(chosen);

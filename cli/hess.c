@@ -130,23 +130,24 @@ static void print_columns(FILE *f, const done *d) {
   free(p);
 }
 
-static void print_json(FILE *f, const done *d) {
-  fputs("[", f);
-  for (size_t i = 0; i < d->n; i++) {
-    const cli_hess *h = &d->res[d->ix[i]];
-    fprintf(f, "%s\n  {\"method\": ", i ? "," : "");
-    cli_put_json_str(f, ade_hess_method_name(h->method));
-    fputs(", ", f);
-    cli_put_json_opt(f, "value", 1, h->r.value, 0);
-    fprintf(f, "\"nnz\": %zu, \"updates\": %llu, \"fma\": %llu, ", h->r.nnz,
-            (unsigned long long)h->r.updates, (unsigned long long)h->r.fma);
-    cli_put_json_opt(f, "max_live", h->r.max_live > 0, (double)h->r.max_live, 0);
-    cli_put_json_opt(f, "vertices", h->r.vertices > 0, (double)h->r.vertices, 0);
-    cli_put_json_opt(f, "seconds", 1, h->r.seconds, 0);
-    cli_put_json_opt(f, "error", h->err >= 0, h->err, 1);
-    fputs("}", f);
+void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm) {
+  cli_json_open(j, "methods", '[', 0);
+  for (size_t k = 0; k < nm; k++) {
+    const cli_hess *h = &res[k];
+    if (!h->H) continue;
+    cli_json_open(j, NULL, '{', 1);
+    cli_json_str(j, "method", ade_hess_method_name(h->method));
+    cli_json_num(j, "value", h->r.value);
+    cli_json_u64(j, "nnz", h->r.nnz);
+    cli_json_u64(j, "updates", h->r.updates);
+    cli_json_u64(j, "fma", h->r.fma);
+    cli_json_opt(j, "max_live", h->r.max_live > 0, (double)h->r.max_live);
+    cli_json_opt(j, "vertices", h->r.vertices > 0, (double)h->r.vertices);
+    cli_json_num(j, "seconds", h->r.seconds);
+    cli_json_opt(j, "error", h->err >= 0, h->err);
+    cli_json_close(j);
   }
-  fputs("\n]", f);
+  cli_json_close(j);
 }
 
 void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt) {
@@ -155,6 +156,5 @@ void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt) {
   for (size_t k = 0; k < nm && d.n < ADE_HESS_NMETHODS; k++)
     if (res[k].H) ix[d.n++] = k;
   if (fmt == CLI_HESS_COLUMNS) print_columns(f, &d);
-  else if (fmt == CLI_JSON) print_json(f, &d);
   else cli_grid_print(f, fmt, cli_hess_heads, CLI_HESS_NCOLS, 1, d.n, done_cells, &d);
 }
