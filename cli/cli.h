@@ -137,6 +137,17 @@ typedef void cli_cells_fn(const void *ctx, size_t i, char cells[][CLI_CELL]);
  * "-") or csv (undefined cells empty). */
 void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft, size_t nrows,
                     cli_cells_fn *cells, const void *ctx);
+/* A text table printed a row at a time, as results arrive: each column as
+ * wide as the larger of its head and minw, the first nleft left-aligned,
+ * empty cells "-", f flushed after each line. start prints the heads. */
+typedef struct cli_stream {
+  FILE *f;
+  size_t ncols, nleft;
+  int width[CLI_GRID_MAXCOLS];
+} cli_stream;
+void cli_stream_start(cli_stream *s, FILE *f, const char *const *heads, const int *minw, size_t ncols,
+                      size_t nleft);
+void cli_stream_row(const cli_stream *s, char cells[][CLI_CELL]);
 
 /* The Hessian methods on one tape (hess.c), shared by `adelim hessian`
  * and `adelim compare --hessian`. */
@@ -157,6 +168,9 @@ int cli_hess_weights(const cli_cmd *cmd, const char *spec, size_t m, double **w)
  * for-over-rev is among them. @return CLI_OK or CLI_FAIL. */
 int cli_hess_run(const char *path, ade_tape *t, const double *w, double *g, cli_hess *res, size_t nm);
 void cli_hess_free(cli_hess *res, size_t nm);
+/* The error column of res[0..nm-1]: max |H - H_ref| / max |H_ref|, H_ref
+ * by for-over-rev when it is among them and succeeded. */
+void cli_hess_errors(cli_hess *res, size_t nm);
 #define CLI_HESS_NCOLS 9
 extern const char *const cli_hess_heads[CLI_HESS_NCOLS];
 /* The cells of one method's row ("" when not defined). */

@@ -49,8 +49,7 @@ static double max_diff(const ade_sparse *A, const ade_sparse *B) {
   return e;
 }
 
-/* The error column: max |H - H_ref| / max |H_ref|, H_ref by for-over-rev. */
-static void errors(cli_hess *res, size_t nm) {
+void cli_hess_errors(cli_hess *res, size_t nm) {
   const cli_hess *ref = NULL;
   for (size_t k = 0; k < nm; k++)
     if (res[k].method == ADE_HESS_FOR_OVER_REV && res[k].H) ref = &res[k];
@@ -71,7 +70,7 @@ int cli_hess_run(const char *path, ade_tape *t, const double *w, double *g, cli_
     if (rc < 0) status = cli_tape_error(path, ade_hess_method_name(res[k].method), rc);
     else if (rc > 0) cli_error("%s: %s: warning: %s", path, ade_hess_method_name(res[k].method), cli_errmsg());
   }
-  errors(res, nm);
+  cli_hess_errors(res, nm);
   return status;
 }
 
