@@ -16,7 +16,9 @@ const char cli_dot_usage[] =
     "                  the c-graph (numbered 1..|E|, labelled with its\n"
     "                  partial), minimal vertices 1-n..0, maximal |E|+1..,\n"
     "                  and an edge (face) per pair of consecutive edges\n"
-    "  --out FILE      write to FILE instead of standard output\n"
+    "  --out FILE      write to FILE instead of standard output, atomically:\n"
+    "                  a temporary file next to it is renamed onto it when\n"
+    "                  complete; on failure FILE is left as it was\n"
     "  -h, --help      print this help\n";
 
 int cli_cmd_dot(const cli_cmd *self, int argc, char **argv) {
