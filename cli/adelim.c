@@ -23,17 +23,20 @@ static int unknown_command(const char *name);
   "  -h, --help      print this help\n"
 
 #define VERIFY_USAGE                                                           \
-  "Usage: adelim verify TAPE...\n"                                             \
+  "Usage: adelim verify [--json] TAPE...\n"                                    \
   "\n"                                                                         \
   "Read every chunk of each tape and check it: checksums, references,\n"       \
-  "opcodes and recomputed values. Prints one line per tape; exits with\n"      \
-  "status 1 if any tape fails.\n"                                              \
+  "opcodes and recomputed values. Prints one line per good tape on\n"          \
+  "standard output and the errors on standard error; exits with status 1\n"   \
+  "if any tape fails.\n"                                                       \
   "\n"                                                                         \
+  "  --json          print a JSON array with one object per tape: file, ok,\n" \
+  "                  and records, chunks, complete, or error and detail\n"    \
   "  -h, --help      print this help\n"
 
 #define HESSIAN_USAGE                                                          \
   "Usage: adelim hessian [--method M] [--weights W1,...] [--out H.mtx]\n"      \
-  "                      [--dense] [--gradient] TAPE\n"                        \
+  "                      [--dense] [--gradient] [--json] TAPE\n"               \
   "\n"                                                                         \
   "Compute the Hessian of the tape's dependent (of sum w_i y_i when it has\n"  \
   "several) at the recorded point and print its value, the nonzeros of the\n" \
@@ -49,6 +52,9 @@ static int unknown_command(const char *name);
   "  --out FILE      write H as a Matrix Market file (symmetric)\n"           \
   "  --dense         print H as a dense matrix\n"                              \
   "  --gradient      print the gradient\n"                                     \
+  "  --json          print one JSON object: tape, n, m, a methods array as\n"  \
+  "                  in 'adelim compare --hessian --json', and gradient\n"    \
+  "                  and dense (an array of rows) when asked for\n"           \
   "  -h, --help      print this help\n"
 
 #define HELP_USAGE                                                             \

@@ -52,25 +52,69 @@ const cli_cmd *cli_find(const char *name);
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, const cli_opt *opts,
               int *nargs);
 
+/* one when n is 1, else many: "1 dependent", "2 dependents". */
+const char *cli_plural(uint64_t n, const char *one, const char *many);
+
 /* "adelim: <message>" on stderr. */
 void cli_error(const char *fmt, ...);
 /* A usage error of cmd (NULL: the top level), with a pointer to --help.
  * @return CLI_USAGE. */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...);
-/* A failed library call on path: status, detail message and a hint.
- * @return CLI_FAIL. */
+/* What a failed library call was doing with its file, for a hint that fits. */
+enum { CLI_IO_TAPE, CLI_IO_SEQ, CLI_IO_WRITE };
+/* A failed library call on path, a file of kind io: status, detail message
+ * and a hint. @return CLI_FAIL. */
+int cli_file_error(const char *path, const char *what, int status, int io);
+/* cli_file_error on a tape (reading it or computing from it). */
 int cli_tape_error(const char *path, const char *what, int status);
 /* The library's detail message, or "" when it has none. */
 const char *cli_errmsg(void);
 /* Flush stdout and report a write error. @return status or CLI_FAIL. */
 int cli_finish(int status);
 
+/* Writing a file atomically: cli_out_open creates a unique temporary file
+ * next to path; write to o->f; cli_out_commit checks every write, flushes,
+ * syncs and renames it onto path; cli_out_abort (after a failure) removes
+ * it. path is left untouched unless the commit succeeds. Failures are
+ * reported naming path. @return CLI_OK or CLI_FAIL. */
+typedef struct cli_out {
+  const char *path;
+  char *tmp;
+  FILE *f;
+} cli_out;
+int cli_out_open(cli_out *o, const char *path);
+int cli_out_commit(cli_out *o);
+void cli_out_abort(cli_out *o);
+
 /* Text from a tape is untrusted: print it with control characters as '?'. */
 void cli_put_text(FILE *f, const char *s);
 /* The same into a JSON string literal (quoted, escaped, valid UTF-8). */
 void cli_put_json_str(FILE *f, const char *s);
-/* A JSON number, null when not finite. */
-void cli_put_json_num(FILE *f, double x);
+
+/* A JSON writer: members are separated, indented and keyed for the caller;
+ * numbers are written with %.17g (null when not finite or not defined).
+ * Containers nest up to CLI_JSON_DEPTH; an inline one stays on one line.
+ * Closing the outermost container ends the line. */
+#define CLI_JSON_DEPTH 8
+typedef struct cli_json {
+  FILE *f;
+  int depth;
+  size_t count[CLI_JSON_DEPTH];
+  unsigned char inl[CLI_JSON_DEPTH];
+  char bracket[CLI_JSON_DEPTH];
+} cli_json;
+void cli_json_init(cli_json *j, FILE *f);
+/* key: the member's key inside an object, NULL inside an array or at the top.
+ * bracket: '{' or '['. */
+void cli_json_open(cli_json *j, const char *key, char bracket, int inl);
+void cli_json_close(cli_json *j);
+void cli_json_str(cli_json *j, const char *key, const char *s);
+void cli_json_u64(cli_json *j, const char *key, uint64_t v);
+void cli_json_int(cli_json *j, const char *key, int v);
+void cli_json_bool(cli_json *j, const char *key, int v);
+void cli_json_num(cli_json *j, const char *key, double x);
+void cli_json_opt(cli_json *j, const char *key, int defined, double x);
+void cli_json_null(cli_json *j, const char *key);
 
 /* A text table: a label column and one right-aligned column per value. */
 typedef struct cli_table cli_table;
@@ -93,8 +137,17 @@ typedef void cli_cells_fn(const void *ctx, size_t i, char cells[][CLI_CELL]);
  * "-") or csv (undefined cells empty). */
 void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft, size_t nrows,
                     cli_cells_fn *cells, const void *ctx);
-/* "key": x (null when not defined), followed by ", " unless last. */
-void cli_put_json_opt(FILE *f, const char *key, int defined, double x, int last);
+/* A text table printed a row at a time, as results arrive: each column as
+ * wide as the larger of its head and minw, the first nleft left-aligned,
+ * empty cells "-", f flushed after each line. start prints the heads. */
+typedef struct cli_stream {
+  FILE *f;
+  size_t ncols, nleft;
+  int width[CLI_GRID_MAXCOLS];
+} cli_stream;
+void cli_stream_start(cli_stream *s, FILE *f, const char *const *heads, const int *minw, size_t ncols,
+                      size_t nleft);
+void cli_stream_row(const cli_stream *s, char cells[][CLI_CELL]);
 
 /* The Hessian methods on one tape (hess.c), shared by `adelim hessian`
  * and `adelim compare --hessian`. */
@@ -115,6 +168,9 @@ int cli_hess_weights(const cli_cmd *cmd, const char *spec, size_t m, double **w)
  * for-over-rev is among them. @return CLI_OK or CLI_FAIL. */
 int cli_hess_run(const char *path, ade_tape *t, const double *w, double *g, cli_hess *res, size_t nm);
 void cli_hess_free(cli_hess *res, size_t nm);
+/* The error column of res[0..nm-1]: max |H - H_ref| / max |H_ref|, H_ref
+ * by for-over-rev when it is among them and succeeded. */
+void cli_hess_errors(cli_hess *res, size_t nm);
 #define CLI_HESS_NCOLS 9
 extern const char *const cli_hess_heads[CLI_HESS_NCOLS];
 /* The cells of one method's row ("" when not defined). */
@@ -122,9 +178,11 @@ void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]);
 /* A text table with one column per method (`adelim hessian`). */
 #define CLI_HESS_COLUMNS (-1)
 /* cli_hess_print: the methods that succeeded, in res order, one row each
- * in fmt (CLI_TEXT, CLI_MARKDOWN, CLI_CSV, CLI_JSON: an array of objects),
- * or one column each (CLI_HESS_COLUMNS). */
+ * in fmt (CLI_TEXT, CLI_MARKDOWN, CLI_CSV), or one column each
+ * (CLI_HESS_COLUMNS). */
 void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt);
+/* cli_hess_json: the same as the member "methods", an array of objects. */
+void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm);
 
 /* Subcommands. */
 int cli_cmd_stats(const cli_cmd *self, int argc, char **argv);

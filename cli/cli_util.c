@@ -1,12 +1,18 @@
 /* cli_util.c: option parsing, error reporting and output helpers. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fchmod */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <adelim.h>
 
 #include "cli.h"
+
+const char *cli_plural(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 void cli_error(const char *fmt, ...) {
   va_list ap;
@@ -36,27 +42,111 @@ const char *cli_errmsg(void) {
   return (!m || strcmp(m, "no error") == 0) ? "" : m;
 }
 
-/* What the user can do about a failed open or read. */
-static const char *hint(int status) {
+/* What the user can do about a failed call on a file of this kind. */
+static const char *hint(int status, int io) {
   switch (status) {
-  case ADE_EIO: return "check that the file exists and is readable";
-  case ADE_EFORMAT: return "is this an adelim tape (.adt)?";
-  case ADE_ECHECKSUM: return "the file is damaged; record the tape again";
-  case ADE_ETRUNC: return "the file is incomplete or not an adelim tape";
-  case ADE_EVERSION: return "the tape was written by another adelim version";
-  case ADE_ETOOBIG: return "the tape exceeds a size limit of this build";
+  case ADE_EIO:
+    return io == CLI_IO_WRITE ? "check that the directory exists and is writable, and that the disk has room"
+                              : "check that the file exists and is readable";
+  case ADE_EFORMAT:
+    return io == CLI_IO_TAPE ? "is this an adelim tape (.adt)?"
+           : io == CLI_IO_SEQ ? "is this an elimination sequence written by --save-sequence?"
+                              : NULL;
+  case ADE_ECHECKSUM: return io == CLI_IO_TAPE ? "the file is damaged; record the tape again" : NULL;
+  case ADE_ETRUNC:
+    return io == CLI_IO_TAPE ? "the file is incomplete or not an adelim tape" : "the file is incomplete";
+  case ADE_EVERSION: return io == CLI_IO_TAPE ? "the tape was written by another adelim version" : NULL;
+  case ADE_ETOOBIG: return io == CLI_IO_TAPE ? "the tape exceeds a size limit of this build" : NULL;
+  case ADE_ESTATE:
+    return io == CLI_IO_TAPE ? "the tape's recording failed: it can be inspected and verified, not differentiated"
+                             : NULL;
   case ADE_ENOMEM: return "not enough memory";
   default: return NULL;
   }
 }
 
-int cli_tape_error(const char *path, const char *what, int status) {
-  const char *msg = cli_errmsg(), *h = hint(status);
-  fprintf(stderr, "adelim: %s: %s: %s", path, what, ade_strerror(status));
-  if (*msg) fprintf(stderr, ": %s", msg);
+int cli_file_error(const char *path, const char *what, int status, int io) {
+  const char *msg = cli_errmsg(), *h = hint(status, io);
+  fputs("adelim: ", stderr);
+  cli_put_text(stderr, path);
+  fprintf(stderr, ": %s: %s", what, ade_strerror(status));
+  if (*msg) {
+    fputs(": ", stderr);
+    cli_put_text(stderr, msg);
+  }
   fputc('\n', stderr);
   if (h) fprintf(stderr, "adelim: hint: %s\n", h);
   return CLI_FAIL;
+}
+
+int cli_tape_error(const char *path, const char *what, int status) {
+  return cli_file_error(path, what, status, CLI_IO_TAPE);
+}
+
+/* A failed system call on an output file, with errno's reason. CLI_FAIL. */
+static int out_error(const char *path, const char *what, int err) {
+  fputs("adelim: ", stderr);
+  cli_put_text(stderr, path);
+  fprintf(stderr, ": %s: %s\n", what, strerror(err));
+  fprintf(stderr, "adelim: hint: %s\n", hint(ADE_EIO, CLI_IO_WRITE));
+  return CLI_FAIL;
+}
+
+/* The mode a new file gets: the old target's, else 0666 less the umask. */
+static mode_t out_mode(const char *path) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) return sb.st_mode & 07777;
+  mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
+int cli_out_open(cli_out *o, const char *path) {
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0, len = dirlen + strlen(base) + 16;
+  int fd = -1;
+  o->path = path;
+  o->f = NULL;
+  if (!*base) return out_error(path, "cannot write", EISDIR);
+  if (!(o->tmp = malloc(len))) return out_error(path, "cannot write", ENOMEM);
+  snprintf(o->tmp, len, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+  if ((fd = mkstemp(o->tmp)) < 0 || fchmod(fd, out_mode(path)) != 0 || !(o->f = fdopen(fd, "w"))) {
+    int err = errno;
+    if (fd >= 0) {
+      close(fd);
+      unlink(o->tmp);
+    }
+    free(o->tmp);
+    o->tmp = NULL;
+    return out_error(path, "cannot create a temporary file next to it", err);
+  }
+  return CLI_OK;
+}
+
+void cli_out_abort(cli_out *o) {
+  if (o->f) fclose(o->f);
+  if (o->tmp) unlink(o->tmp);
+  free(o->tmp);
+  o->f = NULL;
+  o->tmp = NULL;
+}
+
+int cli_out_commit(cli_out *o) {
+  int err = 0;
+  errno = 0;
+  if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
+  else if (fsync(fileno(o->f)) != 0) err = errno;
+  int closed = fclose(o->f);
+  o->f = NULL;
+  if (!err && closed != 0) err = errno;
+  if (!err && rename(o->tmp, o->path) != 0) err = errno;
+  if (err) {
+    cli_out_abort(o);
+    return out_error(o->path, "cannot write (left unchanged)", err);
+  }
+  free(o->tmp);
+  o->tmp = NULL;
+  return CLI_OK;
 }
 
 int cli_finish(int status) {
@@ -137,16 +227,4 @@ void cli_put_json_str(FILE *f, const char *s) {
     p += n ? n : 1;
   }
   fputc('"', f);
-}
-
-void cli_put_json_num(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.10g", x);
-  else fputs("null", f);
-}
-
-void cli_put_json_opt(FILE *f, const char *key, int defined, double x, int last) {
-  fprintf(f, "\"%s\": ", key);
-  if (defined) cli_put_json_num(f, x);
-  else fputs("null", f);
-  fputs(last ? "" : ", ", f);
 }

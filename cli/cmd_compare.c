@@ -11,9 +11,9 @@
 #include "cli.h"
 
 const char cli_compare_usage[] =
-    "Usage: adelim compare [--format text|markdown|csv|json] [--optimize]\n"
+    "Usage: adelim compare [--format text|markdown|csv|json] [--json] [--optimize]\n"
     "                      [--time-limit SECONDS] [--all] TAPE\n"
-    "       adelim compare --hessian [--weights W1,...] [--format F] TAPE\n"
+    "       adelim compare --hessian [--weights W1,...] [--format F] [--json] TAPE\n"
     "\n"
     "Compute the Jacobian of the tape at its recorded point by every method\n"
     "and print one table sorted by multiply-adds (fma):\n"
@@ -32,15 +32,23 @@ const char cli_compare_usage[] =
     "take more than 256 MiB; dense modes are then not run). The orderings that\n"
     "rescan all candidates at each step (edge-markowitz, edge-fillin, face-*)\n"
     "are skipped on graphs whose largest connected part has more than 20000\n"
-    "edges, unless --all is given.\n"
+    "edges, unless --all is given: they cannot be stopped, so they run only\n"
+    "where they are cheap (like the dense modes).\n"
+    "In text, each row is printed as its method finishes, in the order run,\n"
+    "followed by the cheapest method; markdown, csv and json are sorted.\n"
+    "A run longer than a second reports each method it starts on standard\n"
+    "error (method, i of N, seconds elapsed), and an optimizer search longer\n"
+    "than a second its incumbent about once a second.\n"
     "\n"
     "  --format F        text (default), markdown, csv or json\n"
+    "  --json            the same as --format json: one JSON object\n"
     "  --optimize        also every optimizer variant (ade_optimize: exhaustive,\n"
     "                    branch and bound, hierarchy, annealing, dynamic\n"
     "                    programming), each stopped after --time-limit; a\n"
     "                    variant that does not apply or fails is reported on\n"
     "                    standard error and left out\n"
-    "  --time-limit S    seconds per optimizer variant (default 1)\n"
+    "  --time-limit S    seconds per optimizer variant (default 1), passed to\n"
+    "                    the optimizer; it has no effect with --hessian\n"
     "  --all             run the slow orderings on large graphs too\n"
     "  --hessian         compare the Hessian methods instead: every method of\n"
     "                    'adelim hessian', one row each sorted by fma, with its\n"
@@ -81,6 +89,11 @@ typedef struct cmp {
   row *rows;
   size_t nrows;
   int failed;
+  int fmt;           /* CLI_TEXT: rows are printed as they finish */
+  cli_stream out;
+  double start;      /* for the progress on stderr */
+  size_t step, nsteps;
+  const char *current;
 } cmp;
 
 static double now(void) {
@@ -98,6 +111,33 @@ static row *add_row(cmp *c, const char *method, const char *kind, uint64_t fma) 
   r->seconds = r->replay = r->err = -1.0;
   r->index = c->nrows++;
   return r;
+}
+
+/* The next method starts: say so on stderr once the run has taken a second. */
+static void progress(cmp *c, const char *name) {
+  double elapsed = now() - c->start;
+  c->current = name;
+  c->step++;
+  if (elapsed > 1.0)
+    fprintf(stderr, "adelim: compare: %s (%zu of %zu), %.1f s elapsed\n", name, c->step, c->nsteps, elapsed);
+}
+
+/* An optimizer's search runs longer than a second (ade_opt_limits.progress). */
+static void on_search(void *ud, const ade_opt_progress *p) {
+  const cmp *c = ud;
+  fprintf(stderr, "adelim: compare: %s (%zu of %zu): search %.0f s, incumbent %" PRIu64 ", lower bound %" PRIu64
+          ", %.1f s elapsed\n", c->current, c->step, c->nsteps, p->seconds, p->incumbent, p->bound,
+          now() - c->start);
+}
+
+static void cells(const void *ctx, size_t i, char out[][CLI_CELL]);
+
+/* A row is complete: in text, print it now. */
+static void row_done(cmp *c, const row *r) {
+  char cl[CLI_GRID_MAXCOLS][CLI_CELL];
+  if (c->fmt != CLI_TEXT) return;
+  cells(c, (size_t)(r - c->rows), cl);
+  cli_stream_row(&c->out, cl);
 }
 
 /* max |J - ref| / max |ref| over all m x n entries (J's rows are sorted). */
@@ -148,6 +188,7 @@ static void run_plan(cmp *c, const char *name, const char *kind, int order, cons
     w->seconds = r.seconds + extra;
     w->replay = t1 - t0;
     if (c->ref) w->err = error_of(c, J);
+    row_done(c, w);
   }
   ade_sparse_free(J);
   ade_elim_plan_free(plan);
@@ -157,13 +198,19 @@ static int slow_ordering(int o) {
   return o == ADE_ORDER_EDGE_MARKOWITZ || o == ADE_ORDER_EDGE_FILLIN || !strncmp(ade_order_name(o), "face", 4);
 }
 
+/* An ordering that rescans every candidate per step, on a graph too large for it. */
+static int skipped(const cmp *c, int o) {
+  return !c->all && slow_ordering(o) && c->largest > GREEDY_MAX_EDGES;
+}
+
 static void run_orderings(cmp *c) {
   for (int o = 0; o < ADE_ORDER_COUNT; o++) {
-    if (!c->all && slow_ordering(o) && c->largest > GREEDY_MAX_EDGES) {
-      fprintf(stderr, "adelim: compare: %s skipped (a part of %zu edges; --all runs it)\n", ade_order_name(o),
-              c->largest);
+    if (skipped(c, o)) {
+      fprintf(stderr, "adelim: compare: %s skipped (a part of %zu %s; --all runs it)\n", ade_order_name(o),
+              c->largest, cli_plural(c->largest, "edge", "edges"));
       continue;
     }
+    progress(c, ade_order_name(o));
     run_plan(c, ade_order_name(o), kind_of(ade_order_name(o)), o, NULL, 0.0);
   }
 }
@@ -176,6 +223,8 @@ static void run_optimizers(cmp *c) {
   ade_opt_limits lim;
   ade_opt_limits_init(&lim);
   lim.time_limit = c->time_limit;
+  lim.progress = on_search;
+  lim.progress_ud = c;
   int st = ade_cgraph_from_tape(&g, c->t, NULL);
   for (size_t i = 0; st >= 0 && i < ade_opt_num_variants(); i++) {
     int method, kind;
@@ -183,6 +232,7 @@ static void run_optimizers(cmp *c) {
     ade_elim_seq *s = NULL;
     ade_opt_report rep;
     if (ade_opt_variant(i, &method, &kind, &label) < 0) break;
+    progress(c, label);
     double t0 = now();
     int os = ade_optimize(g, kind, method, &lim, &s, &rep);
     double t1 = now();
@@ -208,6 +258,7 @@ static void run_cpr(cmp *c) {
     ade_sparse *J = NULL;
     ade_jacobian_report r;
     const char *name = mode == ADE_FORWARD ? "cpr-forward" : "cpr-reverse";
+    progress(c, name);
     int st = ade_jacobian_cpr(c->t, mode, NULL, &J, &r);
     if (st >= 0) st = ade_sparse_color(J, mode, ADE_COLOR_BEST, color, &nc);
     double t0 = now();
@@ -223,16 +274,23 @@ static void run_cpr(cmp *c) {
     w->seconds = r.seconds;
     w->replay = t1 - t0;
     if (c->ref) w->err = error_of(c, J);
+    row_done(c, w);
     ade_sparse_free(J);
   }
   if (!color) method_failed(c, "cpr", ADE_ENOMEM);
   free(color);
 }
 
+/* The dense Jacobian is formed (and dense modes run) only when it is small. */
+static int dense_ok(const cmp *c) {
+  size_t len = c->n * c->m;
+  return len <= DENSE_MAX && (!c->m || len / c->m == c->n);
+}
+
 /* Dense forward (the reference) and reverse vector modes. */
 static void run_dense(cmp *c) {
   size_t len = c->n * c->m;
-  if (len > DENSE_MAX || (c->m && len / c->m != c->n)) return;
+  if (!dense_ok(c)) return;
   double *D = malloc(sizeof *D * (len ? len : 1));
   c->ref = malloc(sizeof *c->ref * (len ? len : 1));
   if (!D || !c->ref) {
@@ -245,6 +303,7 @@ static void run_dense(cmp *c) {
   }
   for (int mode = ADE_FORWARD; mode <= ADE_REVERSE; mode++) {
     const char *name = mode == ADE_FORWARD ? "dense-forward" : "dense-reverse";
+    progress(c, name);
     double t0 = now();
     int st = ade_jacobian_dense(c->t, mode, NULL, mode == ADE_FORWARD ? c->ref : D);
     double t1 = now();
@@ -264,6 +323,7 @@ static void run_dense(cmp *c) {
       for (size_t k = 0; k < len; k++) e = fmax(e, fabs(D[k] - c->ref[k]));
       w->err = e / fmax(c->refmax, DBL_MIN);
     }
+    row_done(c, w);
   }
   if (c->nrows == 0) { /* forward failed: no reference */
     free(c->ref);
@@ -283,6 +343,7 @@ static int by_fma(const void *a, const void *b) {
 #define NCOLS 8
 static const char *const heads[NCOLS] = {"method", "kind", "fma", "fill-in", "directions", "seconds", "replay",
                                          "error"};
+static const int minw[NCOLS] = {17, 6, 10, 8, 10, 8, 8, 7}; /* text: rows are printed as they finish */
 
 /* The cells of row i as text ("" when not defined). */
 static void cells(const void *ctx, size_t i, char out[][CLI_CELL]) {
@@ -302,35 +363,52 @@ static void print_header(const cmp *c) {
   const ade_jacobian_baselines *b = &c->b;
   printf("tape: ");
   cli_put_text(stdout, c->path);
-  printf("\nc-graph: n = %zu, m = %zu, p = %zu intermediates, |E| = %zu edges (%zu operations dropped)\n",
-         b->n, b->m, b->p, b->edges, c->dropped);
-  printf("Jacobian: %zu nonzeros; most per row n^ = %zu, per column m^ = %zu; CPR colors: %zu columns, %zu rows\n",
-         b->nnz, b->max_row_nnz, b->max_col_nnz, b->col_colors, b->row_colors);
+  printf("\nc-graph: n = %zu, m = %zu, p = %zu %s, |E| = %zu %s (%zu %s dropped)\n", b->n, b->m, b->p,
+         cli_plural(b->p, "intermediate", "intermediates"), b->edges, cli_plural(b->edges, "edge", "edges"),
+         c->dropped, cli_plural(c->dropped, "operation", "operations"));
+  printf("Jacobian: %zu %s; most per row n^ = %zu, per column m^ = %zu; CPR colors: %zu %s, %zu %s\n", b->nnz,
+         cli_plural(b->nnz, "nonzero", "nonzeros"), b->max_row_nnz, b->max_col_nnz, b->col_colors,
+         cli_plural(b->col_colors, "column", "columns"), b->row_colors, cli_plural(b->row_colors, "row", "rows"));
   printf("bounds (Naumann, Jacobians by dynamic programming): DM = min{n(m+p), m(n+p)} = %" PRIu64
          ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n\n", b->dm, b->nr);
 }
 
+/* After the text rows (in the order run): the cheapest method (rows sorted). */
+static void print_cheapest(const cmp *c) {
+  for (size_t i = 0; i < c->nrows; i++)
+    if (strcmp(c->rows[i].kind, "bound") != 0) {
+      printf("\ncheapest: %s (%" PRIu64 " fma)\n", c->rows[i].method, c->rows[i].fma);
+      return;
+    }
+}
+
 static void print_json(const cmp *c) {
   const ade_jacobian_baselines *b = &c->b;
-  printf("{\"tape\": ");
-  cli_put_json_str(stdout, c->path);
-  printf(", \"n\": %zu, \"m\": %zu, \"p\": %zu, \"edges\": %zu, \"dropped\": %zu, \"nnz\": %zu, "
-         "\"max_row_nnz\": %zu, \"max_col_nnz\": %zu, \"col_colors\": %zu, \"row_colors\": %zu, "
-         "\"dm\": %" PRIu64 ", \"nr\": %" PRIu64 ", \"nr_colors\": %" PRIu64 ",\n \"methods\": [",
-         b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz, b->col_colors,
-         b->row_colors, b->dm, b->nr, b->nr_colors);
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_open(&j, NULL, '{', 0);
+  cli_json_str(&j, "tape", c->path);
+  const char *const keys[] = {"n", "m", "p", "edges", "dropped", "nnz", "max_row_nnz", "max_col_nnz",
+                              "col_colors", "row_colors", "dm", "nr", "nr_colors"};
+  const uint64_t vals[] = {b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz,
+                           b->col_colors, b->row_colors, b->dm, b->nr, b->nr_colors};
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) cli_json_u64(&j, keys[k], vals[k]);
+  cli_json_open(&j, "methods", '[', 0);
   for (size_t i = 0; i < c->nrows; i++) {
     const row *r = &c->rows[i];
-    printf("%s\n  {\"method\": \"%s\", \"kind\": \"%s\", \"fma\": %" PRIu64 ", ", i ? "," : "", r->method, r->kind,
-           r->fma);
-    cli_put_json_opt(stdout, "fill", r->has_fill, (double)r->fill, 0);
-    cli_put_json_opt(stdout, "directions", r->dirs > 0, (double)r->dirs, 0);
-    cli_put_json_opt(stdout, "seconds", r->seconds >= 0, r->seconds, 0);
-    cli_put_json_opt(stdout, "replay", r->replay >= 0, r->replay, 0);
-    cli_put_json_opt(stdout, "error", r->err >= 0, r->err, 1);
-    printf("}");
+    cli_json_open(&j, NULL, '{', 1);
+    cli_json_str(&j, "method", r->method);
+    cli_json_str(&j, "kind", r->kind);
+    cli_json_u64(&j, "fma", r->fma);
+    cli_json_opt(&j, "fill", r->has_fill, (double)r->fill);
+    cli_json_opt(&j, "directions", r->dirs > 0, (double)r->dirs);
+    cli_json_opt(&j, "seconds", r->seconds >= 0, r->seconds);
+    cli_json_opt(&j, "replay", r->replay >= 0, r->replay);
+    cli_json_opt(&j, "error", r->err >= 0, r->err);
+    cli_json_close(&j);
   }
-  printf("\n]}\n");
+  cli_json_close(&j);
+  cli_json_close(&j);
 }
 
 static int parse_format(const cli_cmd *self, const char *s, int *fmt) {
@@ -367,17 +445,21 @@ static int compare_jacobian(cmp *c, int fmt) {
   c->rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 8, sizeof *c->rows);
   int rc = c->rows ? baselines(c) : cli_tape_error(c->path, "compare", ADE_ENOMEM);
   if (rc >= 0) return rc;
+  c->fmt = fmt;
+  c->start = now();
+  c->nsteps = 2 * (size_t)dense_ok(c) + 2 + (c->optimize ? ade_opt_num_variants() : 0);
+  for (int o = 0; o < ADE_ORDER_COUNT; o++) c->nsteps += !skipped(c, o);
+  if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
+  if (fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, heads, minw, NCOLS, 2);
   run_dense(c);
   run_orderings(c);
   if (c->optimize) run_optimizers(c);
   run_cpr(c);
-  add_row(c, "newsam-ramsdell", "bound", c->b.nr);
+  row_done(c, add_row(c, "newsam-ramsdell", "bound", c->b.nr));
   qsort(c->rows, c->nrows, sizeof *c->rows, by_fma);
   if (fmt == CLI_JSON) print_json(c);
-  else {
-    if (fmt != CLI_CSV) print_header(c);
-    cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
-  }
+  else if (fmt == CLI_TEXT) print_cheapest(c);
+  else cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
   return cli_finish(c->failed ? CLI_FAIL : CLI_OK);
 }
 
@@ -387,28 +469,63 @@ static int by_hess_fma(const void *a, const void *b) {
   return x->method < y->method ? -1 : x->method > y->method;
 }
 
-/* --hessian: every Hessian method, one row each, sorted by fma; the error
- * is against for-over-rev. */
-static int compare_hessian(const cli_cmd *self, const cmp *c, const char *weights, int fmt) {
+/* The Hessian methods one at a time, for-over-rev (the reference) first,
+ * each row printed in text as soon as its error is known. */
+static int run_hessians(cmp *c, const double *w, cli_hess *res) {
+  static const int hminw[CLI_HESS_NCOLS] = {16, 22, 16, 8, 8, 8, 8, 8, 7};
+  char cl[CLI_GRID_MAXCOLS][CLI_CELL];
+  int status = CLI_OK;
+  res[0].method = ADE_HESS_FOR_OVER_REV;
+  for (int k = 0, i = 1; k < ADE_HESS_NMETHODS; k++)
+    if (k != ADE_HESS_FOR_OVER_REV) res[i++].method = k;
+  c->start = now();
+  c->nsteps = ADE_HESS_NMETHODS;
+  if (c->fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, cli_hess_heads, hminw, CLI_HESS_NCOLS, 1);
+  for (size_t k = 0; k < ADE_HESS_NMETHODS; k++) {
+    progress(c, ade_hess_method_name(res[k].method));
+    if (cli_hess_run(c->path, c->t, w, NULL, &res[k], 1) != CLI_OK) status = CLI_FAIL;
+    cli_hess_errors(res, k + 1);
+    if (c->fmt != CLI_TEXT || !res[k].H) continue;
+    cli_hess_cells(&res[k], cl);
+    cli_stream_row(&c->out, cl);
+  }
+  return status;
+}
+
+/* --hessian: every Hessian method, one row each, sorted by fma (text: in
+ * the order run, then the cheapest); the error is against for-over-rev. */
+static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int fmt) {
   cli_hess res[ADE_HESS_NMETHODS] = {{0}};
   double *w = NULL;
   int rc = cli_hess_weights(self, weights, c->m, &w);
-  for (int k = 0; k < ADE_HESS_NMETHODS; k++) res[k].method = k;
+  c->fmt = fmt;
   if (rc < 0) {
-    rc = cli_hess_run(c->path, c->t, w, NULL, res, ADE_HESS_NMETHODS);
-    qsort(res, ADE_HESS_NMETHODS, sizeof *res, by_hess_fma);
-    if (fmt == CLI_JSON) {
-      printf("{\"tape\": ");
-      cli_put_json_str(stdout, c->path);
-      printf(", \"n\": %zu, \"m\": %zu, \"methods\": ", c->n, c->m);
-    } else if (fmt != CLI_CSV) {
+    cli_json j;
+    if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) {
       printf("tape: ");
       cli_put_text(stdout, c->path);
-      printf("\nHessian of %s: n = %zu independents, m = %zu dependents; error against for-over-rev\n\n",
-             weights ? "sum w_i y_i" : "y", c->n, c->m);
+      printf("\nHessian of %s: n = %zu %s, m = %zu %s; error against for-over-rev\n\n",
+             weights ? "sum w_i y_i" : "y", c->n, cli_plural(c->n, "independent", "independents"), c->m,
+             cli_plural(c->m, "dependent", "dependents"));
     }
-    cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
-    if (fmt == CLI_JSON) printf("}\n");
+    rc = run_hessians(c, w, res);
+    qsort(res, ADE_HESS_NMETHODS, sizeof *res, by_hess_fma);
+    cli_json_init(&j, stdout);
+    if (fmt == CLI_JSON) {
+      cli_json_open(&j, NULL, '{', 0);
+      cli_json_str(&j, "tape", c->path);
+      cli_json_u64(&j, "n", c->n);
+      cli_json_u64(&j, "m", c->m);
+      cli_hess_json(&j, res, ADE_HESS_NMETHODS);
+      cli_json_close(&j);
+    } else if (fmt != CLI_TEXT) {
+      cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
+    }
+    for (size_t k = 0; fmt == CLI_TEXT && k < ADE_HESS_NMETHODS; k++)
+      if (res[k].H) {
+        printf("\ncheapest: %s (%llu fma)\n", ade_hess_method_name(res[k].method), (unsigned long long)res[k].r.fma);
+        break;
+      }
     rc = cli_finish(rc);
   }
   cli_hess_free(res, ADE_HESS_NMETHODS);
@@ -418,15 +535,18 @@ static int compare_hessian(const cli_cmd *self, const cmp *c, const char *weight
 
 int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   const char *format = "text", *limit = "1", *weights = NULL;
-  int fmt = CLI_TEXT, hessian = 0;
+  int fmt = CLI_TEXT, hessian = 0, json = 0;
   cmp c;
   memset(&c, 0, sizeof c);
   const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
                           {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
-                          {NULL, NULL, NULL}};
+                          {"json", NULL, &json},      {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 || (rc = parse_seconds(self, limit, &c.time_limit)) >= 0)
     return rc;
+  if (json && strcmp(format, "text") != 0 && fmt != CLI_JSON)
+    return cli_usage_error(self, "--json is --format json, not --format %s", format);
+  if (json) fmt = CLI_JSON;
   if (hessian && c.optimize) return cli_usage_error(self, "--optimize applies to Jacobians, not to --hessian");
   if (!hessian && weights) return cli_usage_error(self, "--weights goes with --hessian");
   if ((st = ade_tape_open(&c.t, c.path)) < 0) return cli_tape_error(c.path, "cannot open", st);

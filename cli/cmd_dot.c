@@ -1,7 +1,4 @@
 /* cmd_dot.c: `adelim dot`: the c-graph of a tape, or its dual, as Graphviz DOT. */
-#include <errno.h>
-#include <string.h>
-
 #include <adelim.h>
 
 #include "cli.h"
@@ -19,7 +16,9 @@ const char cli_dot_usage[] =
     "                  the c-graph (numbered 1..|E|, labelled with its\n"
     "                  partial), minimal vertices 1-n..0, maximal |E|+1..,\n"
     "                  and an edge (face) per pair of consecutive edges\n"
-    "  --out FILE      write to FILE instead of standard output\n"
+    "  --out FILE      write to FILE instead of standard output, atomically:\n"
+    "                  a temporary file next to it is renamed onto it when\n"
+    "                  complete; on failure FILE is left as it was\n"
     "  -h, --help      print this help\n";
 
 int cli_cmd_dot(const cli_cmd *self, int argc, char **argv) {
@@ -30,21 +29,15 @@ int cli_cmd_dot(const cli_cmd *self, int argc, char **argv) {
   if (rc >= 0) return rc;
   ade_tape *t = NULL;
   ade_cgraph *g = NULL, *d = NULL;
-  FILE *f = NULL;
+  cli_out o = {NULL, NULL, NULL};
   if ((st = ade_tape_open(&t, path)) < 0) return cli_tape_error(path, "cannot open", st);
   if ((st = ade_cgraph_from_tape(&g, t, NULL)) < 0) rc = cli_tape_error(path, "c-graph", st);
   if (rc < 0 && dual && (st = ade_cgraph_dual(&d, g)) < 0) rc = cli_tape_error(path, "dual c-graph", st);
-  if (rc < 0 && out && !(f = fopen(out, "w"))) {
-    cli_error("%s: cannot write: %s", out, strerror(errno));
-    rc = CLI_FAIL;
-  }
-  if (rc < 0 && (st = ade_cgraph_print_dot(dual ? d : g, f ? f : stdout)) < 0)
-    rc = cli_tape_error(out ? out : "standard output", "cannot write", st);
-  if (f && fclose(f) != 0 && rc < 0) {
-    cli_error("%s: cannot write: %s", out, strerror(errno));
-    rc = CLI_FAIL;
-  }
-  if (rc < 0) rc = cli_finish(CLI_OK);
+  if (rc < 0 && out && cli_out_open(&o, out) != CLI_OK) rc = CLI_FAIL;
+  if (rc < 0 && (st = ade_cgraph_print_dot(dual ? d : g, o.f ? o.f : stdout)) < 0)
+    rc = cli_file_error(out ? out : "standard output", "cannot write", st, CLI_IO_WRITE);
+  if (rc < 0) rc = out ? cli_out_commit(&o) : cli_finish(CLI_OK);
+  if (o.f) cli_out_abort(&o);
   ade_cgraph_free(d);
   ade_cgraph_free(g);
   ade_tape_free(t);

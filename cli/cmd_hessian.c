@@ -8,7 +8,7 @@
 
 typedef struct hopts {
   const char *method, *out, *weights;
-  int dense, gradient;
+  int dense, gradient, json;
 } hopts;
 
 /* Take "--name VALUE" / "--name=VALUE" out of argv; -1 or an exit status. */
@@ -28,15 +28,55 @@ static int value_option(const cli_cmd *self, int *argc, char **argv, const char 
   return -1;
 }
 
-static void print_dense(const ade_sparse *H) {
+/* H densely: rows of numbers, or the JSON member "dense" (an array of rows). */
+static int print_dense(const char *path, const ade_sparse *H, cli_json *j) {
   double *D = malloc(sizeof(double) * (H->n * H->n + 1));
-  if (!D || ade_sparse_to_dense(H, D)) {
+  int st = D ? ade_sparse_to_dense(H, D) : ADE_ENOMEM;
+  if (st < 0) {
     free(D);
-    return;
+    return cli_tape_error(path, "dense Hessian", st);
   }
-  for (size_t i = 0; i < H->n; i++)
-    for (size_t j = 0; j < H->n; j++) printf("%.17g%c", D[i * H->n + j], j + 1 < H->n ? ' ' : '\n');
+  if (j) cli_json_open(j, "dense", '[', 0);
+  for (size_t i = 0; i < H->n; i++) {
+    if (j) cli_json_open(j, NULL, '[', 1);
+    for (size_t k = 0; k < H->n; k++) {
+      if (j) cli_json_num(j, NULL, D[i * H->n + k]);
+      else printf("%.17g%c", D[i * H->n + k], k + 1 < H->n ? ' ' : '\n');
+    }
+    if (j) cli_json_close(j);
+  }
+  if (j) cli_json_close(j);
   free(D);
+  return CLI_OK;
+}
+
+/* The results as text (a column per method) or as one JSON object. */
+static int print(const char *path, const hopts *o, const cli_hess *res, size_t nm, size_t m, const double *g) {
+  const ade_sparse *H = res[nm - 1].H;
+  size_t n = H->n;
+  int status = CLI_OK;
+  cli_json j;
+  cli_json_init(&j, stdout);
+  if (o->json) {
+    cli_json_open(&j, NULL, '{', 0);
+    cli_json_str(&j, "tape", path);
+    cli_json_u64(&j, "n", n);
+    cli_json_u64(&j, "m", m);
+    cli_hess_json(&j, res, nm);
+  } else {
+    printf("%zu %s, %zu %s\n", n, cli_plural(n, "independent", "independents"), m,
+           cli_plural(m, "dependent", "dependents"));
+    cli_hess_print(stdout, res, nm, CLI_HESS_COLUMNS);
+  }
+  if (o->gradient && o->json) cli_json_open(&j, "gradient", '[', 1);
+  for (size_t i = 0; o->gradient && i < n; i++) {
+    if (o->json) cli_json_num(&j, NULL, g[i]);
+    else printf("g[%zu] = %.17g\n", i + 1, g[i]);
+  }
+  if (o->gradient && o->json) cli_json_close(&j);
+  if (o->dense) status = print_dense(path, H, o->json ? &j : NULL);
+  if (o->json) cli_json_close(&j);
+  return status;
 }
 
 /* The methods named by name ("all": every one) into res; -1 if unknown. */
@@ -67,16 +107,9 @@ static int run(const char *path, const hopts *o, const cli_cmd *self) {
   int status = (rc = cli_hess_weights(self, o->weights, m, &w)) >= 0 ? rc : CLI_OK;
   if (status == CLI_OK && !g) status = cli_tape_error(path, "gradient", ADE_ENOMEM);
   if (status == CLI_OK) status = cli_hess_run(path, t, w, g, res, (size_t)nm);
-  if (status == CLI_OK) {
-    const ade_sparse *H = res[nm - 1].H;
-    printf("%zu independents, %zu dependents\n", n, m);
-    cli_hess_print(stdout, res, (size_t)nm, CLI_HESS_COLUMNS);
-    if (o->gradient)
-      for (size_t i = 0; i < n; i++) printf("g[%zu] = %.17g\n", i + 1, g[i]);
-    if (o->dense) print_dense(H);
-    if (o->out && (rc = ade_sparse_write_mtx(H, o->out)) != ADE_OK)
-      status = cli_tape_error(o->out, "cannot write", rc);
-  }
+  if (status == CLI_OK && o->out && (rc = ade_sparse_write_mtx(res[nm - 1].H, o->out)) != ADE_OK)
+    status = cli_file_error(o->out, "cannot write", rc, CLI_IO_WRITE);
+  if (status == CLI_OK) status = print(path, o, res, (size_t)nm, m, g);
   cli_hess_free(res, (size_t)nm);
   ade_tape_free(t);
   free(w);
@@ -85,12 +118,12 @@ static int run(const char *path, const hopts *o, const cli_cmd *self) {
 }
 
 int cli_cmd_hessian(const cli_cmd *self, int argc, char **argv) {
-  hopts o = {"edge-push", NULL, NULL, 0, 0};
+  hopts o = {"edge-push", NULL, NULL, 0, 0, 0};
   int n, rc;
   if ((rc = value_option(self, &argc, argv, "--method", &o.method)) >= 0) return rc;
   if ((rc = value_option(self, &argc, argv, "--out", &o.out)) >= 0) return rc;
   if ((rc = value_option(self, &argc, argv, "--weights", &o.weights)) >= 0) return rc;
-  const cli_opt opts[] = {{"dense", &o.dense}, {"gradient", &o.gradient}, {NULL, NULL}};
+  const cli_opt opts[] = {{"dense", &o.dense}, {"gradient", &o.gradient}, {"json", &o.json}, {NULL, NULL}};
   if ((rc = cli_parse(self, argc, argv, opts, &n)) >= 0) return rc;
   if (n != 1) return cli_usage_error(self, n ? "one TAPE only" : "missing TAPE argument");
   return cli_finish(run(argv[0], &o, self));

@@ -12,7 +12,8 @@ const char cli_jacobian_usage[] =
     "Usage: adelim jacobian [--method NAME] [--kind K] [--time-limit S]\n"
     "                       [--node-limit N] [--threads N] [--hierarchy H]\n"
     "                       [--seed N] [--iterations N] [--sequence FILE]\n"
-    "                       [--save-sequence FILE] [--out J.mtx] TAPE\n"
+    "                       [--save-sequence FILE] [--out J.mtx] [--values]\n"
+    "                       [--json] TAPE\n"
     "\n"
     "Build the linearized computational graph of the tape, eliminate it and\n"
     "print the cost: multiply-adds (fma), fill-in, graph sizes before and\n"
@@ -41,51 +42,32 @@ const char cli_jacobian_usage[] =
     "  --save-sequence FILE, --save-seq FILE\n"
     "                  write the sequence the method chose to FILE\n"
     "  --out FILE      write the Jacobian as a Matrix Market file\n"
+    "  --values        also print the Jacobian's nonzeros: one line 'row\n"
+    "                  column value' each (1-based, %.17g), row by row,\n"
+    "                  columns ascending within a row\n"
+    "  --json          print one JSON object instead: the figures above,\n"
+    "                  an \"optimizer\" object, and with --values a \"values\"\n"
+    "                  array of [row, column, value]\n"
     "  -h, --help      print this help\n"
     "\n"
     "Searches longer than a second report their progress on stderr.\n";
 
 typedef struct jac_args {
   const char *tape, *method, *seq, *save, *out, *kind, *time, *nodes, *threads, *hier, *seed, *iters;
+  int json, values;
 } jac_args;
 
-/* Options with a value: "--name VALUE" or "--name=VALUE". -1 to go on. */
+/* Options with a value ("--name VALUE" or "--name=VALUE") and flags. -1 to go on. */
 static int parse(const cli_cmd *self, int argc, char **argv, jac_args *a) {
-  static const char *const names[] = {"method", "sequence", "seq", "save-sequence", "save-seq", "out",
-                                      "kind", "time-limit", "node-limit", "threads", "hierarchy", "seed",
-                                      "iterations"};
-  const char **slot[] = {&a->method, &a->seq,  &a->seq,     &a->save,    &a->save, &a->out,  &a->kind,
-                         &a->time,   &a->nodes, &a->threads, &a->hier,   &a->seed, &a->iters};
-  const size_t nnames = sizeof names / sizeof *names;
-  int nopt = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (nopt && (!strcmp(arg, "-h") || !strcmp(arg, "--help"))) {
-      fputs(self->usage, stdout);
-      return cli_finish(CLI_OK);
-    }
-    if (nopt && !strcmp(arg, "--")) {
-      nopt = 0;
-      continue;
-    }
-    if (!nopt || arg[0] != '-' || !arg[1]) {
-      if (a->tape) return cli_usage_error(self, "more than one TAPE");
-      a->tape = arg;
-      continue;
-    }
-    size_t k = 0, len = 0;
-    for (; k < nnames; k++) {
-      len = strlen(names[k]);
-      if (!strncmp(arg, "--", 2) && !strncmp(arg + 2, names[k], len) && (!arg[2 + len] || arg[2 + len] == '='))
-        break;
-    }
-    if (k == nnames) return cli_usage_error(self, "unknown option '%s'", arg);
-    if (arg[2 + len] == '=') *slot[k] = arg + 3 + len;
-    else if (i + 1 < argc) *slot[k] = argv[++i];
-    else return cli_usage_error(self, "option '--%s' needs a value", names[k]);
-  }
-  if (!a->tape) return cli_usage_error(self, "missing TAPE argument");
-  return -1;
+  const cli_arg args[] = {{"method", &a->method, NULL},     {"sequence", &a->seq, NULL},
+                          {"seq", &a->seq, NULL},           {"save-sequence", &a->save, NULL},
+                          {"save-seq", &a->save, NULL},     {"out", &a->out, NULL},
+                          {"kind", &a->kind, NULL},         {"time-limit", &a->time, NULL},
+                          {"node-limit", &a->nodes, NULL},  {"threads", &a->threads, NULL},
+                          {"hierarchy", &a->hier, NULL},    {"seed", &a->seed, NULL},
+                          {"iterations", &a->iters, NULL},  {"json", NULL, &a->json},
+                          {"values", NULL, &a->values},     {NULL, NULL, NULL}};
+  return cli_parse_tape(self, argc, argv, args, &a->tape);
 }
 
 /* A non-negative number of the option name; 0 if s is NULL. */
@@ -115,6 +97,12 @@ static void on_progress(void *ud, const ade_opt_progress *p) {
           p->nodes, p->cuts);
 }
 
+/* A non-empty comma-separated list without empty items. */
+static int valid_list(const char *s) {
+  size_t len = strlen(s);
+  return len > 0 && s[0] != ',' && s[len - 1] != ',' && !strstr(s, ",,") && strspn(s, " ,") < len;
+}
+
 /* The optimizer's limits from the options. */
 static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
   double t, n, th, seed, it;
@@ -123,7 +111,9 @@ static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
       number(self, "threads", a->threads, 1, &th) || number(self, "seed", a->seed, 1, &seed) ||
       number(self, "iterations", a->iters, 1, &it))
     return CLI_USAGE;
-  if (a->threads && (th < 1 || th > 256)) return cli_usage_error(self, "--threads must be 1 to 256");
+  if (a->threads && (th < 1 || th > 256)) return cli_usage_error(self, "--threads must be 1 to 256, not '%s'", a->threads);
+  if (a->hier && !valid_list(a->hier))
+    return cli_usage_error(self, "--hierarchy needs a comma-separated list of filters, not '%s'", a->hier);
   l->time_limit = t;
   l->node_limit = (uint64_t)n;
   l->threads = a->threads ? (int)th : 1;
@@ -140,7 +130,9 @@ static void print_opt(const char *name, int kind, const ade_opt_report *o) {
   if (!o->optimal && o->bound) printf(", lower bound %" PRIu64, o->bound);
   printf("\n");
   if (o->initial) printf("started from: %" PRIu64 " fma\n", o->initial);
-  if (o->nodes) printf("search: %" PRIu64 " nodes, %" PRIu64 " cuts, %" PRIu64 " states\n", o->nodes, o->cuts, o->states);
+  if (o->nodes)
+    printf("search: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s\n", o->nodes, cli_plural(o->nodes, "node", "nodes"),
+           o->cuts, cli_plural(o->cuts, "cut", "cuts"), o->states, cli_plural(o->states, "state", "states"));
   printf("optimizer time: %.6f s\n", o->seconds);
 }
 
@@ -148,28 +140,94 @@ static void print_report(const jac_args *a, const ade_jacobian_report *r, const 
   printf("tape: ");
   cli_put_text(stdout, a->tape);
   printf("\nmethod: %s\n", a->seq ? "sequence from file" : a->method);
-  printf("c-graph: %zu vertices, %zu edges (%zu operations dropped)\n", r->vertices_before,
-         r->edges_before, r->dropped);
+  printf("c-graph: %zu %s, %zu %s (%zu %s dropped)\n", r->vertices_before,
+         cli_plural(r->vertices_before, "vertex", "vertices"), r->edges_before,
+         cli_plural(r->edges_before, "edge", "edges"), r->dropped, cli_plural(r->dropped, "operation", "operations"));
   printf("fma: %" PRIu64 " (forward vector mode n|E| = %" PRIu64 ", reverse vector mode m|E| = %" PRIu64
          ")\n", r->fma, r->forward_cost, r->reverse_cost);
   printf("fill-in: %" PRIu64 ", absorbed: %" PRIu64 ", merged: %" PRIu64 ", steps: %zu\n", r->fill,
          r->absorbed, r->merged, r->steps);
-  printf("Jacobian: %zu x %zu, %zu nonzeros (bipartite graph: %zu vertices, %zu edges)\n", J->m, J->n,
-         J->nnz, r->vertices_after, r->edges_after);
+  printf("Jacobian: %zu x %zu, %zu %s (bipartite graph: %zu %s, %zu %s)\n", J->m, J->n, J->nnz,
+         cli_plural(J->nnz, "nonzero", "nonzeros"), r->vertices_after, cli_plural(r->vertices_after, "vertex", "vertices"),
+         r->edges_after, cli_plural(r->edges_after, "edge", "edges"));
   printf("time: %.6f s\n", r->seconds);
 }
 
+/* J's entries row by row, columns ascending within a row, 1-based. */
+static void print_values(const ade_sparse *J, cli_json *j) {
+  if (j) cli_json_open(j, "values", '[', 0);
+  else printf("values (row column value, 1-based, by row):\n");
+  for (size_t i = 0; i < J->m; i++)
+    for (size_t k = J->rowptr[i]; k < J->rowptr[i + 1]; k++) {
+      if (!j) {
+        printf("%zu %zu %.17g\n", i + 1, J->col[k] + 1, J->val[k]);
+        continue;
+      }
+      cli_json_open(j, NULL, '[', 1);
+      cli_json_u64(j, NULL, i + 1);
+      cli_json_u64(j, NULL, J->col[k] + 1);
+      cli_json_num(j, NULL, J->val[k]);
+      cli_json_close(j);
+    }
+  if (j) cli_json_close(j);
+}
+
+static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_report *o) {
+  cli_json_open(j, "optimizer", '{', 1);
+  cli_json_str(j, "name", name);
+  cli_json_str(j, "kind", kind_names[kind]);
+  cli_json_u64(j, "cost", o->cost);
+  cli_json_bool(j, "optimal", o->optimal);
+  cli_json_bool(j, "limited", o->limited);
+  cli_json_opt(j, "bound", o->bound > 0, (double)o->bound);
+  cli_json_opt(j, "initial", o->initial > 0, (double)o->initial);
+  cli_json_u64(j, "nodes", o->nodes);
+  cli_json_u64(j, "cuts", o->cuts);
+  cli_json_u64(j, "states", o->states);
+  cli_json_num(j, "seconds", o->seconds);
+  cli_json_close(j);
+}
+
+/* The report as one JSON object: the figures of the text report. */
+static void print_json(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J, int kind,
+                       const ade_opt_report *o, int optimized) {
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_open(&j, NULL, '{', 0);
+  cli_json_str(&j, "tape", a->tape);
+  cli_json_str(&j, "method", a->seq ? "sequence" : a->method);
+  if (a->seq) cli_json_str(&j, "sequence", a->seq);
+  else cli_json_null(&j, "sequence");
+  cli_json_u64(&j, "vertices", r->vertices_before);
+  cli_json_u64(&j, "edges", r->edges_before);
+  cli_json_u64(&j, "dropped", r->dropped);
+  cli_json_u64(&j, "fma", r->fma);
+  cli_json_u64(&j, "forward_cost", r->forward_cost);
+  cli_json_u64(&j, "reverse_cost", r->reverse_cost);
+  cli_json_u64(&j, "fill", r->fill);
+  cli_json_u64(&j, "absorbed", r->absorbed);
+  cli_json_u64(&j, "merged", r->merged);
+  cli_json_u64(&j, "steps", r->steps);
+  cli_json_u64(&j, "m", J->m);
+  cli_json_u64(&j, "n", J->n);
+  cli_json_u64(&j, "nnz", J->nnz);
+  cli_json_u64(&j, "vertices_after", r->vertices_after);
+  cli_json_u64(&j, "edges_after", r->edges_after);
+  cli_json_num(&j, "seconds", r->seconds);
+  if (optimized) json_opt(&j, a->method, kind, o);
+  if (a->values) print_values(J, &j);
+  cli_json_close(&j);
+}
+
 /* Run the optimizer on the tape's c-graph: the sequence to apply. */
-static int optimize(const cli_cmd *self, const jac_args *a, ade_tape *tape, int method, int kind,
-                    ade_elim_seq **seq, ade_opt_report *rep) {
-  ade_opt_limits l;
+static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int method,
+                    int kind, ade_elim_seq **seq, ade_opt_report *rep) {
   ade_cgraph *g = NULL;
-  int rc = limits(self, a, &l), st;
-  if (rc >= 0) return rc;
-  if (!ade_opt_supports(method, kind))
-    return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(method), kind_names[kind]);
-  if ((st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_optimize(g, kind, method, &l, seq, rep);
+  int st = ade_cgraph_from_tape(&g, tape, NULL), ingraph = st >= 0;
+  if (ingraph) st = ade_optimize(g, kind, method, l, seq, rep);
   ade_cgraph_free(g);
+  if (st == ADE_EINVAL && ingraph && a->hier) /* the only argument ade_optimize can refuse here */
+    return cli_usage_error(self, "--hierarchy '%s': %s", a->hier, cli_errmsg());
   return st < 0 ? cli_tape_error(a->tape, ade_opt_name(method), st) : -1;
 }
 
@@ -178,6 +236,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   ade_jacobian_options o = {NULL, 0};
   ade_jacobian_report r;
   ade_opt_report orep;
+  ade_opt_limits lim;
   ade_tape *tape = NULL;
   ade_elim_seq *seq = NULL, *chosen = NULL;
   ade_cgraph *g = NULL;
@@ -193,24 +252,33 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (a.kind && optimizer >= 0 && (kind = kind_of(a.kind)) < 0)
     return cli_usage_error(self, "unknown kind '%s' (vertex, edge or face)", a.kind);
   if (a.kind && optimizer < 0) return cli_usage_error(self, "--kind applies to optimizers, not to '%s'", a.method);
+  if (a.hier && optimizer != ADE_OPT_HIERARCHY)
+    return cli_usage_error(self, "--hierarchy goes with the hierarchy optimizer, not with '%s'", a.method);
+  if ((rc = limits(self, &a, &lim)) >= 0) return rc;
+  if (optimizer >= 0 && !a.seq && !ade_opt_supports(optimizer, kind))
+    return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(optimizer), kind_names[kind]);
   if ((st = ade_tape_open(&tape, a.tape)) < 0) return cli_tape_error(a.tape, "cannot open", st);
-  if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_tape_error(a.seq, "cannot load sequence", st);
-  if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, tape, optimizer, kind, &chosen, &orep);
+  if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_file_error(a.seq, "cannot load sequence", st, CLI_IO_SEQ);
+  if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);
   o.seq = seq ? seq : chosen;
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) < 0)
-    rc = cli_tape_error(a.tape, "jacobian", st);
+    rc = a.seq ? cli_file_error(a.seq, "cannot apply to the tape", st, CLI_IO_SEQ)
+               : cli_tape_error(a.tape, "jacobian", st);
   if (rc < 0 && a.save && !a.seq) { /* the sequence the method chose, bound to the graph */
     st = ADE_OK;
     if (!chosen && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, method, &chosen);
     if (st >= 0) st = ade_seq_save(chosen, a.save);
-    if (st < 0) rc = cli_tape_error(a.save, "cannot save sequence", st);
+    if (st < 0) rc = cli_file_error(a.save, "cannot save sequence", st, CLI_IO_WRITE);
   }
-  if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_tape_error(a.out, "cannot write", st);
-  if (rc < 0) {
+  if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_file_error(a.out, "cannot write", st, CLI_IO_WRITE);
+  if (rc < 0 && a.json) {
+    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq);
+  } else if (rc < 0) {
     print_report(&a, &r, J);
     if (optimizer >= 0 && !a.seq) print_opt(a.method, kind, &orep);
-    rc = cli_finish(CLI_OK);
+    if (a.values) print_values(J, NULL);
   }
+  if (rc < 0) rc = cli_finish(CLI_OK);
   ade_sparse_free(J);
   ade_seq_free(seq);
   ade_seq_free(chosen);

@@ -16,7 +16,7 @@ int cli_hess_weights(const cli_cmd *cmd, const char *spec, size_t m, double **w)
                            "--weights (H is then the Hessian of sum w_i y_i)", m, m);
   if (!spec) return -1;
   if (!(*w = malloc(sizeof **w * (m + 1)))) {
-    cli_error("out of memory for %zu weights", m);
+    cli_error("out of memory for %zu %s", m, cli_plural(m, "weight", "weights"));
     return CLI_FAIL;
   }
   const char *p = spec;
@@ -26,9 +26,10 @@ int cli_hess_weights(const cli_cmd *cmd, const char *spec, size_t m, double **w)
     (*w)[i] = strtod(p, &end);
     if (end == p || errno || !isfinite((*w)[i]))
       return cli_usage_error(cmd, "--weights: bad number at '%s'", p);
+    if (*end != (i + 1 < m ? ',' : '\0') && m == 1)
+      return cli_usage_error(cmd, "--weights: the tape has 1 dependent; give one number");
     if (*end != (i + 1 < m ? ',' : '\0'))
-      return cli_usage_error(cmd, "--weights: the tape has %zu dependents; give %zu comma-separated "
-                             "numbers", m, m);
+      return cli_usage_error(cmd, "--weights: the tape has %zu dependents; give %zu comma-separated numbers", m, m);
     p = end + 1;
   }
   return -1;
@@ -48,8 +49,7 @@ static double max_diff(const ade_sparse *A, const ade_sparse *B) {
   return e;
 }
 
-/* The error column: max |H - H_ref| / max |H_ref|, H_ref by for-over-rev. */
-static void errors(cli_hess *res, size_t nm) {
+void cli_hess_errors(cli_hess *res, size_t nm) {
   const cli_hess *ref = NULL;
   for (size_t k = 0; k < nm; k++)
     if (res[k].method == ADE_HESS_FOR_OVER_REV && res[k].H) ref = &res[k];
@@ -70,7 +70,7 @@ int cli_hess_run(const char *path, ade_tape *t, const double *w, double *g, cli_
     if (rc < 0) status = cli_tape_error(path, ade_hess_method_name(res[k].method), rc);
     else if (rc > 0) cli_error("%s: %s: warning: %s", path, ade_hess_method_name(res[k].method), cli_errmsg());
   }
-  errors(res, nm);
+  cli_hess_errors(res, nm);
   return status;
 }
 
@@ -129,23 +129,24 @@ static void print_columns(FILE *f, const done *d) {
   free(p);
 }
 
-static void print_json(FILE *f, const done *d) {
-  fputs("[", f);
-  for (size_t i = 0; i < d->n; i++) {
-    const cli_hess *h = &d->res[d->ix[i]];
-    fprintf(f, "%s\n  {\"method\": ", i ? "," : "");
-    cli_put_json_str(f, ade_hess_method_name(h->method));
-    fputs(", ", f);
-    cli_put_json_opt(f, "value", 1, h->r.value, 0);
-    fprintf(f, "\"nnz\": %zu, \"updates\": %llu, \"fma\": %llu, ", h->r.nnz,
-            (unsigned long long)h->r.updates, (unsigned long long)h->r.fma);
-    cli_put_json_opt(f, "max_live", h->r.max_live > 0, (double)h->r.max_live, 0);
-    cli_put_json_opt(f, "vertices", h->r.vertices > 0, (double)h->r.vertices, 0);
-    cli_put_json_opt(f, "seconds", 1, h->r.seconds, 0);
-    cli_put_json_opt(f, "error", h->err >= 0, h->err, 1);
-    fputs("}", f);
+void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm) {
+  cli_json_open(j, "methods", '[', 0);
+  for (size_t k = 0; k < nm; k++) {
+    const cli_hess *h = &res[k];
+    if (!h->H) continue;
+    cli_json_open(j, NULL, '{', 1);
+    cli_json_str(j, "method", ade_hess_method_name(h->method));
+    cli_json_num(j, "value", h->r.value);
+    cli_json_u64(j, "nnz", h->r.nnz);
+    cli_json_u64(j, "updates", h->r.updates);
+    cli_json_u64(j, "fma", h->r.fma);
+    cli_json_opt(j, "max_live", h->r.max_live > 0, (double)h->r.max_live);
+    cli_json_opt(j, "vertices", h->r.vertices > 0, (double)h->r.vertices);
+    cli_json_num(j, "seconds", h->r.seconds);
+    cli_json_opt(j, "error", h->err >= 0, h->err);
+    cli_json_close(j);
   }
-  fputs("\n]", f);
+  cli_json_close(j);
 }
 
 void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt) {
@@ -154,6 +155,5 @@ void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt) {
   for (size_t k = 0; k < nm && d.n < ADE_HESS_NMETHODS; k++)
     if (res[k].H) ix[d.n++] = k;
   if (fmt == CLI_HESS_COLUMNS) print_columns(f, &d);
-  else if (fmt == CLI_JSON) print_json(f, &d);
   else cli_grid_print(f, fmt, cli_hess_heads, CLI_HESS_NCOLS, 1, d.n, done_cells, &d);
 }

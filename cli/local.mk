@@ -6,6 +6,7 @@ adelim_SOURCES = \
 	%D%/stats.h \
 	%D%/adelim.c \
 	%D%/cli_util.c \
+	%D%/json.c \
 	%D%/table.c \
 	%D%/cmd_stats.c \
 	%D%/stats_json.c \

@@ -8,6 +8,8 @@
 
 #include <adelim.h>
 
+#include "cli.h"
+
 /* One open tape and its statistics. */
 typedef struct stats_tape {
   const char *path;
@@ -51,8 +53,8 @@ const char *stats_op_name(int op, char *buf, size_t size);
  * each returns CLI_OK or CLI_FAIL. */
 int stats_list_diagnostics(const stats_tape *t, FILE *f);
 int stats_list_regions(const stats_tape *t, FILE *f);
-int stats_json_diagnostics(const stats_tape *t, FILE *f);
-int stats_json_regions(const stats_tape *t, FILE *f);
+int stats_json_diagnostics(const stats_tape *t, cli_json *j);
+int stats_json_regions(const stats_tape *t, cli_json *j);
 
 /* The whole JSON array. */
 int stats_print_json(const stats_tape *t, size_t n, const stats_flags *fl,

@@ -68,57 +68,60 @@ int stats_list_regions(const stats_tape *t, FILE *f) {
   return CLI_OK;
 }
 
-int stats_json_diagnostics(const stats_tape *t, FILE *f) {
+int stats_json_diagnostics(const stats_tape *t, cli_json *j) {
   size_t n = ade_tape_num_diagnostics(t->tape);
-  fputs(",\n    \"diagnostic_list\": [", f);
-  for (size_t i = 0; i < n; i++) {
+  int status = CLI_OK;
+  cli_json_open(j, "diagnostic_list", '[', 0);
+  for (size_t i = 0; i < n && status == CLI_OK; i++) {
     ade_diagnostic d;
     char name[16];
     int rc = ade_tape_diagnostic(t->tape, i, &d);
     if (rc < 0) {
-      fputs("]", f); /* the JSON stays well-formed */
-      return cli_tape_error(t->path, "cannot read diagnostic", rc);
+      status = cli_tape_error(t->path, "cannot read diagnostic", rc);
+      break; /* the JSON stays well-formed */
     }
-    fprintf(f, "%s\n      {\"op\": %" PRIu64 ", \"opcode\": %d, \"name\": ",
-            i ? "," : "", d.op, d.opcode);
-    cli_put_json_str(f, stats_op_name(d.opcode, name, sizeof name));
-    fprintf(f, ", \"kind\": \"%s\", \"site\": ", kind_name(d.kind));
-    cli_put_json_str(f, d.site);
-    fputs("}", f);
+    cli_json_open(j, NULL, '{', 1);
+    cli_json_u64(j, "op", d.op);
+    cli_json_int(j, "opcode", d.opcode);
+    cli_json_str(j, "name", stats_op_name(d.opcode, name, sizeof name));
+    cli_json_str(j, "kind", kind_name(d.kind));
+    cli_json_str(j, "site", d.site);
+    cli_json_close(j);
   }
-  fputs(n ? "\n    ]" : "]", f);
-  return CLI_OK;
+  cli_json_close(j);
+  return status;
 }
 
-static void json_region(const stats_tape *t, size_t i, const ade_region *r,
-                        FILE *f) {
-  fputs("{\"name\": ", f);
-  cli_put_json_str(f, r->name);
-  fprintf(f, ", \"parent\": %d, \"depth\": %d, \"first_op\": %" PRIu64
-             ", \"end_op\": %" PRIu64 ", \"frames\": [",
-          r->parent, r->depth, r->first_op, r->end_op);
+static void json_region(const stats_tape *t, size_t i, const ade_region *r, cli_json *j) {
+  cli_json_open(j, NULL, '{', 1);
+  cli_json_str(j, "name", r->name);
+  cli_json_int(j, "parent", r->parent);
+  cli_json_int(j, "depth", r->depth);
+  cli_json_u64(j, "first_op", r->first_op);
+  cli_json_u64(j, "end_op", r->end_op);
+  cli_json_open(j, "frames", '[', 1);
   for (size_t k = 0; k < r->nframes; k++) {
     const char *frame = ade_tape_region_frame(t->tape, i, k);
     if (!frame) break;
-    fputs(k ? ", " : "", f);
-    cli_put_json_str(f, frame);
+    cli_json_str(j, NULL, frame);
   }
-  fputs("]}", f);
+  cli_json_close(j);
+  cli_json_close(j);
 }
 
-int stats_json_regions(const stats_tape *t, FILE *f) {
+int stats_json_regions(const stats_tape *t, cli_json *j) {
   size_t n = ade_tape_num_regions(t->tape);
-  fputs(",\n    \"region_list\": [", f);
+  int status = CLI_OK;
+  cli_json_open(j, "region_list", '[', 0);
   for (size_t i = 0; i < n; i++) {
     ade_region r;
     int rc = ade_tape_region(t->tape, i, &r);
     if (rc < 0) {
-      fputs("]", f);
-      return cli_tape_error(t->path, "cannot read region", rc);
+      status = cli_tape_error(t->path, "cannot read region", rc);
+      break;
     }
-    fputs(i ? ",\n      " : "\n      ", f);
-    json_region(t, i, &r, f);
+    json_region(t, i, &r, j);
   }
-  fputs(n ? "\n    ]" : "]", f);
-  return CLI_OK;
+  cli_json_close(j);
+  return status;
 }

@@ -109,3 +109,32 @@ void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, si
   if (tb) cli_table_print(tb, f);
   cli_table_free(tb);
 }
+
+/* One line of a streamed table: padded cells, "-" for an empty one. */
+static void stream_line(const cli_stream *s, const char *const *cell) {
+  for (size_t k = 0; k < s->ncols; k++) {
+    const char *c = cell[k][0] ? cell[k] : "-";
+    int w = s->width[k], left = k < s->nleft, last = k + 1 == s->ncols;
+    fprintf(s->f, "%s%*s", k ? "  " : "", left ? -(last ? 0 : w) : w, c);
+  }
+  fputc('\n', s->f);
+  fflush(s->f);
+}
+
+void cli_stream_start(cli_stream *s, FILE *f, const char *const *heads, const int *minw, size_t ncols,
+                      size_t nleft) {
+  s->f = f;
+  s->ncols = ncols < CLI_GRID_MAXCOLS ? ncols : CLI_GRID_MAXCOLS;
+  s->nleft = nleft;
+  for (size_t k = 0; k < s->ncols; k++) {
+    int h = (int)strlen(heads[k]);
+    s->width[k] = minw[k] > h ? minw[k] : h;
+  }
+  stream_line(s, heads);
+}
+
+void cli_stream_row(const cli_stream *s, char cells[][CLI_CELL]) {
+  const char *p[CLI_GRID_MAXCOLS];
+  for (size_t k = 0; k < s->ncols; k++) p[k] = cells[k];
+  stream_line(s, p);
+}
