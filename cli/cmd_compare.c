@@ -92,6 +92,7 @@ typedef struct cmp {
   int fmt;           /* CLI_TEXT: rows are printed as they finish */
   cli_stream out;
   double start;      /* for the progress on stderr */
+  double quiet;      /* seconds before progress is shown (ADELIM_PROGRESS_AFTER) */
   size_t step, nsteps;
   const char *current;
 } cmp;
@@ -100,6 +101,14 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void start_clock(cmp *c) {
+  const char *e = getenv("ADELIM_PROGRESS_AFTER");
+  char *end = NULL;
+  double q = e ? strtod(e, &end) : 1.0;
+  c->quiet = e && (end == e || *end || !(q >= 0)) ? 1.0 : q;
+  c->start = now();
 }
 
 static row *add_row(cmp *c, const char *method, const char *kind, uint64_t fma) {
@@ -113,12 +122,13 @@ static row *add_row(cmp *c, const char *method, const char *kind, uint64_t fma) 
   return r;
 }
 
-/* The next method starts: say so on stderr once the run has taken a second. */
+/* The next method starts: say so on stderr once the run has taken a second
+ * (or ADELIM_PROGRESS_AFTER seconds). */
 static void progress(cmp *c, const char *name) {
   double elapsed = now() - c->start;
   c->current = name;
   c->step++;
-  if (elapsed > 1.0)
+  if (elapsed > c->quiet)
     fprintf(stderr, "adelim: compare: %s (%zu of %zu), %.1f s elapsed\n", name, c->step, c->nsteps, elapsed);
 }
 
@@ -446,7 +456,7 @@ static int compare_jacobian(cmp *c, int fmt) {
   int rc = c->rows ? baselines(c) : cli_tape_error(c->path, "compare", ADE_ENOMEM);
   if (rc >= 0) return rc;
   c->fmt = fmt;
-  c->start = now();
+  start_clock(c);
   c->nsteps = 2 * (size_t)dense_ok(c) + 2 + (c->optimize ? ade_opt_num_variants() : 0);
   for (int o = 0; o < ADE_ORDER_COUNT; o++) c->nsteps += !skipped(c, o);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
@@ -478,7 +488,7 @@ static int run_hessians(cmp *c, const double *w, cli_hess *res) {
   res[0].method = ADE_HESS_FOR_OVER_REV;
   for (int k = 0, i = 1; k < ADE_HESS_NMETHODS; k++)
     if (k != ADE_HESS_FOR_OVER_REV) res[i++].method = k;
-  c->start = now();
+  start_clock(c);
   c->nsteps = ADE_HESS_NMETHODS;
   if (c->fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, cli_hess_heads, hminw, CLI_HESS_NCOLS, 1);
   for (size_t k = 0; k < ADE_HESS_NMETHODS; k++) {
