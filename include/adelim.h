@@ -520,7 +520,17 @@ ADE_API int ade_seq_load(ade_elim_seq **s, const char *path);
 ADE_API int ade_seq_print(const ade_elim_seq *s, void *file);
 
 /* Orderings (heuristics from the face-elimination and dynamic-programming
- * papers). Each builds a complete sequence for g without changing it. */
+ * papers). Each builds a complete sequence for g without changing it. The
+ * enum below is generated from the map; its names, for grep:
+ *   ADE_ORDER_VERTEX_FORWARD    vertex elimination in forward order
+ *   ADE_ORDER_VERTEX_REVERSE    vertex elimination in reverse order
+ *   ADE_ORDER_VERTEX_MARKOWITZ  least Markowitz degree first (V_LM)
+ *   ADE_ORDER_VERTEX_RELATIVE   least relative Markowitz degree (V_LR)
+ *   ADE_ORDER_EDGE_FORWARD, ADE_ORDER_EDGE_REVERSE, ADE_ORDER_EDGE_MARKOWITZ,
+ *   ADE_ORDER_EDGE_FILLIN       edge elimination (E_LF: least fill-in)
+ *   ADE_ORDER_FACE_FORWARD, ADE_ORDER_FACE_REVERSE, ADE_ORDER_FACE_GREEDY
+ *                               face elimination on the dual c-graph
+ *   ADE_ORDER_COUNT             the number of orderings */
 #define ADE_ORDER_MAP(X)                                                       \
   X(VERTEX_FORWARD, "vertex-forward", ADE_SEQ_VERTEX)                          \
   X(VERTEX_REVERSE, "vertex-reverse", ADE_SEQ_VERTEX)                          \
@@ -590,6 +600,9 @@ ADE_API int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o,
  *               breadth-first forward (BFF) or reverse (BFR) quotient graph
  *               (DP paper): back (T) or front (A) edge eliminations (edge;
  *               face as the equivalent face sequence) */
+/* The enum's names, for grep: ADE_OPT_EXHAUSTIVE, ADE_OPT_BNB,
+ * ADE_OPT_HIERARCHY, ADE_OPT_ANNEAL, ADE_OPT_DP_BFFT, ADE_OPT_DP_BFFA,
+ * ADE_OPT_DP_BFRT, ADE_OPT_DP_BFRA, ADE_OPT_COUNT. */
 #define ADE_OPT_MAP(X)                                                         \
   X(EXHAUSTIVE, "exhaustive")                                                  \
   X(BNB, "bnb")                                                                \
