@@ -110,7 +110,7 @@ static int pass_build(ade_tape *t, ade_cgraph *g, const uint8_t *fl, const uint8
   return ADE_OK;
 }
 
-int ade_cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
+static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
   size_t drop = 0;
   if (!gp) return ade__fail(ADE_EINVAL, "ade_cgraph_from_tape: NULL result pointer");
   *gp = NULL;
@@ -149,6 +149,12 @@ int ade_cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
   if (dropped) *dropped = drop;
   *gp = g;
   return ADE_OK;
+}
+
+int ade_cgraph_from_tape(ade_cgraph **gp, ade_tape *shared, size_t *dropped) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : cgraph_from_tape(gp, t, dropped));
 }
 
 static int cmp_long(const void *a, const void *b) {

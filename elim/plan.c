@@ -178,8 +178,8 @@ static int compile(ade_elim_plan *p, ade_cgraph *g, const ade_elim_seq *s, ade_j
   return st;
 }
 
-int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_jacobian_options *o,
-                         ade_jacobian_report *report) {
+static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_jacobian_options *o,
+                       ade_jacobian_report *report) {
   ade_jacobian_report r;
   ade_cgraph *g = NULL;
   ade_elim_seq *s = NULL;
@@ -207,6 +207,13 @@ int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_
   r.seconds = ade__now() - t0;
   if (report) *report = r;
   return st;
+}
+
+int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *shared, int method, const ade_jacobian_options *o,
+                         ade_jacobian_report *report) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : plan_create(pp, t, method, o, report));
 }
 
 uint64_t ade_elim_plan_fma(const ade_elim_plan *p) { return p ? p->fma : 0; }
@@ -255,7 +262,7 @@ static void run_program(const ade_elim_plan *p) {
   }
 }
 
-int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J) {
+static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J) {
   if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_jacobian: NULL argument");
   int st = ade__tape_readable(t), warn = ADE_OK;
   if (st) return st;
@@ -278,4 +285,10 @@ int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_s
   run_program(p);
   for (size_t k = 0; k < p->nnz; k++) J->val[k] = p->val[p->out[k]];
   return warn;
+}
+
+int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *shared, const double *x, ade_sparse *J) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : plan_jacobian(p, t, x, J));
 }

@@ -156,8 +156,8 @@ static int weighted_value(ade_tape *t, const double *V, const double *w, double 
   return ADE_OK;
 }
 
-int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
-                ade_hess_report *r) {
+static int hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
+                   ade_hess_report *r) {
   ade_hess_report rep;
   memset(&rep, 0, sizeof rep);
   double t0 = ade__now(), *V = NULL;
@@ -198,4 +198,11 @@ int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse *
   if (!st && warn) ade__fail(warn, "recorded comparisons differ at this point; the Hessian is that "
                              "of the recorded operation sequence");
   return st ? st : warn;
+}
+
+int ade_hessian(ade_tape *shared, int method, const ade_hess_options *o, ade_sparse **H,
+                ade_hess_report *r) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : hessian(t, method, o, H, r));
 }

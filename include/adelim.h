@@ -67,6 +67,18 @@ ADE_API void ade_set_allocator(ade_alloc_fn fn, void *ud);
 
 /* ------------------------------------------------------------------ tapes */
 
+/* A tape records on one thread (the thread that called ade_trace_on).
+ * Once finished (ade_trace_off) or opened, it is read only, and any number
+ * of threads may evaluate it at once: replay, tangents, adjoints, gradients,
+ * Jacobians (dense, by elimination, CPR, c-graphs, plans), Hessians and
+ * verification. Each concurrent call works in a workspace of its own (its
+ * decoder, chunk views, caches of linearized chunks and sweep arrays, each
+ * within the tape's memory limit); up to 8 idle workspaces are kept for the
+ * next calls, so a thread that calls again does not start cold. Not to be
+ * done while other threads evaluate the tape: ade_tape_free,
+ * ade_tape_set_memory_limit. A plan (ade_elim_plan) and a c-graph are used
+ * by one thread at a time. Threads sharing a tape use the same allocator
+ * (ade_set_allocator), since a workspace may be freed by another thread. */
 typedef struct ade_tape ade_tape;
 
 typedef struct ade_tape_options {
@@ -368,7 +380,8 @@ ADE_API int ade_gradient(ade_tape *t, const double *x, double *f, double *g);
  * and p tangents per variable. */
 ADE_API void ade_tape_set_memory_limit(ade_tape *t, size_t bytes);
 /*! ade_tape_peak_live: the most live adjoints held by the last reverse sweep
- * that ran on live adjoints (0 if none did). */
+ * that ran on live adjoints (0 if none did; with several threads, the last
+ * such sweep to finish). */
 ADE_API size_t ade_tape_peak_live(const ade_tape *t);
 
 enum ade_mode { ADE_FORWARD = 0, ADE_REVERSE = 1 };
@@ -507,7 +520,17 @@ ADE_API int ade_seq_load(ade_elim_seq **s, const char *path);
 ADE_API int ade_seq_print(const ade_elim_seq *s, void *file);
 
 /* Orderings (heuristics from the face-elimination and dynamic-programming
- * papers). Each builds a complete sequence for g without changing it. */
+ * papers). Each builds a complete sequence for g without changing it. The
+ * enum below is generated from the map; its names, for grep:
+ *   ADE_ORDER_VERTEX_FORWARD    vertex elimination in forward order
+ *   ADE_ORDER_VERTEX_REVERSE    vertex elimination in reverse order
+ *   ADE_ORDER_VERTEX_MARKOWITZ  least Markowitz degree first (V_LM)
+ *   ADE_ORDER_VERTEX_RELATIVE   least relative Markowitz degree (V_LR)
+ *   ADE_ORDER_EDGE_FORWARD, ADE_ORDER_EDGE_REVERSE, ADE_ORDER_EDGE_MARKOWITZ,
+ *   ADE_ORDER_EDGE_FILLIN       edge elimination (E_LF: least fill-in)
+ *   ADE_ORDER_FACE_FORWARD, ADE_ORDER_FACE_REVERSE, ADE_ORDER_FACE_GREEDY
+ *                               face elimination on the dual c-graph
+ *   ADE_ORDER_COUNT             the number of orderings */
 #define ADE_ORDER_MAP(X)                                                       \
   X(VERTEX_FORWARD, "vertex-forward", ADE_SEQ_VERTEX)                          \
   X(VERTEX_REVERSE, "vertex-reverse", ADE_SEQ_VERTEX)                          \
@@ -577,6 +600,9 @@ ADE_API int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o,
  *               breadth-first forward (BFF) or reverse (BFR) quotient graph
  *               (DP paper): back (T) or front (A) edge eliminations (edge;
  *               face as the equivalent face sequence) */
+/* The enum's names, for grep: ADE_OPT_EXHAUSTIVE, ADE_OPT_BNB,
+ * ADE_OPT_HIERARCHY, ADE_OPT_ANNEAL, ADE_OPT_DP_BFFT, ADE_OPT_DP_BFFA,
+ * ADE_OPT_DP_BFRT, ADE_OPT_DP_BFRA, ADE_OPT_COUNT. */
 #define ADE_OPT_MAP(X)                                                         \
   X(EXHAUSTIVE, "exhaustive")                                                  \
   X(BNB, "bnb")                                                                \

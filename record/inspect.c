@@ -67,10 +67,16 @@ const char *ade_tape_region_frame(const ade_tape *t, size_t i, size_t k) {
   return t->meta.strings[t->meta.regions[i].frames[k]];
 }
 
-int ade_tape_verify(ade_tape *t) {
+static int verify(ade_tape *t) {
   int st = ade__tape_readable(t);
   ade__view v = {0};
   for (size_t c = 0; !st && c < t->meta.nchunks; c++) st = ade__view_decode(t, c, &v);
   ade__view_free(&v);
   return st;
+}
+
+int ade_tape_verify(ade_tape *shared) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : verify(t));
 }

@@ -2,6 +2,8 @@
 #ifndef ADE_RECORD_INTERNAL_H
 #define ADE_RECORD_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "ops_internal.h"
 #include "tape_internal.h"
 
@@ -12,6 +14,9 @@
 #define ADE__SERIAL_MASK ((UINT64_C(1) << (64 - ADE__ID_BITS)) - 1)
 
 enum { ADE__NEW, ADE__RECORDING, ADE__FINISHED };
+
+/* Idle clones a finished tape keeps (see ade__tape_borrow). */
+#define ADE__SPARES 8
 
 /* The recorder: column buffers of the open chunk and its lookup tables. */
 typedef struct ade__writer {
@@ -116,8 +121,13 @@ struct ade_tape {
   double *work;        /* sweep workspace, grown on demand */
   size_t workcap;
   size_t memlimit;     /* dense adjoints above this many bytes: live map */
-  size_t peak_live;    /* live variables at most, in the last live-map sweep */
+  _Atomic size_t peak_live; /* live variables at most, in the last live-map sweep */
   ade__point pt;       /* while a sweep runs at a new point in bounded memory */
+  /* Sharing between threads: evaluations run on a clone, a copy of the
+   * finished tape with workspaces of its own (everything above from cd on);
+   * up to ADE__SPARES idle clones are kept for the next call. */
+  ade_tape *owner;     /* a clone: the tape it was copied from; NULL: not a clone */
+  _Atomic(ade_tape *) spare[ADE__SPARES];
 };
 
 /* Recording. */
@@ -177,5 +187,14 @@ int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);
 void ade__view_free(ade__view *v);
 int ade__tape_readable(const ade_tape *t);
 double *ade__work(ade_tape *t, size_t n);
+
+/* Evaluation of a finished tape shared between threads: *c is a clone of t
+ * (its own decoder, views, caches and workspace; store and metadata shared,
+ * read only), taken from t's idle clones or made. A tape that is not
+ * finished, a NULL tape and a clone are their own "clone" (the caller
+ * reports their state as usual). ade__tape_release(t, c, status) gives c
+ * back (kept idle or freed) and returns status. */
+int ade__tape_borrow(ade_tape *t, ade_tape **c);
+int ade__tape_release(ade_tape *t, ade_tape *c, int status);
 
 #endif

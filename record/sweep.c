@@ -81,7 +81,7 @@ static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, 
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
     const ade__lin *L;
-    int st = p && !s->V ? ade__lin_get(t, c, &L) : ade__view_load_lean(t, c);
+    int st = s->V ? ade__view_load_lean(t, c) : ade__lin_get(t, c, &L);
     if (st) return st;
     if (s->V) { /* at x: values (and tangents) chunk by chunk */
       double a[ADE__MAX_ARITY];
@@ -258,22 +258,33 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   return ADE_OK;
 }
 
-int ade_replay(ade_tape *t, const double *x, double *y) {
+static int replay(ade_tape *t, const double *x, double *y) {
   sweep s;
   double *W;
-  if (!x) return ade__fail(ADE_EINVAL, "ade_replay: x is NULL");
   int st = setup(&s, t, x, 0, 0, &W, NULL);
   if (!st) st = forward(&s, 0, NULL, y, NULL, W);
   return finish(&s, st);
 }
 
-int ade_tangent_vec(ade_tape *t, size_t p, const double *x, const double *Xd, double *y, double *Yd) {
+int ade_replay(ade_tape *shared, const double *x, double *y) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : replay(t, x, y));
+}
+
+static int tangent_vec(ade_tape *t, size_t p, const double *x, const double *Xd, double *y, double *Yd) {
   sweep s;
   double *W;
   if (!p || !Xd || !Yd) return ade__fail(ADE_EINVAL, "ade_tangent: p = 0 or NULL Xd/Yd");
   int st = setup(&s, t, x, p, 0, &W, NULL);
   if (!st) st = forward(&s, p, Xd, y, Yd, W);
   return finish(&s, st);
+}
+
+int ade_tangent_vec(ade_tape *shared, size_t p, const double *x, const double *Xd, double *y, double *Yd) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : tangent_vec(t, p, x, Xd, y, Yd));
 }
 
 int ade_tangent(ade_tape *t, const double *x, const double *xd, double *y, double *yd) {
@@ -298,22 +309,34 @@ static int adjoint(ade_tape *t, size_t q, const double *x, const double *Yb, dou
   return finish(&s, st);
 }
 
-int ade_adjoint_vec(ade_tape *t, size_t q, const double *x, const double *Yb, double *Xb) {
+static int adjoint_vec(ade_tape *t, size_t q, const double *x, const double *Yb, double *Xb) {
   if (!q || !Yb || !Xb) return ade__fail(ADE_EINVAL, "ade_adjoint: q = 0 or NULL Yb/Xb");
   return adjoint(t, q, x, Yb, Xb, NULL);
+}
+
+int ade_adjoint_vec(ade_tape *shared, size_t q, const double *x, const double *Yb, double *Xb) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : adjoint_vec(t, q, x, Yb, Xb));
 }
 
 int ade_adjoint(ade_tape *t, const double *x, const double *yb, double *xb) {
   return ade_adjoint_vec(t, 1, x, yb, xb);
 }
 
-int ade_gradient(ade_tape *t, const double *x, double *f, double *g) {
+static int gradient(ade_tape *t, const double *x, double *f, double *g) {
   const double one = 1.0;
   int st = ade__tape_readable(t);
   if (!st && t->meta.ndep != 1)
     st = ade__fail(ADE_EINVAL, "ade_gradient: the tape has %zu dependents, not 1", t->meta.ndep);
   if (!st && !g) st = ade__fail(ADE_EINVAL, "ade_gradient: g is NULL");
   return st ? st : adjoint(t, 1, x, &one, g, f);
+}
+
+int ade_gradient(ade_tape *shared, const double *x, double *f, double *g) {
+  ade_tape *t;
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : gradient(t, x, f, g));
 }
 
 int ade__replay_values(ade_tape *t, const double *x, double *V) {

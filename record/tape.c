@@ -31,14 +31,9 @@ static ade_tape *tape_new(void) {
   return t;
 }
 
-void ade_tape_free(ade_tape *t) {
-  if (!t) return;
-  if (t->state == ADE__RECORDING && cur == t) ade_trace_off();
+/* What a clone owns: the reading and sweep workspaces. */
+static void workspace_free(ade_tape *t) {
   ade__lin_cache_free(t); /* before the metadata: it needs the chunk count */
-  ade__writer_free(t->w);
-  ade__store_close(&t->store);
-  ade__meta_free(&t->meta);
-  ade__zstd_free_cctx(t->cctx);
   ade__zstd_free_dctx(t->dctx);
   ade__buf_free(&t->cd.raw);
   ade__buf_free(&t->cd.plain);
@@ -46,7 +41,78 @@ void ade_tape_free(ade_tape *t) {
   ade__view_free(&t->scratch_view);
   ade__point_free(t);
   ade__free(t->work);
+}
+
+void ade_tape_free(ade_tape *t) {
+  if (!t) return;
+  if (t->state == ADE__RECORDING && cur == t) ade_trace_off();
+  for (int i = 0; i < ADE__SPARES; i++) {
+    ade_tape *c = atomic_exchange(&t->spare[i], NULL);
+    if (c) workspace_free(c);
+    ade__free(c);
+  }
+  workspace_free(t);
+  ade__writer_free(t->w);
+  ade__store_close(&t->store);
+  ade__meta_free(&t->meta);
+  ade__zstd_free_cctx(t->cctx);
   ade__free(t);
+}
+
+/* A clone of finished tape t: t's bytes, workspaces empty. The copy is
+ * bytewise: the store and the metadata arrays stay t's. */
+static ade_tape *clone_new(const ade_tape *t) {
+  ade_tape *c = ade__alloc(sizeof *c);
+  if (!c) return NULL;
+  memcpy(c, t, sizeof *c);
+  c->owner = (ade_tape *)t;
+  c->cctx = c->dctx = NULL;
+  c->w = NULL;
+  memset(&c->cd, 0, sizeof c->cd);
+  memset(&c->scratch, 0, sizeof c->scratch);
+  memset(&c->scratch_view, 0, sizeof c->scratch_view);
+  memset(&c->view, 0, sizeof c->view);
+  c->view_chunk = SIZE_MAX;
+  c->lin = NULL;
+  c->linseen = NULL;
+  c->linbytes = 0;
+  memset(&c->linscratch, 0, sizeof c->linscratch);
+  c->work = NULL;
+  c->workcap = 0;
+  memset(&c->pt, 0, sizeof c->pt);
+  for (int i = 0; i < ADE__SPARES; i++) atomic_init(&c->spare[i], NULL);
+  return c;
+}
+
+int ade__tape_borrow(ade_tape *t, ade_tape **cp) {
+  *cp = t;
+  if (!t || t->owner || t->state != ADE__FINISHED) return ADE_OK;
+  ade_tape *c = NULL;
+  for (int i = 0; i < ADE__SPARES && !c; i++)
+    if (atomic_load_explicit(&t->spare[i], memory_order_relaxed))
+      c = atomic_exchange_explicit(&t->spare[i], NULL, memory_order_acquire);
+  if (!c && !(c = clone_new(t))) return ade__fail(ADE_ENOMEM, "out of memory for a tape's workspace");
+  c->memlimit = t->memlimit;
+  c->peak_live = SIZE_MAX; /* none yet: release keeps t's */
+  *cp = c;
+  return ADE_OK;
+}
+
+int ade__tape_release(ade_tape *t, ade_tape *c, int status) {
+  if (c == t) return status;
+  size_t peak = atomic_load_explicit(&c->peak_live, memory_order_relaxed);
+  if (peak != SIZE_MAX) atomic_store_explicit(&t->peak_live, peak, memory_order_relaxed);
+  for (int i = 0; i < ADE__SPARES && c; i++) {
+    ade_tape *none = NULL;
+    if (atomic_compare_exchange_strong_explicit(&t->spare[i], &none, c, memory_order_release,
+                                                memory_order_relaxed))
+      c = NULL;
+  }
+  if (c) {
+    workspace_free(c);
+    ade__free(c);
+  }
+  return status;
 }
 
 int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {

@@ -55,6 +55,10 @@ START_TEST(random_programs_all_sweeps) {
     rp_eval(&p, xp, y2, 0);
     ck_assert_int_ge(ade_replay(t, xp, y), 0);
     for (int i = 0; i < m; i++) ck_assert_msg(y[i] == y2[i], "replay y[%d] %.17g vs %.17g", i, y[i], y2[i]);
+    if (!pt) { /* x = NULL: the recorded point */
+      ck_assert_int_eq(ade_replay(t, NULL, y), ADE_OK);
+      for (int i = 0; i < m; i++) ck_assert_msg(y[i] == y2[i], "replay(NULL) y[%d] %.17g vs %.17g", i, y[i], y2[i]);
+    }
     /* Tangent and adjoint: J xd and J^T yb, and <yb, J xd> = <J^T yb, xd>. */
     ck_assert_int_ge(ade_tangent(t, pt ? x2 : NULL, xd, y, yd), 0);
     ck_assert_int_ge(ade_adjoint(t, pt ? x2 : NULL, yb, xb), 0);

@@ -26,6 +26,14 @@ check_PROGRAMS += %D%/check_tape
 TESTS += %D%/check_tape
 EXTRA_DIST += %D%/data/good-v1.adt %D%/data/bad-version.adt %D%/data/bad-magic.adt \
 	%D%/data/bad-checksum.adt %D%/data/truncated.adt %D%/data/empty.adt
+check_PROGRAMS += %D%/check_threads
+%C%_check_threads_SOURCES = %D%/check_threads.c %D%/randprog.h
+%C%_check_threads_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_threads_CFLAGS = $(TEST_CFLAGS) -pthread
+%C%_check_threads_LDADD = $(TEST_LDADD)
+%C%_check_threads_LDFLAGS = -pthread
+TESTS += %D%/check_threads
+
 include tests/fuzz/local.mk
 
 # Build an example against the installed library through pkg-config.

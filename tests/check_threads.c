@@ -1,0 +1,180 @@
+/* check_threads.c: one finished tape evaluated by several threads at once gives, bit for bit, what one thread gets. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "randprog.h"
+
+#define NTHREADS 4
+#define NPOINTS 3
+#define N 5
+#define M 3
+#define MAXOUT 4096 /* doubles one evaluation writes */
+
+/* The tapes: in memory, in a file, and one whose memory limit is 0 so
+ * sweeps keep live adjoints and recompute values at x chunk by chunk. */
+enum { T_MEM, T_FILE, T_LIMIT, T_GRAD, NTAPES };
+
+typedef struct shared {
+  ade_tape *tape[NTAPES];
+  double x[NPOINTS][N];
+  double want[NTAPES][NPOINTS][MAXOUT]; /* one thread's results */
+  size_t len[NTAPES][NPOINTS];
+} shared;
+
+typedef struct out {
+  double *v;
+  size_t n;
+  int bad; /* the line of a call that failed, 0: none */
+} out;
+
+#define FAILS(o, call) ((o)->bad = (call) < 0 && !(o)->bad ? __LINE__ : (o)->bad)
+
+static void put(out *o, const double *v, size_t n) {
+  for (size_t i = 0; i < n && o->n < MAXOUT; i++) o->v[o->n++] = v[i];
+}
+
+static void put_sparse(out *o, int st, ade_sparse *A) {
+  if (FAILS(o, A ? st : -1)) return;
+  for (size_t i = 0; i < A->nnz; i++) {
+    double e[2] = {(double)A->col[i], A->val[i]};
+    put(o, e, 2);
+  }
+  ade_sparse_free(A);
+}
+
+/* The Jacobian or Hessian that call made (arguments are evaluated in no
+ * fixed order, so the result is read through its pointer). */
+static void put_result(out *o, int st, ade_sparse **A) {
+  put_sparse(o, st, *A);
+  *A = NULL;
+}
+
+/* Every evaluation of tape t at x, appended to o. */
+static void evaluate(ade_tape *t, int grad, const double *x, out *o) {
+  double y[M], Xd[N * 2], Yd[M * 2], Yb[M * 2], Xb[N * 2], J[M * N], f;
+  for (int i = 0; i < N * 2; i++) Xd[i] = 0.25 * i - 1.0;
+  for (int i = 0; i < M * 2; i++) Yb[i] = 1.5 - 0.5 * i;
+  int m = grad ? 1 : M;
+  FAILS(o, ade_tape_verify(t));
+  FAILS(o, ade_replay(t, x, y));
+  put(o, y, (size_t)m);
+  FAILS(o, ade_tangent_vec(t, 2, x, Xd, y, Yd));
+  put(o, Yd, (size_t)m * 2);
+  FAILS(o, ade_adjoint_vec(t, 2, x, Yb, Xb));
+  put(o, Xb, N * 2);
+  for (int mode = ADE_FORWARD; mode <= ADE_REVERSE; mode++) {
+    FAILS(o, ade_jacobian_dense(t, mode, x, J));
+    put(o, J, (size_t)m * N);
+  }
+  if (grad) {
+    FAILS(o, ade_gradient(t, x, &f, Xb));
+    put(o, &f, 1);
+    put(o, Xb, N);
+  }
+  ade_sparse *A = NULL;
+  for (int k = 0; k < ADE_ORDER_COUNT; k++) /* at the recorded point */
+    put_result(o, ade_jacobian(t, k, NULL, &A, NULL), &A);
+  put_result(o, ade_jacobian_cpr(t, ADE_FORWARD, x, &A, NULL), &A);
+  ade_elim_plan *p = NULL;
+  if (ade_elim_plan_create(&p, t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL) < 0 ||
+      ade_elim_plan_pattern(p, &A) < 0)
+    o->bad = __LINE__;
+  else
+    put_sparse(o, ade_elim_plan_jacobian(p, t, x, A), A);
+  ade_elim_plan_free(p);
+  ade_hess_options ho;
+  ade_hess_options_init(&ho);
+  const double w[M] = {0.75, -1.25, 2.0};
+  ho.x = x;
+  ho.w = grad ? NULL : w;
+  for (int k = 0; k < ADE_HESS_NMETHODS; k++) put_result(o, ade_hessian(t, k, &ho, &A, NULL), &A);
+  ade_cgraph *g = NULL;
+  FAILS(o, ade_cgraph_from_tape(&g, t, NULL));
+  ade_cgraph_free(g);
+}
+
+typedef struct job {
+  shared *s;
+  int id, rounds, mismatches, failures;
+} job;
+
+static void *worker(void *arg) {
+  job *j = arg;
+  double *buf = malloc(MAXOUT * sizeof *buf);
+  for (int r = 0; r < j->rounds; r++)
+    for (int k = 0; k < NTAPES; k++) {
+      int p = (j->id + r + k) % NPOINTS; /* threads at different points at once */
+      out o = {buf, 0, 0};
+      evaluate(j->s->tape[k], k == T_GRAD, j->s->x[p], &o);
+      j->failures += o.bad != 0;
+      j->mismatches += o.n != j->s->len[k][p] || memcmp(buf, j->s->want[k][p], o.n * sizeof *buf);
+    }
+  free(buf);
+  return NULL;
+}
+
+static ade_tape *record(const randprog *p, const double *x, int chunk_ops) {
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.chunk_ops = chunk_ops;
+  return rp_record(p, x, &o);
+}
+
+START_TEST(test_threads_share_a_tape) {
+  static shared s;
+  uint64_t seed = 77;
+  randprog p = rp_make(11, N, M, 60), q = rp_make(12, N, 1, 60);
+  double x0[N];
+  for (int i = 0; i < N; i++) x0[i] = ade_test_uniform(&seed, -1.2, 1.3);
+  for (int k = 0; k < NPOINTS; k++)
+    for (int i = 0; i < N; i++) s.x[k][i] = x0[i] + (k ? ade_test_uniform(&seed, -0.1, 0.1) : 0.0);
+  char path[] = "/tmp/check_threads_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  ade_tape *rec = record(&p, x0, 16);
+  ck_assert_int_eq(ade_tape_save(rec, path), ADE_OK);
+  s.tape[T_MEM] = rec;
+  ck_assert_int_eq(ade_tape_open(&s.tape[T_FILE], path), ADE_OK);
+  s.tape[T_LIMIT] = record(&p, x0, 9);
+  ade_tape_set_memory_limit(s.tape[T_LIMIT], 0);
+  s.tape[T_GRAD] = record(&q, x0, 13);
+  for (int k = 0; k < NTAPES; k++) {
+    ck_assert_ptr_nonnull(s.tape[k]);
+    for (int i = 0; i < NPOINTS; i++) {
+      out o = {s.want[k][i], 0, 0};
+      evaluate(s.tape[k], k == T_GRAD, s.x[i], &o);
+      ck_assert_int_eq(o.bad, 0);
+      ck_assert_int_lt(o.n, MAXOUT);
+      s.len[k][i] = o.n;
+    }
+  }
+  pthread_t th[NTHREADS];
+  job jobs[NTHREADS];
+  for (int i = 0; i < NTHREADS; i++) {
+    jobs[i] = (job){&s, i, 3, 0, 0};
+    ck_assert_int_eq(pthread_create(&th[i], NULL, worker, &jobs[i]), 0);
+  }
+  for (int i = 0; i < NTHREADS; i++) {
+    pthread_join(th[i], NULL);
+    ck_assert_int_eq(jobs[i].failures, 0);
+    ck_assert_int_eq(jobs[i].mismatches, 0);
+  }
+  for (int k = 0; k < NTAPES; k++) ade_tape_free(s.tape[k]);
+  unlink(path);
+  rp_free(&p);
+  rp_free(&q);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("threads");
+  TCase *tc = tcase_create("share");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_threads_share_a_tape);
+  suite_add_tcase(s, tc);
+  return ade_test_run(s);
+}
