@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "adelim.h"
@@ -27,6 +28,39 @@ static inline size_t ade__mul_size(size_t n, size_t size) {
 
 /* Seconds on a monotonic clock (time reports, time limits). */
 double ade__now(void);
+
+/* Write all n bytes to fd (retrying EINTR and short writes); adds the
+ * bytes written to *done if done is not NULL. Returns 0 or an errno value
+ * (ENOSPC when write makes no progress). */
+int ade__write_all(int fd, const void *p, size_t n, uint64_t *done);
+
+/* An atomic file write. The bytes go to a new temporary file "<path>.XXXXXX"
+ * in the target's directory (O_EXCL, mode 0644 & ~umask; the old file's
+ * mode, owner and links are not preserved); commit fsyncs it, renames it
+ * onto path and fsyncs the directory. Until commit, path is untouched; on
+ * any failure the temporary file is removed. Errors: ADE_EIO naming path
+ * and the system's reason, ADE_ENOMEM. A zeroed ade__afile is "nothing
+ * pending": abort on it does nothing. */
+typedef struct ade__afile {
+  char *path, *tmp; /* target; temporary file */
+  int fd;           /* on tmp */
+  FILE *f;          /* the stream from ade__afile_stream, or NULL */
+} ade__afile;
+
+int ade__afile_open(ade__afile *a, const char *path);
+/* Write n bytes at the current position (fd route). */
+int ade__afile_write(ade__afile *a, const void *p, size_t n);
+/* A stdio stream on the temporary file, owned by a (commit/abort close it);
+ * on failure a is aborted. */
+int ade__afile_stream(ade__afile *a, FILE **f);
+/* Flush, fsync, close, rename onto path, fsync the directory. keep: leave
+ * fd open for the caller, who owns it from then on, even on failure (the
+ * temporary file is then unlinked but still readable through fd). */
+int ade__afile_commit(ade__afile *a, int keep);
+/* Close and remove the temporary file; path stays as it was. */
+void ade__afile_abort(ade__afile *a);
+/* Forget the temporary file, leaving it on disk; the caller owns fd. */
+void ade__afile_release(ade__afile *a);
 
 /* A growable byte buffer. */
 typedef struct ade__buf {

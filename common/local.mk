@@ -7,6 +7,7 @@ libadelim_core_la_SOURCES = \
 	%D%/error.c \
 	%D%/alloc.c \
 	%D%/clock.c \
+	%D%/file.c \
 	%D%/sparse.c
 
 lib_LTLIBRARIES += libadelim.la

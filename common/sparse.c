@@ -1,5 +1,4 @@
 /* sparse.c: the compressed-sparse-row matrix shared by Jacobians and Hessians. */
-#include <errno.h>
 #include <stdio.h>
 
 #include "common_internal.h"
@@ -46,14 +45,15 @@ int ade_sparse_to_dense(const ade_sparse *A, double *D) {
 
 int ade_sparse_write_mtx(const ade_sparse *A, const char *path) {
   if (!A || !path) return ade__fail(ADE_EINVAL, "ade_sparse_write_mtx: NULL argument");
-  FILE *f = fopen(path, "w");
-  if (!f) return ade__fail(ADE_EIO, "cannot write '%s': %s", path, strerror(errno));
+  ade__afile out;
+  FILE *f;
+  int st = ade__afile_open(&out, path);
+  if (!st) st = ade__afile_stream(&out, &f);
+  if (st) return st;
   fprintf(f, "%%%%MatrixMarket matrix coordinate real %s\n%zu %zu %zu\n",
           A->symmetric ? "symmetric" : "general", A->m, A->n, A->nnz);
   for (size_t i = 0; i < A->m; i++)
     for (size_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
       fprintf(f, "%zu %zu %.17g\n", i + 1, A->col[k] + 1, A->val[k]);
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) return ade__fail(ADE_EIO, "writing '%s' failed", path);
-  return ADE_OK;
+  return ade__afile_commit(&out, 0); /* checks the stream's errors */
 }

@@ -123,11 +123,16 @@ int ade_seq_print(const ade_elim_seq *s, void *file) {
 
 int ade_seq_save(const ade_elim_seq *s, const char *path) {
   if (!s || !path) return ade__fail(ADE_EINVAL, "ade_seq_save: NULL argument");
-  FILE *f = fopen(path, "w");
-  if (!f) return ade__fail(ADE_EIO, "cannot write '%s': %s", path, strerror(errno));
-  int st = ade_seq_print(s, f);
-  if (fclose(f) && !st) st = ade__fail(ADE_EIO, "writing '%s' failed", path);
-  return st;
+  ade__afile out;
+  FILE *f;
+  int st = ade__afile_open(&out, path);
+  if (!st) st = ade__afile_stream(&out, &f);
+  if (st) return st;
+  if ((st = ade_seq_print(s, f))) {
+    ade__afile_abort(&out);
+    return ade__fail(st, "writing '%s' failed", path);
+  }
+  return ade__afile_commit(&out, 0);
 }
 
 /* The next line that is not blank or a comment, without its newline. */

@@ -82,7 +82,9 @@ ADE_API void ade_set_allocator(ade_alloc_fn fn, void *ud);
 typedef struct ade_tape ade_tape;
 
 typedef struct ade_tape_options {
-  const char *path;    /* file to stream the tape to (".adt"); NULL: memory */
+  const char *path;    /* file to stream the tape to (".adt"); NULL: memory.
+                        * Written as "<path>.XXXXXX", renamed onto path by
+                        * ade_trace_off: until then path keeps its old file */
   int level;           /* zstd level 1..19; 0 stores chunks raw; default 3 */
   uint32_t chunk_ops;  /* records per chunk; default 65536 */
   int capture;         /* nonzero: record call sites and region stacks */
@@ -91,7 +93,17 @@ typedef struct ade_tape_options {
 /*! ade_tape_options_init: fill *o with the defaults. */
 ADE_API void ade_tape_options_init(ade_tape_options *o);
 /*! ade_tape_create: a new empty tape ready for ade_trace_on.
- * @return ADE_OK, ADE_ENOMEM, ADE_EINVAL (bad option), ADE_EIO (file). */
+ * With o->path the tape streams into a new temporary file "<path>.XXXXXX"
+ * in path's directory (mode 0644 less the umask; the old file's mode and
+ * owner are not kept). ade_trace_off writes the footer, fsyncs, renames it
+ * onto path and fsyncs the directory, also when the recording failed (the
+ * footer marks the tape incomplete; trace_off returns the status). If the
+ * footer cannot be written, the temporary file is left as a prefix for
+ * ade_tape_recover and the error message names it. A crash while recording
+ * therefore leaves the old file at path and a recoverable "<path>.XXXXXX".
+ * A tape freed before ade_trace_on removes its temporary file.
+ * @return ADE_OK, ADE_ENOMEM, ADE_EINVAL (bad option), ADE_EIO (cannot
+ * create the temporary file: the message names path and the reason). */
 ADE_API int ade_tape_create(ade_tape **tape, const ade_tape_options *o);
 /*! ade_tape_open: open a tape file read-only, streaming chunks on demand.
  * The header, footer and chunk index are validated here; chunks when read.
@@ -99,15 +111,23 @@ ADE_API int ade_tape_create(ade_tape **tape, const ade_tape_options *o);
  * ADE_ETRUNC, ADE_ETOOBIG, ADE_ENOMEM. */
 ADE_API int ade_tape_open(ade_tape **tape, const char *path);
 /*! ade_tape_recover: open a tape file whose footer is missing (the disk
- * filled up or the program died while recording): the intact chunks from
- * the start are kept and the tape is marked incomplete (ade_stats.complete
+ * filled up or the program died while recording; a streaming recording
+ * leaves it as "<path>.XXXXXX" next to the path asked for, see
+ * ade_tape_create): the intact chunks from the start are kept and the tape is marked incomplete (ade_stats.complete
  * is 0). It can be inspected and verified, not differentiated; regions,
  * diagnostics and call-site names lived in the lost footer.
  * @return ADE_OK, ADE_EIO, header errors, ADE_ENOMEM. */
 ADE_API int ade_tape_recover(ade_tape **tape, const char *path);
 /*! ade_tape_load: read a whole tape file into memory (same checks as open). */
 ADE_API int ade_tape_load(ade_tape **tape, const char *path);
-/*! ade_tape_save: write a finished tape to a file (bit-identical bytes). */
+/*! ade_tape_save: write a finished tape to a file (bit-identical bytes),
+ * atomically: into a temporary file "<path>.XXXXXX" next to path, fsynced
+ * and renamed onto path, the directory fsynced. On failure (or a crash)
+ * path keeps its old contents; after a crash a stale "<path>.XXXXXX" may be
+ * left. Saving a file-backed tape onto the file it reads is fine: the tape
+ * keeps reading the old file. Mode 0644 less the umask.
+ * @return ADE_OK, ADE_EINVAL, ADE_ESTATE (not finished), ADE_EIO (message
+ * names path and the reason), ADE_ENOMEM, read errors of the tape. */
 ADE_API int ade_tape_save(const ade_tape *tape, const char *path);
 /*! ade_tape_bytes: the finished tape's bytes, if it lives in memory. */
 ADE_API int ade_tape_bytes(const ade_tape *tape, const void **bytes, size_t *size);
@@ -409,7 +429,8 @@ ADE_API void ade_sparse_free(ade_sparse *A);
 /*! ade_sparse_to_dense: D (m x n, row-major) = A; a symmetric A is expanded. */
 ADE_API int ade_sparse_to_dense(const ade_sparse *A, double *D);
 /*! ade_sparse_write_mtx: write A as a Matrix Market coordinate file
- * ("symmetric" for symmetric matrices, 1-based, %.17g). */
+ * ("symmetric" for symmetric matrices, 1-based, %.17g), atomically like
+ * ade_tape_save. @return ADE_OK, ADE_EINVAL, ADE_EIO, ADE_ENOMEM. */
 ADE_API int ade_sparse_write_mtx(const ade_sparse *A, const char *path);
 
 /* ------------------------------------------ Jacobians by elimination (elim/) */
@@ -513,7 +534,8 @@ ADE_API int ade_seq_apply(ade_cgraph *g, const ade_elim_seq *s, uint64_t *cost);
  * (and *complete, may be NULL, says whether the result is the Jacobian). */
 ADE_API int ade_seq_validate(const ade_cgraph *g, const ade_elim_seq *s, int *complete,
                              uint64_t *cost);
-/*! ade_seq_save / ade_seq_load: the text form, to/from a file path. */
+/*! ade_seq_save / ade_seq_load: the text form, to/from a file path; the
+ * save is atomic like ade_tape_save (on failure path is left as it was). */
 ADE_API int ade_seq_save(const ade_elim_seq *s, const char *path);
 ADE_API int ade_seq_load(ade_elim_seq **s, const char *path);
 /*! ade_seq_print: the text form to a stdio stream (FILE *). */

@@ -171,8 +171,9 @@ void ade__record_error(ade_tape *t, int status, const char *fmt, ...) {
   t->w->status = status;
 }
 
-/* Close open regions, flush the last chunk, write the footer. */
-static int finish(ade_tape *t) {
+/* Close open regions, flush the last chunk, write the footer: returns the
+ * recording's status, *fst the footer's. */
+static int finish(ade_tape *t, int *fst) {
   ade__writer *w = t->w;
   while (w->rdepth) t->meta.regions[w->rstack[--w->rdepth]].end_op = w->first + w->n;
   int st = w->status;
@@ -190,22 +191,39 @@ static int finish(ade_tape *t) {
       r->end_op = ADE__MIN(r->end_op, w->first);
     }
   }
-  int fst = ade__footer_write(&t->store, t->cctx, t->hdr.level, &t->meta);
-  return st ? st : fst;
+  *fst = ade__footer_write(&t->store, t->cctx, t->hdr.level, &t->meta);
+  return st;
+}
+
+/* Streaming: rename the temporary file onto the path asked for (also for a
+ * failed recording: its footer says so). If the footer could not be
+ * written, keep the temporary file, a prefix ade_tape_recover reads, and
+ * name it. The store keeps reading through its fd either way. */
+static int commit_file(ade_tape *t, int fst) {
+  ade__afile *a = &t->store.out;
+  if (!a->tmp) return fst;
+  if (!fst) return ade__afile_commit(a, 1);
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", ade_errmsg());
+  fst = ade__fail(fst, "%s; the recording so far is in '%s' (ade_tape_recover reads it)", msg, a->tmp);
+  ade__afile_release(a);
+  return fst;
 }
 
 int ade_trace_off(void) {
   ade_tape *t = cur;
   if (!t) return ade__fail(ADE_ESTATE, "ade_trace_off: no tape is recording on this thread");
   cur = NULL;
-  int st = finish(t);
-  char msg[512];
-  snprintf(msg, sizeof msg, "%s", t->w->errmsg);
+  int fst, st = finish(t, &fst);
+  char msg[512], fmsg[512] = "";
+  snprintf(msg, sizeof msg, "%s", t->w->errmsg[0] || !st ? t->w->errmsg : ade_errmsg());
   ade__writer_free(t->w);
   t->w = NULL;
   t->state = ADE__FINISHED;
-  if (st && msg[0]) return ade__fail(st, "recording failed: %s", msg);
-  return st;
+  fst = commit_file(t, fst);
+  if (!st) return fst;
+  if (fst) snprintf(fmsg, sizeof fmsg, "; %s", ade_errmsg());
+  return ade__fail(st, "recording failed: %s%s", msg, fmsg);
 }
 
 int ade__tape_readable(const ade_tape *t) {
@@ -324,7 +342,7 @@ int ade_tape_from_bytes(ade_tape **tp, const void *bytes, size_t size) {
 int ade_tape_load(ade_tape **tp, const char *path) {
   if (!tp || !path) return ade__fail(ADE_EINVAL, "ade_tape_load: NULL argument");
   *tp = NULL;
-  ade__store f = {{0}, -1, 0, 0};
+  ade__store f = {.fd = -1};
   ade__buf b = {0};
   int st = ade__store_open_file(&f, path, 0);
   if (!st && f.size > SIZE_MAX / 2) st = ade__fail(ADE_ETOOBIG, "'%s' is too large to load", path);
@@ -348,16 +366,20 @@ int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
 int ade_tape_save(const ade_tape *t, const char *path) {
   int st = ade__tape_readable(t);
   if (st) return st;
-  ade__store out = {{0}, -1, 0, 0};
+  if (!path) return ade__fail(ADE_EINVAL, "ade_tape_save: path is NULL");
+  ade__afile out;
   unsigned char buf[1 << 16];
-  if ((st = ade__store_open_file(&out, path, 1))) return st;
+  if ((st = ade__afile_open(&out, path))) return st;
   for (uint64_t off = 0; off < t->store.size && !st; off += sizeof buf) {
     size_t n = (size_t)ADE__MIN((uint64_t)sizeof buf, t->store.size - off);
     st = ade__store_read(&t->store, off, buf, n);
-    if (!st) st = ade__store_append(&out, buf, n);
+    if (!st) st = ade__afile_write(&out, buf, n);
   }
-  ade__store_close(&out);
-  return st;
+  if (st) {
+    ade__afile_abort(&out);
+    return st;
+  }
+  return ade__afile_commit(&out, 0);
 }
 
 double *ade__work(ade_tape *t, size_t n) {

@@ -8,20 +8,22 @@
 #include "tape_internal.h"
 
 int ade__store_open_file(ade__store *s, const char *path, int write) {
-  int flags = write ? O_RDWR | O_CREAT | O_TRUNC : O_RDONLY;
-  s->fd = open(path, flags | O_CLOEXEC, 0644);
-  if (s->fd < 0) return ade__fail(ADE_EIO, "cannot open '%s': %s", path, strerror(errno));
   s->writing = write;
   s->size = 0;
-  if (!write) {
-    struct stat st;
-    if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      close(s->fd);
-      s->fd = -1;
-      return ade__fail(ADE_EIO, "'%s' is not a regular file", path);
-    }
-    s->size = (uint64_t)st.st_size;
+  if (write) { /* into "<path>.XXXXXX"; ade_trace_off renames it onto path */
+    int st = ade__afile_open(&s->out, path);
+    s->fd = st ? -1 : s->out.fd;
+    return st;
   }
+  s->fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (s->fd < 0) return ade__fail(ADE_EIO, "cannot open '%s': %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(s->fd);
+    s->fd = -1;
+    return ade__fail(ADE_EIO, "'%s' is not a regular file", path);
+  }
+  s->size = (uint64_t)st.st_size;
   return ADE_OK;
 }
 
@@ -31,18 +33,10 @@ int ade__store_append(ade__store *s, const void *p, size_t n) {
     s->size += n;
     return ADE_OK;
   }
-  const unsigned char *c = p;
-  while (n) {
-    ssize_t w = write(s->fd, c, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0)
-      return ade__fail(ADE_EIO, "writing the tape at offset %llu: %s",
-                       (unsigned long long)s->size, w < 0 ? strerror(errno) : "no space");
-    c += w;
-    n -= (size_t)w;
-    s->size += (uint64_t)w;
-  }
-  return ADE_OK;
+  uint64_t at = s->size;
+  int e = ade__write_all(s->fd, p, n, &s->size);
+  return e ? ade__fail(ADE_EIO, "writing the tape at offset %llu: %s", (unsigned long long)at, strerror(e))
+           : ADE_OK;
 }
 
 int ade__store_read(const ade__store *s, uint64_t off, void *dst, size_t n) {
@@ -68,7 +62,8 @@ int ade__store_read(const ade__store *s, uint64_t off, void *dst, size_t n) {
 }
 
 void ade__store_close(ade__store *s) {
-  if (s->fd >= 0) close(s->fd);
+  if (s->out.tmp) ade__afile_abort(&s->out); /* a recording that never finished */
+  else if (s->fd >= 0) close(s->fd);
   s->fd = -1;
   ade__buf_free(&s->mem);
 }

@@ -35,6 +35,7 @@ typedef struct ade__store {
   int fd;           /* file-backed (write: streaming; read: on demand); -1: memory */
   uint64_t size;    /* bytes written / file size */
   int writing;
+  ade__afile out;   /* streaming: the temporary file until ade_trace_off */
 } ade__store;
 
 /* One entry of the chunk index. */
@@ -91,7 +92,8 @@ typedef struct ade__chunkdata {
   size_t collen[ADE__NCOLS];
 } ade__chunkdata;
 
-/* Storage. */
+/* Storage. write: stream into a temporary file next to path (s->out), which
+ * the writer commits or releases; otherwise read path. */
 int ade__store_open_file(ade__store *s, const char *path, int write);
 int ade__store_append(ade__store *s, const void *p, size_t n);
 int ade__store_read(const ade__store *s, uint64_t off, void *dst, size_t n);

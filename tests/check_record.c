@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "randprog.h"
@@ -312,7 +313,9 @@ START_TEST(sticky_errors) {
 END_TEST
 
 /* A full disk (here: the file size limit) fails the recording with ADE_EIO,
- * reported by trace_off; the partial file is rejected with a clear error. */
+ * reported by trace_off; the path asked for keeps its old contents, and the
+ * error names the temporary file holding the prefix, which is rejected by
+ * ade_tape_open with a clear error and read by ade_tape_recover. */
 START_TEST(disk_full) {
   char path[] = "/tmp/ade-full-XXXXXX";
   int fd = mkstemp(path);
@@ -331,11 +334,20 @@ START_TEST(disk_full) {
   for (int i = 0; i < 2000; i++) a = ADE_SIN(a);
   ade_dep(a);
   ck_assert_int_eq(ade_trace_off(), ADE_EIO);
+  char tmp[sizeof path + 16];
+  const char *q = strstr(ade_errmsg(), "is in '");
+  ck_assert_ptr_nonnull(q);
+  ck_assert_int_eq(sscanf(q, "is in '%[^']'", tmp), 1);
+  ck_assert_int_eq(strncmp(tmp, path, strlen(path)), 0);
+  ck_assert_uint_eq(strlen(tmp), strlen(path) + 7);
   ade_tape_free(t);
-  ck_assert_int_eq(ade_tape_open(&t, path), ADE_ETRUNC);
+  struct stat sb;
+  ck_assert_int_eq(stat(path, &sb), 0);
+  ck_assert_int_eq(sb.st_size, 0); /* the old (empty) file */
+  ck_assert_int_eq(ade_tape_open(&t, tmp), ADE_ETRUNC);
   ck_assert_ptr_nonnull(strstr(ade_errmsg(), "trailer"));
   /* What was written before the disk filled up stays readable. */
-  ck_assert_int_eq(ade_tape_recover(&t, path), ADE_OK);
+  ck_assert_int_eq(ade_tape_recover(&t, tmp), ADE_OK);
   ade_stats st;
   ck_assert_int_eq(ade_tape_stats(t, &st), ADE_OK);
   ck_assert_int_eq(st.complete, 0);
@@ -347,6 +359,7 @@ START_TEST(disk_full) {
   double g;
   ck_assert_int_eq(ade_gradient(t, NULL, NULL, &g), ADE_EINVAL); /* no dependent */
   ade_tape_free(t);
+  unlink(tmp);
   unlink(path);
 }
 END_TEST

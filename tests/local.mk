@@ -41,3 +41,10 @@ EXTRA_DIST += %D%/pkgconfig.sh
 installcheck-local:
 	CC='$(CC)' $(SHELL) $(srcdir)/%D%/pkgconfig.sh '$(DESTDIR)$(pkgconfigdir)' \
 	  '$(DESTDIR)$(libdir)' '$(srcdir)'
+
+check_PROGRAMS += %D%/check_save
+%C%_check_save_SOURCES = %D%/check_save.c
+%C%_check_save_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_save_CFLAGS = $(TEST_CFLAGS)
+%C%_check_save_LDADD = $(TEST_LDADD)
+TESTS += %D%/check_save
