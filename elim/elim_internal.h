@@ -172,6 +172,9 @@ typedef struct ade__pqent {
 typedef struct ade__pq {
   ade__pqent *a;
   size_t n, cap;
+  int track;         /* skip pushes that repeat the queued key of an index */
+  ade__pqent *last;  /* per index: that key, .x = 1 while queued */
+  size_t tcap;
 } ade__pq;
 int ade__pq_less(const long *x, const long *y);
 int ade__pq_push(ade__pq *h, const long *key, size_t x);

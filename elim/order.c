@@ -172,9 +172,10 @@ static size_t edge_scan(const ade_cgraph *c, int fillin, int *bdir) {
   return best;
 }
 
+/* Queue entries name 2 e + dir. */
 static int edge_push(ade__pq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
   long key[ADE__PQ_KEYS];
-  return edge_key(c, e, dir, fillin, key) ? ade__pq_push(h, key, e) : ADE_OK;
+  return edge_key(c, e, dir, fillin, key) ? ade__pq_push(h, key, 2 * e + (size_t)dir) : ADE_OK;
 }
 
 /* What a step changed: the vertices whose in-list (in) or out-list (out)
@@ -251,9 +252,9 @@ static size_t edge_pop(ade__pq *h, const ade_cgraph *c, int fillin, int *dir, in
   ade__pqent t;
   long key[ADE__PQ_KEYS];
   while (!*st && ade__pq_pop(h, &t)) {
-    if (!edge_key(c, t.x, (int)t.k[4], fillin, key)) continue;
-    *dir = (int)t.k[4];
-    if (!memcmp(key, t.k, sizeof key)) return t.x;
+    if (!edge_key(c, t.x / 2, (int)(t.x % 2), fillin, key)) continue;
+    *dir = (int)(t.x % 2);
+    if (!memcmp(key, t.k, sizeof key)) return t.x / 2;
     *st = ade__pq_push(h, key, t.x);
   }
   return ADE__NONE;
@@ -262,7 +263,7 @@ static size_t edge_pop(ade__pq *h, const ade_cgraph *c, int fillin, int *dir, in
 /* Greedy edge elimination by edge_key; the keys a step can change are
  * pushed again after it (edge_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
-  ade__pq h = {0};
+  ade__pq h = {.track = 1};
   edelta x = {{0}, {0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
@@ -434,19 +435,21 @@ static int absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
   return st;
 }
 
-/* The faces whose key can have dropped in a step that changed the
- * adjacency of the vertices in t (a, b, their neighbours, new vertices):
- * a face's |P_a| + |S_b| drops only if a or b is in t, and it turns
- * absorbing only if a or b is in t or some v in t now has P_v = P_a and
- * S_v = S_b. */
-static int face_touched(ade_cgraph *d, const ade__ix *t, ade__ix *f) {
+/* The faces whose key can have dropped in a step: |P_x| drops only if x
+ * lost an in-edge, |S_y| only if y lost an out-edge, and (x, y) turns
+ * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
+ * S_v = S_y. in and out list the vertices whose in- or out-list changed. */
+static int face_touched(ade_cgraph *d, const ade__ix *in, const ade__ix *out, ade__ix *f) {
   int st = ADE_OK;
   f->n = 0;
-  for (size_t k = 0; !st && k < t->n; k++) {
-    const ade__vtx *v = &d->v[t->a[k]];
-    if (!v->alive || v->kind != ADE__Z) continue;
-    for (size_t a = 0; !st && a < v->nin + v->nout; a++) st = ade__ix_push(f, a < v->nin ? v->in[a] : v->out[a - v->nin]);
-    if (!st) st = absorbed_by(d, t->a[k], f);
+  for (int side = 0; side < 2; side++) {
+    const ade__ix *l = side ? out : in;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &d->v[l->a[k]];
+      if (!v->alive || v->kind != ADE__Z) continue;
+      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(f, side ? v->in[a] : v->out[a]);
+      if (!st) st = absorbed_by(d, l->a[k], f);
+    }
   }
   return st;
 }
@@ -459,29 +462,37 @@ static int face_push(ade__pq *h, ade_cgraph *d, size_t e) {
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
 static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
-  ade__pq h = {0};
-  ade__ix t = {0}, f = {0};
+  ade__pq h = {.track = 1};
+  ade__ix in = {0}, out = {0}, f = {0};
   int st = ade__graph_marks(d);
   for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
-    t.n = 0;
-    st = ade__ix_push(&t, a);
-    if (!st) st = ade__ix_push(&t, b);
-    if (!st) st = adjacent(d, a, 1, 1, &t);
-    if (!st) st = adjacent(d, b, 1, 1, &t);
+    /* Rule 1 changes the in-lists of b, S_a, S_b (fill-in, isolation or
+     * merge of a or b) and the out-lists of a, P_a, P_b. */
+    in.n = out.n = 0;
+    st = ade__ix_push(&in, b);
+    if (!st) st = ade__ix_push(&out, a);
+    if (!st) st = adjacent(d, a, 0, 1, &in);
+    if (!st) st = adjacent(d, b, 0, 1, &in);
+    if (!st) st = adjacent(d, a, 1, 0, &out);
+    if (!st) st = adjacent(d, b, 1, 0, &out);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step(d, a, b);
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
-    for (size_t v = nv0; !st && !scan && v < d->nv; v++) st = ade__ix_push(&t, v);
-    if (!st && !scan) st = face_touched(d, &t, &f);
+    for (size_t v = nv0; !st && !scan && v < d->nv; v++) { /* the fill-in */
+      st = ade__ix_push(&in, v);
+      if (!st) st = ade__ix_push(&out, v);
+    }
+    if (!st && !scan) st = face_touched(d, &in, &out, &f);
     for (size_t k = 0; !st && !scan && k < f.n; k++) st = face_push(&h, d, f.a[k]);
   }
   ade__pq_free(&h);
-  ade__ix_free(&t);
+  ade__ix_free(&in);
+  ade__ix_free(&out);
   ade__ix_free(&f);
   return st;
 }

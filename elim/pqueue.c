@@ -14,7 +14,27 @@ static void swap(ade__pqent *a, size_t i, size_t j) {
   a[j] = t;
 }
 
+/* Grow the record of the last queued key per index to cover x. */
+static int track(ade__pq *h, size_t x) {
+  if (x < h->tcap) return ADE_OK;
+  size_t nc = 2 * x + 64;
+  ade__pqent *p = ade__realloc(h->last, ade__mul_size(nc, sizeof *p));
+  if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", nc);
+  for (size_t i = h->tcap; i < nc; i++) p[i].x = 0;
+  h->last = p;
+  h->tcap = nc;
+  return ADE_OK;
+}
+
+/* With h->track, an index whose last pushed entry is still queued with
+ * the same key is not pushed again (.x of last[x]: 1 while queued). */
 int ade__pq_push(ade__pq *h, const long *key, size_t x) {
+  if (h->track) {
+    if (track(h, x)) return ADE_ENOMEM;
+    if (h->last[x].x && !memcmp(h->last[x].k, key, sizeof h->last[x].k)) return ADE_OK;
+    memcpy(h->last[x].k, key, sizeof h->last[x].k);
+    h->last[x].x = 1;
+  }
   if (h->n == h->cap) {
     size_t nc = h->cap ? 2 * h->cap : 64;
     ade__pqent *p = ade__realloc(h->a, ade__mul_size(nc, sizeof *p));
@@ -32,6 +52,7 @@ int ade__pq_push(ade__pq *h, const long *key, size_t x) {
 int ade__pq_pop(ade__pq *h, ade__pqent *top) {
   if (!h->n) return 0;
   *top = h->a[0];
+  if (h->track && h->last[top->x].x && !memcmp(h->last[top->x].k, top->k, sizeof top->k)) h->last[top->x].x = 0;
   h->a[0] = h->a[--h->n];
   for (size_t i = 0;;) {
     size_t l = 2 * i + 1, r = l + 1, s = i;
@@ -46,6 +67,7 @@ int ade__pq_pop(ade__pq *h, ade__pqent *top) {
 
 void ade__pq_free(ade__pq *h) {
   ade__free(h->a);
+  ade__free(h->last);
   memset(h, 0, sizeof *h);
 }
 
