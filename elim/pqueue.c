@@ -1,4 +1,4 @@
-/* pqueue.c: a binary min-heap of keyed entries with lazy deletion, shared by the greedy orderings. */
+/* pqueue.c: a 4-ary min-heap of keyed entries with lazy deletion, shared by the greedy orderings. */
 #include "elim_internal.h"
 
 /* Lexicographic order of key tuples. */
@@ -8,11 +8,9 @@ int ade__pq_less(const long *x, const long *y) {
   return 0;
 }
 
-static void swap(ade__pqent *a, size_t i, size_t j) {
-  ade__pqent t = a[i];
-  a[i] = a[j];
-  a[j] = t;
-}
+/* A 4-ary heap: half the levels of a binary one, the children of a node
+ * side by side; entries move into a hole instead of being swapped. */
+#define ARITY 4
 
 /* Grow the record of the last queued key per index to cover x. */
 static int track(ade__pq *h, size_t x) {
@@ -42,10 +40,12 @@ int ade__pq_push(ade__pq *h, const long *key, size_t x) {
     h->a = p;
     h->cap = nc;
   }
+  ade__pqent e;
+  memcpy(e.k, key, sizeof e.k);
+  e.x = x;
   size_t i = h->n++;
-  memcpy(h->a[i].k, key, sizeof h->a[i].k);
-  h->a[i].x = x;
-  for (; i && ade__pq_less(h->a[i].k, h->a[(i - 1) / 2].k); i = (i - 1) / 2) swap(h->a, i, (i - 1) / 2);
+  for (; i && ade__pq_less(e.k, h->a[(i - 1) / ARITY].k); i = (i - 1) / ARITY) h->a[i] = h->a[(i - 1) / ARITY];
+  h->a[i] = e;
   return ADE_OK;
 }
 
@@ -53,15 +53,18 @@ int ade__pq_pop(ade__pq *h, ade__pqent *top) {
   if (!h->n) return 0;
   *top = h->a[0];
   if (h->track && h->last[top->x].x && !memcmp(h->last[top->x].k, top->k, sizeof top->k)) h->last[top->x].x = 0;
-  h->a[0] = h->a[--h->n];
-  for (size_t i = 0;;) {
-    size_t l = 2 * i + 1, r = l + 1, s = i;
-    if (l < h->n && ade__pq_less(h->a[l].k, h->a[s].k)) s = l;
-    if (r < h->n && ade__pq_less(h->a[r].k, h->a[s].k)) s = r;
-    if (s == i) break;
-    swap(h->a, i, s);
+  ade__pqent e = h->a[--h->n];
+  size_t i = 0;
+  for (;;) {
+    size_t c = ARITY * i + 1, s = c, end = c + ARITY < h->n ? c + ARITY : h->n;
+    if (c >= h->n) break;
+    for (size_t k = c + 1; k < end; k++)
+      if (ade__pq_less(h->a[k].k, h->a[s].k)) s = k;
+    if (!ade__pq_less(h->a[s].k, e.k)) break;
+    h->a[i] = h->a[s];
     i = s;
   }
+  if (h->n) h->a[i] = e;
   return 1;
 }
 
