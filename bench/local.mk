@@ -108,3 +108,11 @@ EXTRA_PROGRAMS += %D%/bench_opt
 %C%_bench_opt_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_opt_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_opt$(EXEEXT)
+
+# bench_order: every ordering's time against the c-graph's size.
+EXTRA_PROGRAMS += %D%/bench_order
+%C%_bench_order_SOURCES = %D%/bench_order.c
+%C%_bench_order_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_order_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_order_LDADD = $(BENCH_LDADD)
+bench: %D%/bench_order$(EXEEXT)

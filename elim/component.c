@@ -274,7 +274,8 @@ int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s) {
  * touch disjoint vertices and edges, so they commute, the costs add up,
  * and every ordering makes the same choices inside a component as on the
  * whole graph (its keys compare the same). Otherwise *split = 0. */
-int ade__order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split) {
+int ade__order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split,
+                     int *limited) {
   ade__part P;
   ade_elim_seq *s = NULL;
   *split = 0;
@@ -292,7 +293,7 @@ int ade__order_split(const ade_cgraph *g, int order, int kind, double deadline, 
     uint64_t fill = 0;
     if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
     st = ade__part_graph(g, &P, c, &h);
-    if (!st) st = ade__elim_order_one(h, order, deadline, &cs, &fill);
+    if (!st) st = ade__elim_order_one(h, order, deadline, &cs, &fill, limited);
     if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
     if (!st) cost += cs->cost, fill0 += (long)fill;
     ade_seq_free(cs);

@@ -101,6 +101,9 @@ int ade__jacobian_seq(const ade_cgraph *g, int method, const ade_jacobian_option
  * sequence (Rule 3) and face sequence, by simulation on copies. */
 int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **es);
 int ade__seq_vertex_to_face(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **fs);
+/* An edge sequence as the equivalent face sequence (opt_common.c); *fill
+ * (may be NULL) gets its fill-in. */
+int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs, uint64_t *fill);
 /* The live intermediate vertices of dual d by the c-graph vertex (index in
  * g) they end at: first[j], then next[u] (dead ones stay listed; skip
  * them). Sync after face steps: it adds the vertices from seen on (new
@@ -115,13 +118,23 @@ void ade__dual_index_free(ade__dual_index *x);
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
 
 /* Orderings (order.c) and connected components (component.c). */
-/* ade_elim_order without its checks; the orderings that rescan their
- * candidates at each step (edge Markowitz and fill-in, the face orderings)
- * stop with ADE_ELIMIT at deadline (ade__now() seconds; 0: none). */
-int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp);
-int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill);
+/* ade_elim_order without its checks. The greedy edge and face orderings
+ * and the face sweeps look at the clock: at deadline (ade__now() seconds;
+ * 0: none) they stop with ADE_ELIMIT if limited is NULL, else they complete
+ * the sequence in forward order and set *limited = 1. */
+int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited);
+/* One ordering on the whole of g; *fill (may be NULL) gets the fill-in of
+ * a face sequence (the new dual vertices, for renumbering). */
+int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
+                        int *limited);
+/* The ordering's own choices, without the comparison with the ordering it
+ * generalizes, on the whole of g; scan: the reference implementation that
+ * rescans every candidate at each step (the tests check that both give
+ * the same sequence). */
+int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp);
 int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp);
-int ade__order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split);
+int ade__order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split,
+                     int *limited);
 
 /* The parts of a c-graph: its components once the vertices of the shared
  * kinds (a bit 1 << ADE__X, 1 << ADE__Y per kind) are taken out, each with
@@ -147,6 +160,32 @@ int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *
                      long fill0, ade_elim_seq *s);
 /* Bind s to g, or for a face sequence to g's dual. */
 int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s);
+
+/* A min-heap with lazy deletion (pqueue.c): entries are key tuples
+ * compared lexicographically (ties are part of the key, so the order is
+ * total) and an index; stale entries are checked at pop by the caller. */
+#define ADE__PQ_KEYS 5
+typedef struct ade__pqent {
+  long k[ADE__PQ_KEYS];
+  size_t x;
+} ade__pqent;
+typedef struct ade__pq {
+  ade__pqent *a;
+  size_t n, cap;
+  int track;         /* skip pushes that repeat the queued key of an index */
+  ade__pqent *last;  /* per index: that key, .x = 1 while queued */
+  size_t tcap;
+} ade__pq;
+int ade__pq_less(const long *x, const long *y);
+int ade__pq_push(ade__pq *h, const long *key, size_t x);
+int ade__pq_pop(ade__pq *h, ade__pqent *top); /* 0 if empty */
+void ade__pq_free(ade__pq *h);
+/* A growable list of indices. */
+typedef struct ade__ix {
+  size_t *a, n, cap;
+} ade__ix;
+int ade__ix_push(ade__ix *b, size_t v);
+void ade__ix_free(ade__ix *b);
 
 /* Live vertices in a topological order (Kahn); *k gets how many. */
 int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);

@@ -3,22 +3,29 @@
 
 /* A vertex k != exclude with P_k = P_pv and S_k = S_sv, or ADE__NONE.
  * Candidates are the successors of the predecessor of pv with the fewest
- * successors; sets are compared through marks (the workspace is sized by
- * the caller). */
+ * successors or the predecessors of the successor of sv with the fewest
+ * predecessors, whichever list is shorter (merges keep at most one such
+ * k, so the choice does not change the answer); sets are compared through
+ * marks (the workspace is sized by the caller). */
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
   const ade__vtx *P = &d->v[pv], *S = &d->v[sv];
   if (!P->nin || !S->nout) return ADE__NONE;
   unsigned s = ade__graph_stamp(d, 2);
-  size_t p0 = d->e[P->in[0]].src;
+  size_t p0 = d->e[P->in[0]].src, s0 = d->e[S->out[0]].dst;
   for (size_t a = 0; a < P->nin; a++) {
     size_t p = d->e[P->in[a]].src;
     d->mark[p] = s;
     if (d->v[p].nout < d->v[p0].nout) p0 = p;
   }
-  for (size_t b = 0; b < S->nout; b++) d->mark[d->e[S->out[b]].dst] = s + 1;
-  const ade__vtx *v0 = &d->v[p0];
-  for (size_t c = 0; c < v0->nout; c++) {
-    size_t k = d->e[v0->out[c]].dst, ok = 1;
+  for (size_t b = 0; b < S->nout; b++) {
+    size_t q = d->e[S->out[b]].dst;
+    d->mark[q] = s + 1;
+    if (d->v[q].nin < d->v[s0].nin) s0 = q;
+  }
+  int down = d->v[p0].nout <= d->v[s0].nin;
+  const ade__vtx *v0 = &d->v[down ? p0 : s0];
+  for (size_t c = 0; c < (down ? v0->nout : v0->nin); c++) {
+    size_t k = down ? d->e[v0->out[c]].dst : d->e[v0->in[c]].src, ok = 1;
     const ade__vtx *K = &d->v[k];
     if (k == exclude || K->kind != ADE__Z || K->nin != P->nin || K->nout != S->nout) continue;
     for (size_t a = 0; ok && a < K->nin; a++) ok = d->mark[d->e[K->in[a]].src] == s;

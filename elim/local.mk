@@ -7,6 +7,7 @@ libadelim_core_la_SOURCES += \
 	%D%/face.c \
 	%D%/sequence.c \
 	%D%/order.c \
+	%D%/pqueue.c \
 	%D%/jacobian.c
 
 check_PROGRAMS += tests/check_elim
@@ -15,6 +16,13 @@ tests_check_elim_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_elim_CFLAGS = $(TEST_CFLAGS)
 tests_check_elim_LDADD = $(TEST_LDADD)
 TESTS += tests/check_elim
+
+check_PROGRAMS += tests/check_order
+tests_check_order_SOURCES = tests/check_order.c tests/randprog.h
+tests_check_order_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_order_CFLAGS = $(TEST_CFLAGS)
+tests_check_order_LDADD = $(TEST_LDADD)
+TESTS += tests/check_order
 
 # Connected components, CPR compression and baselines, DOT output.
 libadelim_core_la_SOURCES += \

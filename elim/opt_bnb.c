@@ -384,7 +384,7 @@ static int seed(const ade_cgraph *g, int kind, const ade_opt_limits *l, const ad
   sub.node_limit = l->node_limit / 3 + (l->node_limit ? 1 : 0);
   memset(&r, 0, sizeof r);
   int st = ade__opt_bnb(g, kind - 1, &sub, &lo, &r);
-  if (!st) st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lo, &conv) : ade__seq_edge_to_face(g, lo, &conv);
+  if (!st) st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lo, &conv) : ade__seq_edge_to_face(g, lo, &conv, NULL);
   if (!st && conv->cost < (*h)->cost) {
     ade_seq_free(*h);
     *h = conv, conv = NULL;

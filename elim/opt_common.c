@@ -100,7 +100,7 @@ static size_t next_face(const ade_cgraph *d, size_t k, int dir) {
 
 /* Front (back) elimination of an edge is the elimination of all faces out
  * of (into) its dual vertex (face-elimination paper, Section 3.3). */
-int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs) {
+int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs, uint64_t *fill) {
   ade_cgraph *d = NULL;
   ade_elim_seq *s = NULL;
   ade__dual_index ix = {0};
@@ -121,6 +121,7 @@ int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_
     }
   }
   if (!st) s->cost = d->fma;
+  if (!st && fill) *fill = d->fill;
   ade__dual_index_free(&ix);
   ade_cgraph_free(d);
   if (st) ade_seq_free(s);
@@ -196,7 +197,7 @@ static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade
     ade_elim_seq *s = NULL;
     int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
     if (k != kind || (large(g) && o >= ADE_ORDER_EDGE_MARKOWITZ)) continue;
-    st = ade__elim_order(g, o, deadline, &s);
+    st = ade__elim_order(g, o, deadline, &s, NULL);
     if (st == ADE_ELIMIT) st = ADE_OK; /* out of time: not a candidate */
     keep_best(best, s);
   }
@@ -221,7 +222,7 @@ int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade
   ade_elim_seq *b = NULL, *lower = NULL, *conv = NULL;
   int st = kind == ADE_SEQ_VERTEX ? ADE_OK : ade__opt_heuristic(g, kind - 1, clk, &lower);
   if (!st && lower)
-    st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lower, &conv) : ade__seq_edge_to_face(g, lower, &conv);
+    st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lower, &conv) : ade__seq_edge_to_face(g, lower, &conv, NULL);
   ade_seq_free(lower);
   keep_best(&b, conv);
   if (!st) st = best_orders(g, kind, clk, &b);
@@ -272,7 +273,7 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   default: {
     ade_elim_seq *es = NULL;
     st = ade__opt_dp(g, method, &es, &r.cost);
-    if (!st && kind == ADE_SEQ_FACE) st = ade__seq_edge_to_face(g, es, &s);
+    if (!st && kind == ADE_SEQ_FACE) st = ade__seq_edge_to_face(g, es, &s, NULL);
     else s = es, es = NULL;
     ade_seq_free(es);
   }

@@ -132,7 +132,6 @@ void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64
  * time: the orderings that rescan their candidates are dropped and the
  * hierarchies completed cheaply when it expires. */
 int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best);
-int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs);
 int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
 /* An upper bound on the face eliminations of any complete face sequence
  * (Lemma 4: the sum over X-Y paths of their lengths in faces), capped. */

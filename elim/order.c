@@ -6,10 +6,11 @@
 /* Face orderings stop with ADE_ELIMIT after this many steps. */
 #define ADE__MAX_FACE_STEPS 100000000u
 
-/* The orderings that rescan their candidates at each step stop with
+/* The greedy edge and face orderings and the face sweeps stop with
  * ADE_ELIMIT at a deadline (ade__now() seconds; 0: none). */
+static int expired(double deadline) { return deadline > 0 && ade__now() >= deadline; }
 static int late(double deadline) {
-  return deadline > 0 && ade__now() >= deadline ? ade__fail(ADE_ELIMIT, "ordering: time limit reached") : ADE_OK;
+  return expired(deadline) ? ade__fail(ADE_ELIMIT, "ordering: time limit reached") : ADE_OK;
 }
 
 static const struct {
@@ -33,52 +34,12 @@ int ade_order_parse(const char *name) {
 
 /* ---------------------------------------------------------------- vertex */
 
-/* A binary min-heap of (key, vertex) with lazy deletion. */
-typedef struct hent {
-  int64_t key;
-  size_t v;
-} hent;
-typedef struct heap {
-  hent *a;
-  size_t n, cap;
-} heap;
-
-static int hless(const hent *x, const hent *y) { return x->key < y->key || (x->key == y->key && x->v < y->v); }
-
-static int heap_push(heap *h, int64_t key, size_t v) {
-  if (h->n == h->cap) {
-    size_t nc = h->cap ? 2 * h->cap : 64;
-    hent *p = ade__realloc(h->a, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a heap of %zu", nc);
-    h->a = p;
-    h->cap = nc;
-  }
-  size_t i = h->n++;
-  h->a[i].key = key;
-  h->a[i].v = v;
-  while (i && hless(&h->a[i], &h->a[(i - 1) / 2])) {
-    hent t = h->a[i];
-    h->a[i] = h->a[(i - 1) / 2];
-    h->a[(i - 1) / 2] = t;
-    i = (i - 1) / 2;
-  }
-  return ADE_OK;
-}
-
-static hent heap_pop(heap *h) {
-  hent top = h->a[0];
-  h->a[0] = h->a[--h->n];
-  for (size_t i = 0;;) {
-    size_t l = 2 * i + 1, r = l + 1, s = i;
-    if (l < h->n && hless(&h->a[l], &h->a[s])) s = l;
-    if (r < h->n && hless(&h->a[r], &h->a[s])) s = r;
-    if (s == i) break;
-    hent t = h->a[i];
-    h->a[i] = h->a[s];
-    h->a[s] = t;
-    i = s;
-  }
-  return top;
+/* Append P_v (in) and S_v (out) to b. */
+static int adjacent(const ade_cgraph *c, size_t v, int in, int out, ade__ix *b) {
+  int st = ADE_OK;
+  for (size_t a = 0; !st && in && a < c->v[v].nin; a++) st = ade__ix_push(b, c->e[c->v[v].in[a]].src);
+  for (size_t a = 0; !st && out && a < c->v[v].nout; a++) st = ade__ix_push(b, c->e[c->v[v].out[a]].dst);
+  return st;
 }
 
 /* Dependency degrees dd_j = id_j od_j (DP paper, V_LR): the numbers of
@@ -116,39 +77,30 @@ static int64_t vkey(const ade_cgraph *g, size_t j, const int64_t *dd) {
 }
 
 /* V_LM (lowest Markowitz degree first) or, with dd, V_LR (lowest
- * Markowitz degree relative to the dependency degree). */
+ * Markowitz degree relative to the dependency degree); ties by index. */
 static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative) {
-  heap h = {0};
+  ade__pq h = {0};
+  ade__pqent top;
+  ade__ix nb = {0};
   int64_t *dd = relative ? ade__alloc((c->nv + 1) * sizeof *dd) : NULL;
-  size_t *nb = NULL, nbcap = 0;
   int st = relative && !dd ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
   if (!st && relative) st = dependency_degrees(c, dd);
   for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = heap_push(&h, vkey(c, j, dd), j);
-  while (!st && h.n) {
-    hent top = heap_pop(&h);
-    size_t j = top.v, k = 0;
-    if (!c->v[j].alive || top.key != vkey(c, j, dd)) continue; /* stale */
-    size_t need = c->v[j].nin + c->v[j].nout;
-    if (need > nbcap) {
-      size_t *p = ade__realloc(nb, (need + 1) * sizeof *p);
-      if (!p) {
-        st = ade__fail(ADE_ENOMEM, "out of memory for %zu neighbours", need);
-        break;
-      }
-      nb = p;
-      nbcap = need;
-    }
-    for (size_t a = 0; a < c->v[j].nin; a++) nb[k++] = c->e[c->v[j].in[a]].src;
-    for (size_t b = 0; b < c->v[j].nout; b++) nb[k++] = c->e[c->v[j].out[b]].dst;
-    st = ade_seq_push(s, c->v[j].id, 0, 0);
+    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, j, dd), (long)j}, j);
+  while (!st && ade__pq_pop(&h, &top)) {
+    size_t j = top.x;
+    if (!c->v[j].alive || top.k[0] != vkey(c, j, dd)) continue; /* stale */
+    nb.n = 0;
+    st = adjacent(c, j, 1, 1, &nb);
+    if (!st) st = ade_seq_push(s, c->v[j].id, 0, 0);
     if (!st) st = ade__elim_vertex_ix(c, j, NULL);
-    for (size_t x = 0; !st && x < k; x++) /* degrees changed: fresh keys */
-      if (c->v[nb[x]].alive && c->v[nb[x]].kind == ADE__Z) st = heap_push(&h, vkey(c, nb[x], dd), nb[x]);
+    for (size_t x = 0; !st && x < nb.n; x++) /* degrees changed: fresh keys */
+      if (c->v[nb.a[x]].alive && c->v[nb.a[x]].kind == ADE__Z)
+        st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, nb.a[x], dd), (long)nb.a[x]}, nb.a[x]);
   }
-  ade__free(h.a);
+  ade__pq_free(&h);
+  ade__ix_free(&nb);
   ade__free(dd);
-  ade__free(nb);
   return st;
 }
 
@@ -189,36 +141,148 @@ static long edge_fill(const ade_cgraph *c, size_t e, int dir) {
   return nw - 1 - (i->nout == 1 ? (long)i->nin : 0);
 }
 
-/* Greedy edge elimination: lowest Markowitz degree (|S_j| front, |P_i|
- * back) or lowest fill-in first; ties by cost, then lower ids, front first. */
-static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, double deadline) {
-  int st = ADE_OK;
-  while (!(st = late(deadline))) {
-    size_t best = ADE__NONE;
-    int bdir = 0;
-    long bkey[4] = {0};
-    for (size_t e = 0; e < c->eslots; e++) {
-      const ade__edge *x = &c->e[e];
-      if (x->src == ADE__NONE) continue;
-      for (int dir = 0; dir < 2; dir++) {
-        const ade__vtx *i = &c->v[x->src], *j = &c->v[x->dst];
-        if ((dir == ADE_FRONT && j->kind != ADE__Z) || (dir == ADE_BACK && i->kind != ADE__Z)) continue;
-        long cost = (long)(dir == ADE_FRONT ? j->nout : i->nin);
-        long key[4] = {fillin ? edge_fill(c, e, dir) : cost, cost, i->id, j->id};
-        int better = best == ADE__NONE;
-        for (int k = 0; !better && k < 4 && key[k] <= bkey[k]; k++) better = key[k] < bkey[k];
-        if (better) {
-          best = e;
-          bdir = dir;
-          memcpy(bkey, key, sizeof key);
-        }
+/* The key of eliminating edge e front or back, least first: fill-in
+ * (E_LF) or cost, then cost (|S_j| front, |P_i| back), the ids, front
+ * before back. 0 if the elimination does not apply. */
+static int edge_key(const ade_cgraph *c, size_t e, int dir, int fillin, long *key) {
+  const ade__edge *x = &c->e[e];
+  if (x->src == ADE__NONE) return 0;
+  const ade__vtx *i = &c->v[x->src], *j = &c->v[x->dst];
+  if ((dir == ADE_FRONT ? j : i)->kind != ADE__Z) return 0;
+  long cost = (long)(dir == ADE_FRONT ? j->nout : i->nin);
+  key[0] = fillin ? edge_fill(c, e, dir) : cost;
+  key[1] = cost;
+  key[2] = i->id;
+  key[3] = j->id;
+  key[4] = dir;
+  return 1;
+}
+
+/* The reference: every edge and direction rescanned. */
+static size_t edge_scan(const ade_cgraph *c, int fillin, int *bdir) {
+  size_t best = ADE__NONE;
+  long key[ADE__PQ_KEYS], bkey[ADE__PQ_KEYS];
+  for (size_t e = 0; e < c->eslots; e++)
+    for (int dir = 0; dir < 2; dir++)
+      if (edge_key(c, e, dir, fillin, key) && (best == ADE__NONE || ade__pq_less(key, bkey))) {
+        best = e;
+        *bdir = dir;
+        memcpy(bkey, key, sizeof key);
       }
-    }
-    if (best == ADE__NONE) break;
-    st = ade_seq_push(s, c->v[c->e[best].src].id, c->v[c->e[best].dst].id, bdir);
-    if (!st) st = ade__elim_edge_ix(c, best, bdir, NULL);
-    if (st) break;
+  return best;
+}
+
+/* Queue entries name 2 e + dir. */
+static int edge_push(ade__pq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
+  long key[ADE__PQ_KEYS];
+  return edge_key(c, e, dir, fillin, key) ? ade__pq_push(h, key, 2 * e + (size_t)dir) : ADE_OK;
+}
+
+/* What a step changed: the vertices whose in-list (in) or out-list (out)
+ * changed and the pairs (u, w) of an edge added or removed. */
+typedef struct edelta {
+  ade__ix in, out, pairs;
+} edelta;
+
+/* Before front (back) elimination of (i, j): out-lists of i (and P_i)
+ * change, in-lists of j and S_j (of j); edges (i, j) and (i, S_j) ((P_i, j))
+ * come or go. (j goes if (i, j) was its only in-edge, i if it was its
+ * only out-edge: their neighbours are listed already.) */
+static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
+  size_t i = c->e[e].src, j = c->e[e].dst, v = dir == ADE_FRONT ? j : i;
+  int st = ade__ix_push(&x->out, i);
+  if (!st) st = ade__ix_push(&x->in, j);
+  if (!st) st = adjacent(c, v, dir == ADE_BACK, dir == ADE_FRONT, dir == ADE_FRONT ? &x->in : &x->out);
+  if (!st) st = ade__ix_push(&x->pairs, i);
+  if (!st) st = ade__ix_push(&x->pairs, j);
+  const ade__vtx *V = &c->v[v];
+  for (size_t k = 0; !st && k < (dir == ADE_FRONT ? V->nout : V->nin); k++) {
+    st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : c->e[V->in[k]].src);
+    if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? c->e[V->out[k]].dst : j);
   }
+  return st;
+}
+
+/* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
+ * for p in S_u and P_w counts it (the smaller list is walked). */
+static int edge_triangles(ade__pq *h, const ade_cgraph *c, size_t u, size_t w) {
+  const ade__vtx *U = &c->v[u], *W = &c->v[w];
+  int st = ADE_OK, byin = W->nin <= U->nout;
+  if (!U->alive || !W->alive) return ADE_OK;
+  for (size_t k = 0; !st && k < (byin ? W->nin : U->nout); k++) {
+    size_t p = byin ? c->e[W->in[k]].src : c->e[U->out[k]].dst;
+    size_t e1 = byin ? ade__graph_find(c, u, p) : U->out[k], e2 = byin ? W->in[k] : ade__graph_find(c, p, w);
+    if (e1 == ADE__NONE || e2 == ADE__NONE) continue;
+    st = edge_push(h, c, e1, ADE_FRONT, 1);
+    if (!st) st = edge_push(h, c, e2, ADE_BACK, 1);
+  }
+  return st;
+}
+
+/* Fresh keys for what the step changed. The Markowitz key of front (i, j)
+ * reads S_j, of back (i, j) P_i; the fill-in of front (i, j) also reads
+ * |P_j| and which of S_j are in S_i, of back (i, j) |S_i| and which of P_i
+ * are in P_j (the triangles). Only intermediates have such edges. New
+ * edges get their keys from the pairs. */
+static int edge_update(ade__pq *h, const ade_cgraph *c, const edelta *x, int fillin) {
+  int st = ADE_OK;
+  for (int side = 0; side < 2; side++) {
+    const ade__ix *l = side ? &x->in : &x->out;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &c->v[l->a[k]];
+      if (!v->alive || v->kind != ADE__Z) continue;
+      for (size_t a = 0; !st && (side == 0 || fillin) && a < v->nin; a++) st = edge_push(h, c, v->in[a], ADE_FRONT, fillin);
+      for (size_t b = 0; !st && (side == 1 || fillin) && b < v->nout; b++) st = edge_push(h, c, v->out[b], ADE_BACK, fillin);
+    }
+  }
+  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* new edges; the triangles */
+    size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
+    if (e != ADE__NONE) st = edge_push(h, c, e, ADE_FRONT, fillin);
+    if (!st && e != ADE__NONE) st = edge_push(h, c, e, ADE_BACK, fillin);
+    if (!st && fillin) st = edge_triangles(h, c, u, w);
+  }
+  return st;
+}
+
+/* The least key in h. A stale entry (its key changed, or its slot holds
+ * another edge now) goes back with its current key: every live candidate
+ * keeps an entry no greater than its key, so a top that is current is the
+ * least of all. */
+static size_t edge_pop(ade__pq *h, const ade_cgraph *c, int fillin, int *dir, int *st) {
+  ade__pqent t;
+  long key[ADE__PQ_KEYS];
+  while (!*st && ade__pq_pop(h, &t)) {
+    if (!edge_key(c, t.x / 2, (int)(t.x % 2), fillin, key)) continue;
+    *dir = (int)(t.x % 2);
+    if (!memcmp(key, t.k, sizeof key)) return t.x / 2;
+    *st = ade__pq_push(h, key, t.x);
+  }
+  return ADE__NONE;
+}
+
+/* Greedy edge elimination by edge_key; the keys a step can change are
+ * pushed again after it (edge_update). */
+static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
+  ade__pq h = {.track = 1};
+  edelta x = {{0}, {0}, {0}};
+  int st = ADE_OK, dir = 0;
+  for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
+    st = edge_push(&h, c, e, ADE_FRONT, fillin);
+    if (!st) st = edge_push(&h, c, e, ADE_BACK, fillin);
+  }
+  while (!st && !(st = late(deadline))) {
+    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, fillin, &dir, &st);
+    if (st || e == ADE__NONE) break;
+    x.in.n = x.out.n = x.pairs.n = 0;
+    if (!scan) st = edge_delta(c, e, dir, &x);
+    if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
+    if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
+    if (!st && !scan) st = edge_update(&h, c, &x, fillin);
+  }
+  ade__pq_free(&h);
+  ade__ix_free(&x.in);
+  ade__ix_free(&x.out);
+  ade__ix_free(&x.pairs);
   return st;
 }
 
@@ -233,114 +297,338 @@ static int faces_left(const ade_cgraph *d) {
   return 0;
 }
 
-/* Eliminate every face through c-graph vertex c (absorption and merges may
- * remove listed faces; fill-ins may add new ones: repeat until none). */
-static int drain(ade_cgraph *d, long c, ade_elim_seq *s, ade_elim_seq *tmp, double deadline) {
+/* The faces through c-graph vertex j (index in g) as
+ * ade__dual_faces_through lists them (by dual vertex index, then out-list
+ * order), from the dual index (its lists run by decreasing index); scan:
+ * by ade__dual_faces_through itself, which reads every dual vertex. */
+static int faces_through(const ade_cgraph *g, const ade_cgraph *d, const ade__dual_index *x, size_t j, int scan,
+                         ade__ix *buf, ade_elim_seq *tmp) {
+  int st = ADE_OK;
+  tmp->len = 0;
+  if (scan) return ade__dual_faces_through(d, g->v[j].id, tmp);
+  buf->n = 0;
+  for (size_t u = x->first[j]; !st && u != ADE__NONE; u = x->next[u]) st = ade__ix_push(buf, u);
+  for (size_t k = buf->n; !st && k-- > 0;) {
+    const ade__vtx *v = &d->v[buf->a[k]];
+    for (size_t o = 0; !st && v->alive && v->kind == ADE__Z && o < v->nout; o++)
+      if (d->v[d->e[v->out[o]].dst].kind == ADE__Z) st = ade_seq_push(tmp, v->id, d->v[d->e[v->out[o]].dst].id, 0);
+  }
+  return st;
+}
+
+/* Work space of the face sweeps. */
+typedef struct sweep {
+  const ade_cgraph *g;
+  ade_cgraph *d;
+  ade__dual_index x;
+  ade__ix buf;
+  ade_elim_seq *tmp;
+  int scan;
+} sweep;
+
+/* Eliminate every face through c-graph vertex j (absorption and merges
+ * may remove listed faces; fill-ins may add new ones: repeat until none). */
+static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
   int st = late(deadline);
   while (!st) {
-    tmp->len = 0;
-    st = ade__dual_faces_through(d, c, tmp);
-    for (size_t i = 0; !st && i < tmp->len; i++) {
-      size_t a = ade__graph_vertex(d, tmp->step[i].a), b = ade__graph_vertex(d, tmp->step[i].b);
-      if (a == ADE__NONE || b == ADE__NONE || ade__graph_find(d, a, b) == ADE__NONE) continue;
-      st = ade_seq_push(s, tmp->step[i].a, tmp->step[i].b, 0);
-      if (!st) st = ade__face_step(d, a, b);
+    st = faces_through(w->g, w->d, &w->x, j, w->scan, &w->buf, w->tmp);
+    for (size_t i = 0; !st && i < w->tmp->len; i++) {
+      const ade_elim_step *f = &w->tmp->step[i];
+      size_t a = ade__graph_vertex(w->d, f->a), b = ade__graph_vertex(w->d, f->b);
+      if (a == ADE__NONE || b == ADE__NONE || ade__graph_find(w->d, a, b) == ADE__NONE) continue;
+      st = ade_seq_push(s, f->a, f->b, 0);
+      if (!st) st = ade__face_step(w->d, a, b);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
-    if (!tmp->len) break;
+    if (!st) st = ade__dual_index_sync(&w->x, w->g, w->d);
+    if (!w->tmp->len) break;
   }
   return st;
 }
 
 /* Forward or reverse: the faces through each intermediate vertex of g in
  * id order (or reverse), until no intermediate face is left. */
-static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse, double deadline) {
-  ade_elim_seq *tmp = NULL;
-  int st = ade_seq_create(&tmp, ADE_SEQ_FACE);
+static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse, int scan,
+                            double deadline) {
+  sweep w = {g, d, {0}, {0}, NULL, scan};
+  int st = ade_seq_create(&w.tmp, ADE_SEQ_FACE);
+  if (!st) st = ade__dual_index_init(&w.x, g, d);
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
     if (pass > 2) {
       st = ade__fail(ADE_ELIMIT, "face ordering: faces left after %d sweeps", pass);
       break;
     }
     for (size_t t = 0; !st && t < g->nv; t++) {
-      const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
-      if (v->alive && v->kind == ADE__Z) st = drain(d, v->id, s, tmp, deadline);
+      size_t j = reverse ? g->nv - 1 - t : t;
+      if (g->v[j].alive && g->v[j].kind == ADE__Z) st = drain(&w, j, s, deadline);
     }
   }
-  ade_seq_free(tmp);
+  ade__dual_index_free(&w.x);
+  ade__ix_free(&w.buf);
+  ade_seq_free(w.tmp);
   return st;
 }
 
-/* Greedy face elimination: absorption first, then the fill-in that adds
- * the fewest dual edges (|P_a| + |S_b|); ties by the faces' forward order. */
-static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, double deadline) {
-  int st = ADE_OK;
-  while (!(st = late(deadline))) {
-    size_t best = ADE__NONE;
-    long bkey[4] = {0};
-    if ((st = ade__graph_marks(d))) break;
-    for (size_t e = 0; e < d->eslots; e++) {
-      const ade__edge *x = &d->e[e];
-      if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) continue;
-      size_t a = x->src, b = x->dst;
-      int absorb = ade__dual_twin(d, a, b, ADE__NONE) != ADE__NONE;
-      long key[4] = {absorb ? 0 : 1 + (long)(d->v[a].nin + d->v[b].nout), d->v[a].ctgt, d->v[a].id, d->v[b].id};
-      int better = best == ADE__NONE;
-      for (int k = 0; !better && k < 4 && key[k] <= bkey[k]; k++) better = key[k] < bkey[k];
-      if (better) {
-        best = e;
-        memcpy(bkey, key, sizeof key);
-      }
+/* The key of face e, least first: absorption (0), else the dual edges a
+ * fill-in adds (1 + |P_a| + |S_b|); then ctgt(a) and the ids. 0 if e is no
+ * intermediate face. Needs the marks sized (ade__graph_marks). */
+static int face_key(ade_cgraph *d, size_t e, long *key) {
+  const ade__edge *x = &d->e[e];
+  if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) return 0;
+  size_t a = x->src, b = x->dst;
+  int absorb = ade__dual_twin(d, a, b, ADE__NONE) != ADE__NONE;
+  key[0] = absorb ? 0 : 1 + (long)(d->v[a].nin + d->v[b].nout);
+  key[1] = d->v[a].ctgt;
+  key[2] = d->v[a].id;
+  key[3] = d->v[b].id;
+  key[4] = 0;
+  return 1;
+}
+
+static size_t face_scan(ade_cgraph *d) {
+  size_t best = ADE__NONE;
+  long key[ADE__PQ_KEYS], bkey[ADE__PQ_KEYS];
+  for (size_t e = 0; e < d->eslots; e++)
+    if (face_key(d, e, key) && (best == ADE__NONE || ade__pq_less(key, bkey))) {
+      best = e;
+      memcpy(bkey, key, sizeof key);
     }
-    if (best == ADE__NONE) break;
-    size_t a = d->e[best].src, b = d->e[best].dst;
-    st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
+  return best;
+}
+
+static size_t face_pop(ade__pq *h, ade_cgraph *d, int *st) {
+  ade__pqent t;
+  long key[ADE__PQ_KEYS];
+  while (!*st && ade__pq_pop(h, &t)) {
+    if (!face_key(d, t.x, key)) continue;
+    if (!memcmp(key, t.k, sizeof key)) return t.x;
+    *st = ade__pq_push(h, key, t.x); /* stale: as edge_pop */
+  }
+  return ADE__NONE;
+}
+
+/* Append to f the intermediate faces (x, y) that v absorbs: P_x = P_v and
+ * S_y = S_v (x among the successors of a predecessor of v). */
+static int absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
+  const ade__vtx *V = &d->v[v];
+  int st = ADE_OK;
+  if (!V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 2);
+  size_t p0 = d->e[V->in[0]].src;
+  for (size_t a = 0; a < V->nin; a++) {
+    size_t p = d->e[V->in[a]].src;
+    d->mark[p] = s;
+    if (d->v[p].nout < d->v[p0].nout) p0 = p;
+  }
+  for (size_t b = 0; b < V->nout; b++) d->mark[d->e[V->out[b]].dst] = s + 1;
+  for (size_t c = 0; !st && c < d->v[p0].nout; c++) {
+    const ade__vtx *X = &d->v[d->e[d->v[p0].out[c]].dst];
+    int ok = X->kind == ADE__Z && X->nin == V->nin;
+    for (size_t a = 0; ok && a < X->nin; a++) ok = d->mark[d->e[X->in[a]].src] == s;
+    for (size_t o = 0; !st && ok && o < X->nout; o++) {
+      const ade__vtx *Y = &d->v[d->e[X->out[o]].dst];
+      int same = Y->kind == ADE__Z && Y->nout == V->nout;
+      for (size_t b = 0; same && b < Y->nout; b++) same = d->mark[d->e[Y->out[b]].dst] == s + 1;
+      if (same) st = ade__ix_push(f, X->out[o]);
+    }
+  }
+  return st;
+}
+
+/* The faces whose key can have dropped in a step: |P_x| drops only if x
+ * lost an in-edge, |S_y| only if y lost an out-edge, and (x, y) turns
+ * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
+ * S_v = S_y. in and out list the vertices whose in- or out-list changed. */
+static int face_touched(ade_cgraph *d, const ade__ix *in, const ade__ix *out, ade__ix *f) {
+  int st = ADE_OK;
+  f->n = 0;
+  for (int side = 0; side < 2; side++) {
+    const ade__ix *l = side ? out : in;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &d->v[l->a[k]];
+      if (!v->alive || v->kind != ADE__Z) continue;
+      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(f, side ? v->in[a] : v->out[a]);
+      if (!st) st = absorbed_by(d, l->a[k], f);
+    }
+  }
+  return st;
+}
+
+static int face_push(ade__pq *h, ade_cgraph *d, size_t e) {
+  long key[ADE__PQ_KEYS];
+  return face_key(d, e, key) ? ade__pq_push(h, key, e) : ADE_OK;
+}
+
+/* Greedy face elimination by face_key: absorption first, then the fill-in
+ * that adds the fewest dual edges; ties by the faces' forward order. */
+static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
+  ade__pq h = {.track = 1};
+  ade__ix in = {0}, out = {0}, f = {0};
+  int st = ade__graph_marks(d);
+  for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
+  while (!st && !(st = late(deadline))) {
+    size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
+    if (st || e == ADE__NONE) break;
+    size_t a = d->e[e].src, b = d->e[e].dst;
+    /* Rule 1 changes the in-lists of b, S_a, S_b (fill-in, isolation or
+     * merge of a or b) and the out-lists of a, P_a, P_b. */
+    in.n = out.n = 0;
+    st = ade__ix_push(&in, b);
+    if (!st) st = ade__ix_push(&out, a);
+    if (!st) st = adjacent(d, a, 0, 1, &in);
+    if (!st) st = adjacent(d, b, 0, 1, &in);
+    if (!st) st = adjacent(d, a, 1, 0, &out);
+    if (!st) st = adjacent(d, b, 1, 0, &out);
+    if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step(d, a, b);
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
-    if (st) break;
+    if (!st) st = ade__graph_marks(d);
+    for (size_t v = nv0; !st && !scan && v < d->nv; v++) { /* the fill-in */
+      st = ade__ix_push(&in, v);
+      if (!st) st = ade__ix_push(&out, v);
+    }
+    if (!st && !scan) st = face_touched(d, &in, &out, &f);
+    for (size_t k = 0; !st && !scan && k < f.n; k++) st = face_push(&h, d, f.a[k]);
   }
+  ade__pq_free(&h);
+  ade__ix_free(&in);
+  ade__ix_free(&out);
+  ade__ix_free(&f);
   return st;
 }
 
-int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
-  if (!g || !sp || g->dual || order < 0 || order >= ADE_ORDER_COUNT)
-    return ade__fail(ADE_EINVAL, "ade_elim_order: needs a c-graph and a known ordering (got %d)", order);
-  *sp = NULL;
-  return ade__elim_order(g, order, 0, sp);
+/* ------------------------------------------------------------- entries */
+
+/* The orderings each ordering generalizes (a vertex elimination is the
+ * front elimination of its in-edges, an edge elimination the elimination
+ * of its faces, at the same cost): the cheapest is returned. */
+static const int generalizes[ADE_ORDER_COUNT][3] = {
+    [ADE_ORDER_VERTEX_FORWARD] = {-1, -1, -1},
+    [ADE_ORDER_VERTEX_REVERSE] = {-1, -1, -1},
+    [ADE_ORDER_VERTEX_MARKOWITZ] = {-1, -1, -1},
+    [ADE_ORDER_VERTEX_RELATIVE] = {-1, -1, -1},
+    [ADE_ORDER_EDGE_FORWARD] = {-1, -1, -1},
+    [ADE_ORDER_EDGE_REVERSE] = {-1, -1, -1},
+    [ADE_ORDER_EDGE_MARKOWITZ] = {ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
+    [ADE_ORDER_EDGE_FILLIN] = {ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
+    [ADE_ORDER_FACE_FORWARD] = {ADE_ORDER_VERTEX_FORWARD, -1, -1},
+    [ADE_ORDER_FACE_REVERSE] = {ADE_ORDER_VERTEX_REVERSE, -1, -1},
+    [ADE_ORDER_FACE_GREEDY] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN},
+};
+
+/* Run the ordering on c (a copy of g, or its dual). At the deadline, with
+ * limited, the rest is eliminated in forward order (vertices in id order
+ * as front eliminations; the faces through each vertex). */
+static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, int scan, double deadline,
+               int *limited) {
+  int st;
+  switch (order) {
+  case ADE_ORDER_VERTEX_FORWARD: return order_sweep(c, s, 0, 0);
+  case ADE_ORDER_VERTEX_REVERSE: return order_sweep(c, s, 1, 0);
+  case ADE_ORDER_VERTEX_MARKOWITZ: return order_markowitz(c, s, 0);
+  case ADE_ORDER_VERTEX_RELATIVE: return order_markowitz(c, s, 1);
+  case ADE_ORDER_EDGE_FORWARD: return order_sweep(c, s, 0, 1);
+  case ADE_ORDER_EDGE_REVERSE: return order_sweep(c, s, 1, 1);
+  case ADE_ORDER_EDGE_MARKOWITZ:
+  case ADE_ORDER_EDGE_FILLIN:
+    st = order_edge_greedy(c, s, order == ADE_ORDER_EDGE_FILLIN, scan, deadline);
+    if (st == ADE_ELIMIT && limited && expired(deadline)) *limited = 1, st = order_sweep(c, s, 0, 1);
+    return st;
+  default:
+    st = order == ADE_ORDER_FACE_GREEDY ? order_face_greedy(c, s, scan, deadline)
+                                        : order_face_sweep(g, c, s, order == ADE_ORDER_FACE_REVERSE, scan, deadline);
+    if (st == ADE_ELIMIT && limited && expired(deadline))
+      *limited = 1, st = order_face_sweep(g, c, s, 0, scan, 0);
+    return st;
+  }
 }
 
-int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp) {
-  int split = 0;
-  /* Several connected components: each is ordered alone (component.c). */
-  int st = ade__order_split(g, order, orders[order].kind, deadline, sp, &split);
-  return st || split ? st : ade__elim_order_one(g, order, deadline, sp, NULL);
-}
-
-/* One ordering on the whole of g; *fill (may be NULL) gets the fill-in. */
-int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill) {
+/* The ordering's own sequence; *fill (may be NULL) gets the fill-in. */
+static int own(const ade_cgraph *g, int order, int scan, double deadline, int *limited, ade_elim_seq **sp,
+               uint64_t *fill) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
   if (!st) s->print = ade__graph_print(c);
-  if (!st) switch (order) {
-    case ADE_ORDER_VERTEX_FORWARD: st = order_sweep(c, s, 0, 0); break;
-    case ADE_ORDER_VERTEX_REVERSE: st = order_sweep(c, s, 1, 0); break;
-    case ADE_ORDER_VERTEX_MARKOWITZ: st = order_markowitz(c, s, 0); break;
-    case ADE_ORDER_VERTEX_RELATIVE: st = order_markowitz(c, s, 1); break;
-    case ADE_ORDER_EDGE_FORWARD: st = order_sweep(c, s, 0, 1); break;
-    case ADE_ORDER_EDGE_REVERSE: st = order_sweep(c, s, 1, 1); break;
-    case ADE_ORDER_EDGE_MARKOWITZ: st = order_edge_greedy(c, s, 0, deadline); break;
-    case ADE_ORDER_EDGE_FILLIN: st = order_edge_greedy(c, s, 1, deadline); break;
-    case ADE_ORDER_FACE_FORWARD: st = order_face_sweep(g, c, s, 0, deadline); break;
-    case ADE_ORDER_FACE_REVERSE: st = order_face_sweep(g, c, s, 1, deadline); break;
-    default: st = order_face_greedy(c, s, deadline); break;
-    }
+  if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;
   ade_cgraph_free(c);
   if (st) ade_seq_free(s);
   else *sp = s;
   return st;
+}
+
+int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
+  return own(g, order, scan, 0, NULL, sp, NULL);
+}
+
+/* Replace *sp by ordering o's sequence, converted to *sp's kind, if that
+ * costs less. */
+static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, uint64_t *fill) {
+  ade_elim_seq *t = NULL, *u = NULL;
+  int st = own(g, o, 0, deadline, limited, &t, NULL);
+  if (!st && t->cost < (*sp)->cost && t->kind == ADE_SEQ_VERTEX) {
+    st = ade__seq_vertex_to_edge(g, t, &u);
+    ade_seq_free(t);
+    t = u, u = NULL;
+    if (!st) t->print = ade__graph_print(g);
+  }
+  if (!st && t->cost < (*sp)->cost && (*sp)->kind == ADE_SEQ_FACE) {
+    st = ade__seq_edge_to_face(g, t, &u, fill);
+    ade_seq_free(t);
+    t = u, u = NULL;
+  }
+  if (!st && t->cost < (*sp)->cost) {
+    ade_seq_free(*sp);
+    *sp = t, t = NULL;
+  }
+  ade_seq_free(t);
+  return st;
+}
+
+/* One ordering on the whole of g, never worse than those it generalizes. */
+int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
+                        int *limited) {
+  ade_elim_seq *s = NULL;
+  uint64_t f = 0;
+  int st = own(g, order, 0, deadline, limited, &s, &f);
+  for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0; k++)
+    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &f);
+  if (st) {
+    ade_seq_free(s);
+    return st;
+  }
+  if (fill) *fill = f;
+  *sp = s;
+  return ADE_OK;
+}
+
+static int check_args(const ade_cgraph *g, int order, ade_elim_seq **sp) {
+  if (!g || !sp || g->dual || order < 0 || order >= ADE_ORDER_COUNT)
+    return ade__fail(ADE_EINVAL, "ade_elim_order: needs a c-graph and a known ordering (got %d)", order);
+  *sp = NULL;
+  return ADE_OK;
+}
+
+int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
+  int st = check_args(g, order, sp);
+  return st ? st : ade__elim_order(g, order, 0, sp, NULL);
+}
+
+int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
+  int st = check_args(g, order, sp), lim = 0;
+  if (!st && !(time_limit >= 0)) st = ade__fail(ADE_EINVAL, "ade_elim_order_limited: bad time limit %g", time_limit);
+  if (!st) st = ade__elim_order(g, order, time_limit > 0 ? ade__now() + time_limit : 0, sp, &lim);
+  if (limited) *limited = lim;
+  return st;
+}
+
+int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
+  int split = 0;
+  /* Several connected components: each is ordered alone (component.c). */
+  int st = ade__order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
+  return st || split ? st : ade__elim_order_one(g, order, deadline, sp, NULL, limited);
 }

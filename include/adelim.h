@@ -575,9 +575,22 @@ enum ade_order {
 ADE_API const char *ade_order_name(int order);
 ADE_API int ade_order_parse(const char *name);
 /*! ade_elim_order: a complete sequence for g (a c-graph; face orderings
- * work on its dual) by the ordering; its cost is set.
- * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (max_steps reached). */
+ * work on its dual) by the ordering; its cost is set. An edge or face
+ * ordering is never worse than the ones it generalizes: edge-markowitz and
+ * edge-fillin return vertex-markowitz's sequence as front eliminations
+ * when that costs less, face-forward (face-reverse) vertex-forward
+ * (vertex-reverse) as faces, face-greedy the cheapest of vertex-markowitz
+ * and the greedy edge orderings as faces (doc/elimination.md).
+ * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (face step limit). */
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
+/*! ade_elim_order_limited: ade_elim_order within about time_limit seconds
+ * (0: none). A greedy edge or face ordering or a face sweep that runs out
+ * of time eliminates what is left in forward order (intermediates in id
+ * order, as front eliminations of their in-edges or as the faces through
+ * them), so the sequence is still complete, and sets *limited (may be
+ * NULL) to 1; else *limited = 0. @return as ade_elim_order. */
+ADE_API int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
+                                   int *limited);
 
 /* Jacobians by elimination. */
 typedef struct ade_jacobian_options {

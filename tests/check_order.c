@@ -1,0 +1,261 @@
+/* check_order.c: tests of the orderings: incremental keys against the rescanning reference, never worse than the orderings they generalize, time limits. */
+#include <string.h>
+
+#include "elim_internal.h"
+#include "randprog.h"
+
+/* The greedy orderings and the face sweeps, which have a rescanning
+ * reference (ade__order_raw with scan). */
+static const int greedy[] = {ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN, ADE_ORDER_FACE_FORWARD,
+                             ADE_ORDER_FACE_REVERSE, ADE_ORDER_FACE_GREEDY};
+#define NGREEDY (sizeof greedy / sizeof *greedy)
+
+/* A random layered c-graph: n independents, layers of width w, m
+ * dependents; each vertex reads 1-3 vertices of earlier layers, mostly the
+ * previous one, sometimes a hub (an independent or a vertex of the first
+ * layer), so that some vertices have high degree. */
+static ade_cgraph *layered(uint64_t seed, int n, int layers, int w, int m) {
+  int nz = layers * w, cap = 4 * (nz + m) + nz + m;
+  long *src = malloc((size_t)cap * sizeof *src), *dst = malloc((size_t)cap * sizeof *dst);
+  long *xid = malloc((size_t)n * sizeof *xid), *yid = malloc((size_t)m * sizeof *yid);
+  char *used = calloc((size_t)(nz + 1), 1);
+  size_t ne = 0;
+  for (int i = 0; i < n; i++) xid[i] = -i;
+  for (int j = 0; j < m; j++) yid[j] = nz + 1 + j;
+  for (long v = 1; v <= nz + m; v++) {
+    long layer = v <= nz ? (v - 1) / w : layers, k = 1 + (long)(ade_test_rand(&seed) % 3);
+    long lo = layer ? (layer - 1) * w + 1 : 0, hi = layer ? layer * w : 0; /* the previous layer (ids) */
+    for (long r = 0; r < k; r++) {
+      uint64_t u = ade_test_rand(&seed) % 10;
+      long s = !layer || u < 2 ? -(long)(ade_test_rand(&seed) % (uint64_t)n)
+               : u < 3 ? 1 + (long)(ade_test_rand(&seed) % (uint64_t)w)
+                       : lo + (long)(ade_test_rand(&seed) % (uint64_t)(hi - lo + 1));
+      int dup = 0;
+      for (size_t q = 0; q < ne; q++) dup |= src[q] == s && dst[q] == v;
+      if (dup || s == v || (s >= 1 && s >= v)) continue;
+      src[ne] = s, dst[ne++] = v;
+      if (s >= 1) used[s] = 1;
+    }
+    if (ne == 0 || dst[ne - 1] != v) src[ne] = -(long)(ade_test_rand(&seed) % (uint64_t)n), dst[ne++] = v;
+  }
+  for (long v = 1; v <= nz; v++) /* every intermediate reaches a dependent */
+    if (!used[v]) src[ne] = v, dst[ne++] = nz + 1 + (long)(ade_test_rand(&seed) % (uint64_t)m);
+  ade_cgraph *g = NULL;
+  ck_assert_msg(ade_cgraph_from_edges(&g, (size_t)n, xid, (size_t)m, yid, ne, src, dst, NULL) == ADE_OK, "%s",
+                ade_errmsg());
+  free(src), free(dst), free(xid), free(yid), free(used);
+  return g;
+}
+
+static ade_cgraph *random_tape_graph(uint64_t seed, int n, int m, int steps) {
+  randprog p = rp_make(seed, n, m, steps);
+  double x[8];
+  for (int i = 0; i < n; i++) x[i] = 0.3 + 0.17 * (double)i;
+  ade_tape *t = rp_record(&p, x, NULL);
+  ade_cgraph *g = NULL;
+  ck_assert_msg(ade_cgraph_from_tape(&g, t, NULL) == ADE_OK, "%s", ade_errmsg());
+  ade_tape_free(t);
+  rp_free(&p);
+  return g;
+}
+
+static void assert_same_seq(const ade_elim_seq *a, const ade_elim_seq *b, const char *what, uint64_t seed) {
+  ck_assert_msg(ade_seq_cost(a) == ade_seq_cost(b), "%s seed %llu: cost %llu, reference %llu", what,
+                (unsigned long long)seed, (unsigned long long)ade_seq_cost(a), (unsigned long long)ade_seq_cost(b));
+  ck_assert_msg(ade_seq_length(a) == ade_seq_length(b), "%s seed %llu: %zu steps, reference %zu", what,
+                (unsigned long long)seed, ade_seq_length(a), ade_seq_length(b));
+  for (size_t k = 0; k < ade_seq_length(a); k++) {
+    const ade_elim_step *x = ade_seq_step(a, k), *y = ade_seq_step(b, k);
+    ck_assert_msg(x->a == y->a && x->b == y->b && x->dir == y->dir,
+                  "%s seed %llu step %zu: (%ld, %ld, %d), reference (%ld, %ld, %d)", what, (unsigned long long)seed,
+                  k + 1, x->a, x->b, x->dir, y->a, y->b, y->dir);
+  }
+}
+
+/* Incremental keys make the rescanning reference's choices, step by step. */
+static void check_same_choices(const ade_cgraph *g, uint64_t seed) {
+  for (size_t k = 0; k < NGREEDY; k++) {
+    ade_elim_seq *inc = NULL, *ref = NULL;
+    ck_assert_msg(ade__order_raw(g, greedy[k], 0, &inc) == ADE_OK, "%s", ade_errmsg());
+    ck_assert_msg(ade__order_raw(g, greedy[k], 1, &ref) == ADE_OK, "%s", ade_errmsg());
+    assert_same_seq(inc, ref, ade_order_name(greedy[k]), seed);
+    ade_seq_free(inc);
+    ade_seq_free(ref);
+  }
+}
+
+START_TEST(same_choices_tapes) {
+  uint64_t rs = 77;
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 60));
+    check_same_choices(g, seed);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
+START_TEST(same_choices_layered) {
+  uint64_t rs = 99;
+  for (uint64_t seed = 1; seed <= 200; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 6), m = 1 + (int)(ade_test_rand(&rs) % 6);
+    int layers = 1 + (int)(ade_test_rand(&rs) % 6), w = 1 + (int)(ade_test_rand(&rs) % 8);
+    ade_cgraph *g = layered(seed, n, layers, w, m);
+    check_same_choices(g, seed);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
+
+/* The sequence of ordering o for g, complete and costing what it says. */
+static uint64_t order_cost(const ade_cgraph *g, int o) {
+  ade_elim_seq *s = NULL;
+  ade_cgraph *d = NULL;
+  int done = 0;
+  uint64_t cost = 0;
+  ck_assert_msg(ade_elim_order(g, o, &s) == ADE_OK, "%s: %s", ade_order_name(o), ade_errmsg());
+  if (ade_seq_kind(s) == ADE_SEQ_FACE) ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+  ck_assert_msg(ade_seq_validate(d ? d : g, s, &done, &cost) == ADE_OK, "%s: %s", ade_order_name(o), ade_errmsg());
+  ck_assert(done);
+  ck_assert_uint_eq(cost, ade_seq_cost(s));
+  ade_seq_free(s);
+  ade_cgraph_free(d);
+  return cost;
+}
+
+/* Edge orderings cost no more than vertex-markowitz, face-greedy no more
+ * than the greedy edge orderings, the face sweeps no more than the vertex
+ * sweeps; *fell counts the graphs where an ordering's own sequence cost
+ * more (so the comparison was needed). */
+static void check_never_worse(const ade_cgraph *g, int *fell) {
+  uint64_t c[ADE_ORDER_COUNT];
+  for (int o = 0; o < ADE_ORDER_COUNT; o++) c[o] = order_cost(g, o);
+  ck_assert_uint_le(c[ADE_ORDER_EDGE_MARKOWITZ], c[ADE_ORDER_VERTEX_MARKOWITZ]);
+  ck_assert_uint_le(c[ADE_ORDER_EDGE_FILLIN], c[ADE_ORDER_VERTEX_MARKOWITZ]);
+  ck_assert_uint_le(c[ADE_ORDER_FACE_GREEDY], c[ADE_ORDER_EDGE_MARKOWITZ]);
+  ck_assert_uint_le(c[ADE_ORDER_FACE_GREEDY], c[ADE_ORDER_EDGE_FILLIN]);
+  ck_assert_uint_le(c[ADE_ORDER_FACE_FORWARD], c[ADE_ORDER_VERTEX_FORWARD]);
+  ck_assert_uint_le(c[ADE_ORDER_FACE_REVERSE], c[ADE_ORDER_VERTEX_REVERSE]);
+  for (size_t k = 0; k < NGREEDY; k++) {
+    ade_elim_seq *s = NULL;
+    ck_assert_int_eq(ade__order_raw(g, greedy[k], 0, &s), ADE_OK);
+    fell[k] += ade_seq_cost(s) > c[greedy[k]];
+    ade_seq_free(s);
+  }
+}
+
+START_TEST(never_worse_random) {
+  int fell[NGREEDY] = {0};
+  uint64_t rs = 5;
+  for (uint64_t seed = 1; seed <= 150; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 60))
+                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 6), 1 + (int)(ade_test_rand(&rs) % 8), m);
+    check_never_worse(g, fell);
+    ade_cgraph_free(g);
+  }
+  /* The greedy edge orderings alone lose to vertex-markowitz now and then. */
+  ck_assert_int_gt(fell[0], 0);
+  ck_assert_int_gt(fell[1], 0);
+}
+END_TEST
+
+/* The paper's lion (Figure 12) and bat (Proposition 2). */
+START_TEST(never_worse_paper) {
+  static const long lx[] = {-1, 0}, ly[] = {3, 4, 5, 6};
+  static const long ls[] = {-1, 0, 1, 1, 2, 2, 2, 2}, ld[] = {1, 1, 2, 6, 3, 4, 5, 6};
+  static const long bx[] = {-3, -2, -1, 0}, by[] = {4, 5, 6, 7};
+  static const long bs[] = {-3, -2, -1, 0, 1, 2, 3, 3, 3, 3, 1, 2}, bd[] = {1, 1, 2, 2, 3, 3, 4, 5, 6, 7, 4, 7};
+  int fell[NGREEDY] = {0};
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, 2, lx, 4, ly, 8, ls, ld, NULL), ADE_OK);
+  check_never_worse(g, fell);
+  check_same_choices(g, 0);
+  ck_assert_uint_le(order_cost(g, ADE_ORDER_EDGE_MARKOWITZ), 12); /* the vertex orders' 12 */
+  ade_cgraph_free(g);
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, 4, bx, 4, by, 12, bs, bd, NULL), ADE_OK);
+  check_never_worse(g, fell);
+  check_same_choices(g, 0);
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* A 0.05 s limit on a graph whose face-greedy ordering takes longer:
+ * internally ADE_ELIMIT at once; through the API a complete sequence,
+ * flagged limited. */
+START_TEST(time_limit) {
+  ade_cgraph *g = layered(3, 8, 300, 60, 8);
+  ade_elim_seq *s = NULL;
+  int limited = -1, done = 0;
+  double t0 = ade__now();
+  ck_assert_int_eq(ade__elim_order(g, ADE_ORDER_FACE_GREEDY, t0 + 0.05, &s, NULL), ADE_ELIMIT);
+  ck_assert_ptr_null(s);
+  ck_assert_double_lt(ade__now() - t0, 1.0);
+  ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, 0.05, &s, &limited), ADE_OK);
+  ck_assert_int_eq(limited, 1);
+  ade_cgraph *d = NULL;
+  uint64_t cost = 0;
+  ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+  ck_assert_msg(ade_seq_validate(d, s, &done, &cost) == ADE_OK, "%s", ade_errmsg());
+  ck_assert(done);
+  ck_assert_uint_eq(cost, ade_seq_cost(s));
+  ade_seq_free(s);
+  ade_cgraph_free(d);
+  /* No limit, and a limit never reached: not limited. */
+  ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_EDGE_MARKOWITZ, 0, &s, &limited), ADE_OK);
+  ck_assert_int_eq(limited, 0);
+  ade_seq_free(s);
+  ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_VERTEX_FORWARD, 1e-9, &s, &limited), ADE_OK);
+  ck_assert_int_eq(limited, 0); /* the vertex orderings take no decisions worth a clock */
+  ade_seq_free(s);
+  ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, -1, &s, &limited), ADE_EINVAL);
+  ck_assert_int_eq(ade_elim_order_limited(NULL, ADE_ORDER_FACE_GREEDY, 1, &s, &limited), ADE_EINVAL);
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* Out of memory at every allocation of the incremental orderings. */
+START_TEST(out_of_memory) {
+  ade_cgraph *g = layered(11, 3, 3, 4, 3);
+  for (size_t o = 0; o < NGREEDY; o++) {
+    int ok = 0;
+    for (long k = 0; !ok && k < 100000; k++) {
+      ade_test_alloc a = {k, 0, 0};
+      ade_elim_seq *s = NULL;
+      int limited = 0;
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      int st = ade_elim_order_limited(g, greedy[o], 10, &s, &limited);
+      ade_seq_free(s);
+      ade_set_allocator(NULL, NULL);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d", ade_order_name(greedy[o]), k, st);
+      ck_assert_msg(a.live == 0, "%s k=%ld: %ld blocks leaked", ade_order_name(greedy[o]), k, a.live);
+      ok = st == ADE_OK;
+    }
+    ck_assert(ok);
+  }
+  ade_cgraph_free(g);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("order");
+  TCase *tc = tcase_create("incremental");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, same_choices_tapes);
+  tcase_add_test(tc, same_choices_layered);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("never worse");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, never_worse_random);
+  tcase_add_test(tc, never_worse_paper);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("limits");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, time_limit);
+  tcase_add_test(tc, out_of_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return ade_test_run(suite()); }
