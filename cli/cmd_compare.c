@@ -29,11 +29,9 @@ const char cli_compare_usage[] =
     "    m^ the most nonzeros in a row and a column and p the intermediates.\n"
     "The error column is the largest difference from dense forward mode,\n"
     "relative to its largest entry (left empty when the dense Jacobian would\n"
-    "take more than 256 MiB; dense modes are then not run). The orderings that\n"
-    "rescan all candidates at each step (edge-markowitz, edge-fillin, face-*)\n"
-    "are skipped on graphs whose largest connected part has more than 20000\n"
-    "edges, unless --all is given: they cannot be stopped, so they run only\n"
-    "where they are cheap (like the dense modes).\n"
+    "take more than 256 MiB; dense modes are then not run). Each ordering\n"
+    "runs within --time-limit (default 10 s); one that reaches it eliminates\n"
+    "the rest in forward order, and its row is marked with a *.\n"
     "In text, each row is printed as its method finishes, in the order run,\n"
     "followed by the cheapest method; markdown, csv and json are sorted.\n"
     "A run longer than a second reports each method it starts on standard\n"
@@ -47,9 +45,9 @@ const char cli_compare_usage[] =
     "                    programming), each stopped after --time-limit; a\n"
     "                    variant that does not apply or fails is reported on\n"
     "                    standard error and left out\n"
-    "  --time-limit S    seconds per optimizer variant (default 1), passed to\n"
-    "                    the optimizer; it has no effect with --hessian\n"
-    "  --all             run the slow orderings on large graphs too\n"
+    "  --time-limit S    seconds per ordering (default 10) and per optimizer\n"
+    "                    variant (default 1); no effect with --hessian\n"
+    "  --all             accepted for old scripts; every ordering runs\n"
     "  --hessian         compare the Hessian methods instead: every method of\n"
     "                    'adelim hessian', one row each sorted by fma, with its\n"
     "                    value, nonzeros, updates, fma, largest live set,\n"
@@ -59,9 +57,9 @@ const char cli_compare_usage[] =
     "                    dependent (required when the tape has more than one)\n"
     "  -h, --help        print this help\n";
 
-/* Largest part above which the orderings that rescan all candidates per
- * step are skipped (doc/elimination.md). */
-#define GREEDY_MAX_EDGES 20000
+/* Seconds each ordering may take when --time-limit is not given: past it,
+ * the ordering eliminates what is left in forward order (a row marked *). */
+#define ORDER_LIMIT 10.0
 
 /* Dense Jacobians above this many entries are not formed. */
 #define DENSE_MAX ((size_t)1 << 25)
@@ -74,6 +72,7 @@ typedef struct row {
   double seconds;  /* < 0: not timed */
   double replay;   /* plan or compressed sweeps alone; < 0: none */
   double err;      /* < 0: not checked */
+  int limited;     /* the ordering or search stopped at its time limit */
   size_t index;    /* listing order, for a stable sort */
 } row;
 
@@ -85,7 +84,8 @@ typedef struct cmp {
   ade_jacobian_baselines b;
   size_t dropped, largest;
   int all, optimize;
-  double time_limit;
+  double time_limit;  /* seconds per optimizer variant */
+  double order_limit; /* seconds per ordering */
   row *rows;
   size_t nrows;
   int failed;
@@ -179,12 +179,14 @@ static const char *kind_of(const char *name) {
 /* One elimination (an ordering, or the sequence in o): compiled into a
  * plan (timed: graph, ordering, elimination), then the plan run once more
  * (timed: the replay). */
-static void run_plan(cmp *c, const char *name, const char *kind, int order, const ade_jacobian_options *o,
-                     double extra) {
+/* The row it added, or NULL when the method failed. */
+static row *run_plan(cmp *c, const char *name, const char *kind, const ade_jacobian_options *o, double extra,
+                     int limited) {
+  row *w = NULL;
   ade_elim_plan *plan = NULL;
   ade_sparse *J = NULL;
   ade_jacobian_report r;
-  int st = ade_elim_plan_create(&plan, c->t, order, o, &r);
+  int st = ade_elim_plan_create(&plan, c->t, 0, o, &r);
   if (st >= 0) st = ade_elim_plan_pattern(plan, &J);
   double t0 = now();
   if (st >= 0) st = ade_elim_plan_jacobian(plan, c->t, NULL, J);
@@ -192,7 +194,8 @@ static void run_plan(cmp *c, const char *name, const char *kind, int order, cons
   if (st < 0) {
     method_failed(c, name, st);
   } else {
-    row *w = add_row(c, name, kind, r.fma);
+    w = add_row(c, name, kind, r.fma);
+    w->limited = limited;
     w->fill = r.fill;
     w->has_fill = 1;
     w->seconds = r.seconds + extra;
@@ -202,27 +205,31 @@ static void run_plan(cmp *c, const char *name, const char *kind, int order, cons
   }
   ade_sparse_free(J);
   ade_elim_plan_free(plan);
+  return w;
 }
 
-static int slow_ordering(int o) {
-  return o == ADE_ORDER_EDGE_MARKOWITZ || o == ADE_ORDER_EDGE_FILLIN || !strncmp(ade_order_name(o), "face", 4);
-}
-
-/* An ordering that rescans every candidate per step, on a graph too large for it. */
-static int skipped(const cmp *c, int o) {
-  return !c->all && slow_ordering(o) && c->largest > GREEDY_MAX_EDGES;
-}
-
+/* Every ordering, each within the time limit (ORDER_LIMIT by default). */
 static void run_orderings(cmp *c) {
-  for (int o = 0; o < ADE_ORDER_COUNT; o++) {
-    if (skipped(c, o)) {
-      fprintf(stderr, "adelim: compare: %s skipped (a part of %zu %s; --all runs it)\n", ade_order_name(o),
-              c->largest, cli_plural(c->largest, "edge", "edges"));
-      continue;
+  ade_cgraph *g = NULL;
+  int st = ade_cgraph_from_tape(&g, c->t, NULL);
+  for (int o = 0; st >= 0 && o < ADE_ORDER_COUNT; o++) {
+    const char *name = ade_order_name(o);
+    ade_elim_seq *s = NULL;
+    int limited = 0;
+    progress(c, name);
+    double t0 = now();
+    int os = ade_elim_order_limited(g, o, c->order_limit, &s, &limited);
+    double t1 = now();
+    if (os < 0) {
+      method_failed(c, name, os);
+    } else {
+      ade_jacobian_options jo = {s, 0};
+      run_plan(c, name, kind_of(name), &jo, t1 - t0, limited);
     }
-    progress(c, ade_order_name(o));
-    run_plan(c, ade_order_name(o), kind_of(ade_order_name(o)), o, NULL, 0.0);
+    ade_seq_free(s);
   }
+  if (st < 0) method_failed(c, "orderings", st);
+  ade_cgraph_free(g);
 }
 
 /* Every optimizer variant, limited in time; ones that do not apply to a
@@ -252,7 +259,7 @@ static void run_optimizers(cmp *c) {
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
       ade_jacobian_options o = {s, 0};
-      run_plan(c, label, kind >= 0 && kind < 3 ? kinds[kind] : "other", 0, &o, t1 - t0);
+      run_plan(c, label, kind >= 0 && kind < 3 ? kinds[kind] : "other", &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
   }
@@ -357,8 +364,10 @@ static const int minw[NCOLS] = {17, 6, 10, 8, 10, 8, 8, 7}; /* text: rows are pr
 
 /* The cells of row i as text ("" when not defined). */
 static void cells(const void *ctx, size_t i, char out[][CLI_CELL]) {
-  const row *r = &((const cmp *)ctx)->rows[i];
-  snprintf(out[0], CLI_CELL, "%s", r->method);
+  const cmp *c = ctx;
+  const row *r = &c->rows[i];
+  int star = r->limited && (c->fmt == CLI_TEXT || c->fmt == CLI_MARKDOWN); /* csv, json: a name */
+  snprintf(out[0], CLI_CELL, "%s%s", r->method, star ? "*" : "");
   snprintf(out[1], CLI_CELL, "%s", r->kind);
   snprintf(out[2], CLI_CELL, "%" PRIu64, r->fma);
   for (int k = 3; k < NCOLS; k++) out[k][0] = '\0';
@@ -388,6 +397,16 @@ static void print_cheapest(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
     if (strcmp(c->rows[i].kind, "bound") != 0) {
       printf("\ncheapest: %s (%" PRIu64 " fma)\n", c->rows[i].method, c->rows[i].fma);
+      break;
+    }
+}
+
+/* Under the table (text, markdown): what a * means, if any row has one. */
+static void print_limited_note(const cmp *c) {
+  for (size_t i = 0; i < c->nrows; i++)
+    if (c->rows[i].limited) {
+      printf("\n* stopped at its time limit (%.3g s); the rest eliminated in forward order\n",
+             c->order_limit);
       return;
     }
 }
@@ -415,6 +434,7 @@ static void print_json(const cmp *c) {
     cli_json_opt(&j, "seconds", r->seconds >= 0, r->seconds);
     cli_json_opt(&j, "replay", r->replay >= 0, r->replay);
     cli_json_opt(&j, "error", r->err >= 0, r->err);
+    cli_json_bool(&j, "limited", r->limited);
     cli_json_close(&j);
   }
   cli_json_close(&j);
@@ -458,7 +478,7 @@ static int compare_jacobian(cmp *c, int fmt) {
   c->fmt = fmt;
   start_clock(c);
   c->nsteps = 2 * (size_t)dense_ok(c) + 2 + (c->optimize ? ade_opt_num_variants() : 0);
-  for (int o = 0; o < ADE_ORDER_COUNT; o++) c->nsteps += !skipped(c, o);
+  c->nsteps += ADE_ORDER_COUNT;
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
   if (fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, heads, minw, NCOLS, 2);
   run_dense(c);
@@ -470,6 +490,7 @@ static int compare_jacobian(cmp *c, int fmt) {
   if (fmt == CLI_JSON) print_json(c);
   else if (fmt == CLI_TEXT) print_cheapest(c);
   else cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
+  if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_limited_note(c);
   return cli_finish(c->failed ? CLI_FAIL : CLI_OK);
 }
 
@@ -544,7 +565,7 @@ static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int
 }
 
 int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
-  const char *format = "text", *limit = "1", *weights = NULL;
+  const char *format = "text", *limit = NULL, *weights = NULL;
   int fmt = CLI_TEXT, hessian = 0, json = 0;
   cmp c;
   memset(&c, 0, sizeof c);
@@ -552,8 +573,11 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
                           {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
                           {"json", NULL, &json},      {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
-  if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 || (rc = parse_seconds(self, limit, &c.time_limit)) >= 0)
+  if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 ||
+      (limit && (rc = parse_seconds(self, limit, &c.time_limit)) >= 0))
     return rc;
+  c.order_limit = limit ? c.time_limit : ORDER_LIMIT;
+  if (!limit) c.time_limit = 1.0;
   if (json && strcmp(format, "text") != 0 && fmt != CLI_JSON)
     return cli_usage_error(self, "--json is --format json, not --format %s", format);
   if (json) fmt = CLI_JSON;
