@@ -222,8 +222,11 @@ static int get_chunks(cursor *c, ade__meta *m) {
 int ade__meta_decode(const unsigned char *p, size_t n, ade__meta *m) {
   cursor c = {p, p + n, 0};
   int st;
-  m->complete = get(&c) == 1;
-  m->status = -(int)(get(&c) & 0xff);
+  uint64_t complete = get(&c), status = get(&c);
+  /* The recorder writes 1 and 0, or 0 and its failure's status. */
+  if (complete > 1 || (complete == 1) != (status == 0) || status > 255) c.bad = 1;
+  m->complete = complete == 1;
+  m->status = -(int)(status & 0xff);
   m->records = get(&c);
   m->stored_values = get(&c);
   m->raw_bytes = get(&c);
