@@ -1,5 +1,5 @@
 /* mutants.c: checksum-valid structural mutants of recorded tapes through the fuzz harness, and memory bombs.
- * Usage: mutants [SEEDDIR]; environment: ADE_MUTANTS (count, default 1500),
+ * Usage: mutants [SEEDDIR]; environment: ADE_MUTANTS (count, default 1000),
  * ADE_MUTANT_SEED (default 1; CI campaigns vary it), ADE_MUTANT_LAST (file
  * that holds the mutant being run, default mutant.last: after a crash, run
  * `replay_corpus mutant.last`). Bases: random programs (tests/randprog.h)
@@ -165,7 +165,7 @@ static uint64_t env_u64(const char *name, uint64_t dflt) {
 }
 
 int main(int argc, char **argv) {
-  uint64_t seed = env_u64("ADE_MUTANT_SEED", 1), count = env_u64("ADE_MUTANTS", 1500);
+  uint64_t seed = env_u64("ADE_MUTANT_SEED", 1), count = env_u64("ADE_MUTANTS", 1000);
   const char *last = getenv("ADE_MUTANT_LAST") ? getenv("ADE_MUTANT_LAST") : "mutant.last";
   record_programs(seed);
   if (argc > 1) read_seeds(argv[1]);

@@ -48,6 +48,7 @@ typedef struct model {
   uint32_t *chunk;       /* records per chunk */
   size_t nchunks;
   int keep_lists;        /* keep meta's (mutated) independent/dependent lists */
+  int keep_chunks;       /* keep chunk (mutated) sizes, else the recorder's */
   int footer;            /* a footer mutation applied after the index is built */
   long cut_chunk, cut_col, cut; /* drop (< 0) or append (> 0) column bytes */
   int frame;             /* a frame header field to patch after encoding */
@@ -196,6 +197,17 @@ static int derive_meta(model *m) {
   return 0;
 }
 
+/* The recorder's chunks: full ones of the header's size, a shorter last. */
+static int layout(model *m) {
+  if (m->keep_chunks) return 0;
+  uint32_t *c = realloc(m->chunk, (m->n / m->hdr.chunk_records + 2) * sizeof *c);
+  if (!c) return ADE_ENOMEM;
+  m->chunk = c;
+  m->nchunks = 0;
+  for (size_t left = m->n; left; left -= c[m->nchunks++]) c[m->nchunks] = (uint32_t)ADE__MIN(left, m->hdr.chunk_records);
+  return 0;
+}
+
 static void mutate_footer(model *m, uint64_t *s);
 static void patch_frame(const model *m, unsigned char *p, size_t n, uint64_t *s);
 
@@ -205,7 +217,7 @@ static int encode(model *m, uint64_t *s, unsigned char **out, size_t *outn) {
   unsigned char h[ADE__HEADER_SIZE];
   void *cctx = m->hdr.level ? ade__zstd_cctx(m->hdr.level) : NULL;
   ade__header_encode(h, &m->hdr);
-  int rc = (m->hdr.level && !cctx) || ade__store_append(&st, h, sizeof h);
+  int rc = (m->hdr.level && !cctx) || layout(m) || ade__store_append(&st, h, sizeof h);
   uint64_t first = 0;
   m->meta.nchunks = 0;
   for (size_t c = 0; c < m->nchunks && !rc; first += m->chunk[c++]) {
@@ -335,6 +347,26 @@ static void mut_insert(model *m, size_t p, uint64_t *s) {
   }
 }
 
+/* Append an operation whose operands are dependents or comparisons (what
+ * the recorder never writes), and a dependent of it. */
+static void mut_misuse(model *m, uint64_t *s) {
+  mrec *r = realloc(m->r, (m->n + 3) * sizeof *r);
+  if (!r) return;
+  m->r = r;
+  size_t p = m->n;
+  memset(&r[p], 0, 2 * sizeof *r);
+  do r[p].op = (uint8_t)(1 + rnd(s, ADE_OP_LT - 1)); while (arity(r[p].op) == 0);
+  for (int k = 0; k < arity(r[p].op); k++) {
+    r[p].arg[k] = pick_kind(m, p, rnd(s, 2) ? ADE_OP_DEP : ADE_OP_LT, s);
+    r[p].cst[k] = 0.75;
+  }
+  r[p].val = 0.5;
+  r[p + 1].op = ADE_OP_DEP;
+  r[p + 1].arg[0] = p + 1;
+  m->n += 2;
+  m->what = "operand: dependent or comparison";
+}
+
 static void mut_delete(model *m, size_t p) {
   renumber(m, p, -1);
   memmove(&m->r[p], &m->r[p + 1], (m->n - p - 1) * sizeof *m->r);
@@ -362,6 +394,7 @@ static void mut_rechunk(model *m, uint64_t *s) {
     left -= k;
   }
   if (fixed) m->hdr.chunk_records = nominal;
+  m->keep_chunks = !fixed;
   m->what = fixed ? "rechunk nominal" : "rechunk random";
 }
 
@@ -462,7 +495,8 @@ static void patch_frame(const model *m, unsigned char *p, size_t n, uint64_t *s)
 
 static void mutate_once(model *m, uint64_t *s) {
   size_t i = m->n ? rnd(s, m->n) : 0;
-  switch (m->n ? rnd(s, 16) : 5 + rnd(s, 11)) {
+  switch (m->n ? rnd(s, 17) : 5 + rnd(s, 11)) {
+  case 16: mut_misuse(m, s); break;
   case 0: case 1: case 2: mut_opcode(m, i, s); break;
   case 3: case 4:
     if (arity(m->r[i].op)) new_operand(m, i, (int)rnd(s, (uint64_t)arity(m->r[i].op)), s);
@@ -523,6 +557,7 @@ int mt_claim_records(const unsigned char *in, size_t n, uint32_t claim, int pad,
   int rc = model_decode(&m, in, n) ? -1 : 0;
   m.hdr.level = 0;
   m.hdr.chunk_records = claim;
+  m.keep_chunks = 1;
   m.claim = claim;
   m.pad = pad;
   m.footer = 8;
