@@ -24,12 +24,29 @@ static int new_graph(ade_cgraph **gp, int dual, size_t nv, size_t ne, size_t n, 
   return st;
 }
 
-/* Pass 1, forward: which records an independent reaches. */
-static int pass_forward(ade_tape *t, uint8_t *fl) {
+/* Grow *fl (zeroed) to hold ids below n, at most R, doubling: the
+ * footer's record count is not trusted before decoded chunks back it. */
+static int grow_flags(uint8_t **fl, size_t *cap, size_t n, size_t R) {
+  if (n <= *cap) return ADE_OK;
+  size_t c = ADE__MIN(R, n > 2 * *cap ? n : 2 * *cap);
+  uint8_t *p = ade__realloc(*fl, c);
+  if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu records", c);
+  memset(p + *cap, 0, c - *cap);
+  *fl = p;
+  *cap = c;
+  return ADE_OK;
+}
+
+/* Pass 1, forward: which records an independent reaches (*fl grown as
+ * chunks decode, to R entries in the end). */
+static int pass_forward(ade_tape *t, uint8_t **flp, size_t R) {
+  size_t cap = 0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
     int st = ade__view_load(t, c);
+    if (!st) st = grow_flags(flp, &cap, (size_t)(t->view.first + t->view.n + 1), R);
     if (st) return st;
     const ade__view *v = &t->view;
+    uint8_t *fl = *flp;
     for (uint32_t i = 0; i < v->n; i++) {
       unsigned op = v->op[i];
       uint64_t r = v->first + i + 1;
@@ -123,11 +140,12 @@ static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
                      t->meta.nindep, t->meta.ndep);
   size_t R = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16) return ade__fail(ADE_ETOOBIG, "tape too large for a c-graph");
-  uint8_t *fl = ade__calloc(R, 1), *ns = ade__calloc(R, 1);
-  size_t *vix = ade__alloc(R * sizeof *vix);
+  uint8_t *fl = NULL, *ns = NULL;
+  size_t *vix = NULL;
   ade_cgraph *g = NULL;
-  if (!fl || !ns || !vix) st = ade__fail(ADE_ENOMEM, "out of memory for %zu records", R);
-  if (!st) st = pass_forward(t, fl);
+  st = pass_forward(t, &fl, R); /* every chunk decoded: R is backed now */
+  if (!st && (!(ns = ade__calloc(R, 1)) || !(vix = ade__alloc(R * sizeof *vix))))
+    st = ade__fail(ADE_ENOMEM, "out of memory for %zu records", R);
   if (!st) st = pass_backward(t, fl, ns);
   if (!st) st = new_graph(&g, 0, 64, 64, t->meta.nindep, t->meta.ndep);
   if (!st) st = pass_build(t, g, fl, ns, vix, &drop);

@@ -411,7 +411,7 @@ static int start(shared *sh, const ade_cgraph *g, int kind, const ade_opt_limits
   sh->room = kind == ADE_SEQ_FACE ? (size_t)(ub < ADE__SG_MAX_SLOTS ? ub : ADE__SG_MAX_SLOTS) : 0;
   atomic_store(&sh->best, ub);
   st = grow_steps(&sh->bseq, &sh->bcap, (*h)->len + 1);
-  if (!st) memcpy(sh->bseq, (*h)->step, (*h)->len * sizeof *sh->bseq);
+  if (!st && (*h)->len) memcpy(sh->bseq, (*h)->step, (*h)->len * sizeof *sh->bseq); /* none: no Z */
   sh->blen = (*h)->len;
   return st;
 }

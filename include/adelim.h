@@ -133,8 +133,15 @@ ADE_API int ade_tape_save(const ade_tape *tape, const char *path);
 ADE_API int ade_tape_bytes(const ade_tape *tape, const void **bytes, size_t *size);
 /*! ade_tape_from_bytes: a read-only tape over a copy of size bytes. */
 ADE_API int ade_tape_from_bytes(ade_tape **tape, const void *bytes, size_t size);
-/*! ade_tape_verify: read and check every chunk (checksums, references,
- * opcodes, recomputed values). @return ADE_OK or the first error found. */
+/*! ade_tape_verify: read and check every chunk against every rule of a
+ * valid tape (doc/tape-format.md, "What a valid tape is"): checksums,
+ * sizes, opcodes, operand references (no dependent or comparison used as
+ * an operand, in the chunk or through its imports), imports, the footer's
+ * lists, diagnostics and counts. A tape it accepts is safe for every entry
+ * point: no crash and memory and time bounded by its bytes.
+ * @return ADE_OK, or the first error found (ADE_EFORMAT, ADE_ECHECKSUM,
+ * ADE_ETRUNC, ADE_EUNSUPPORTED, ADE_ENOMEM, ADE_EIO) with ade_errmsg()
+ * naming the chunk and record. */
 ADE_API int ade_tape_verify(ade_tape *tape);
 /*! ade_tape_free: release a tape (NULL is fine). A tape still recording is
  * finished first. */

@@ -67,11 +67,60 @@ const char *ade_tape_region_frame(const ade_tape *t, size_t i, size_t k) {
   return t->meta.strings[t->meta.regions[i].frames[k]];
 }
 
+/* Diagnostics name records in ascending order, each with its opcode. */
+static int check_diags(const ade_tape *t, const ade__view *v, size_t *d, size_t chunk) {
+  const ade__meta *m = &t->meta;
+  for (; *d < m->ndiags && m->diags[*d].op < v->first + v->n; ++*d) {
+    const ade__diag_rec *r = &m->diags[*d];
+    if ((*d && r->op <= m->diags[*d - 1].op) || r->opcode != v->op[r->op - v->first])
+      return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: diagnostic %zu does not match the record "
+                       "(opcode %u, order)", chunk, (unsigned long long)r->op, *d, r->opcode);
+  }
+  return ADE_OK;
+}
+
+/* Count v's opcodes and stored values; keep its comparisons' ids for the
+ * imports of later chunks. */
+static int tally(const ade__view *v, uint64_t count[256], uint64_t *stored, uint64_t **cmp,
+                 size_t *ncmp, size_t *cap) {
+  for (uint32_t i = 0; i < v->n; i++) {
+    unsigned op = v->op[i];
+    count[op]++;
+    *stored += (ade__optab[op].flags & ADE__STORE) != 0;
+    if (op >= ADE_OP_LT && ade__meta_add_id(cmp, ncmp, cap, v->first + i + 1))
+      return ade__fail(ADE_ENOMEM, "out of memory verifying");
+  }
+  return ADE_OK;
+}
+
+/* The footer's statistics are those of the records (a recovered tape
+ * rebuilt its operation counts and raw bytes, not its stored values). */
+static int check_counts(const ade_tape *t, const uint64_t count[256], uint64_t stored) {
+  const ade__meta *m = &t->meta;
+  uint64_t raw = 0;
+  for (size_t c = 0; c < m->nchunks; c++) raw += m->chunks[c].raw_size;
+  if (memcmp(count, m->opcount, sizeof m->opcount) || raw != m->raw_bytes ||
+      (!t->recovered && stored != m->stored_values))
+    return ade__fail(ADE_EFORMAT, "footer: operation counts, stored values or raw bytes differ from "
+                     "the chunks'");
+  return ADE_OK;
+}
+
 static int verify(ade_tape *t) {
   int st = ade__tape_readable(t);
   ade__view v = {0};
-  for (size_t c = 0; !st && c < t->meta.nchunks; c++) st = ade__view_decode(t, c, &v);
+  uint64_t count[256] = {0}, stored = 0, *cmp = NULL;
+  size_t ncmp = 0, cap = 0, d = 0;
+  for (size_t c = 0; !st && c < t->meta.nchunks; c++) {
+    v.cmp = cmp;
+    v.ncmp = ncmp;
+    st = ade__view_decode(t, c, &v);
+    if (!st) st = check_diags(t, &v, &d, c);
+    if (!st) st = tally(&v, count, &stored, &cmp, &ncmp, &cap);
+  }
+  if (!st) st = check_counts(t, count, stored);
   ade__view_free(&v);
+  ade__free(cmp);
   return st;
 }
 

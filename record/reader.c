@@ -70,40 +70,6 @@ static inline size_t import_slot(uint64_t id, size_t cap) {
   return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
 }
 
-/* Hash the imports' ids into v (reused across chunks): a reference to an
- * earlier chunk then costs one probe or two, not a binary search. */
-static int import_index(const imports *im, ade__view *v) {
-  size_t cap = 16;
-  while (cap < 2 * im->n) cap *= 2;
-  if (cap > v->impcap) {
-    uint64_t *key = ade__realloc(v->impkey, ade__mul_size(cap, sizeof *key));
-    if (key) v->impkey = key;
-    uint32_t *at = ade__realloc(v->impat, ade__mul_size(cap, sizeof *at));
-    if (at) v->impat = at;
-    if (!key || !at) return ADE_ENOMEM;
-    v->impcap = cap;
-  }
-  cap = v->impcap;
-  memset(v->impkey, 0, cap * sizeof *v->impkey);
-  const unsigned char *p = im->ids;
-  uint64_t id = 0, delta = 0;
-  for (size_t i = 0; i < im->n; i++) {
-    ade__varint_get(&p, im->vals, &delta); /* checked by imports_parse */
-    size_t h = import_slot(id += delta, cap);
-    while (v->impkey[h]) h = (h + 1) & (cap - 1);
-    v->impkey[h] = id;
-    v->impat[h] = (uint32_t)i;
-  }
-  return ADE_OK;
-}
-
-/* Position of import id in the imports column, -1 if not imported. */
-static long import_find(const ade__view *v, uint64_t id) {
-  for (size_t h = import_slot(id, v->impcap); v->impkey[h]; h = (h + 1) & (v->impcap - 1))
-    if (v->impkey[h] == id) return v->impat[h];
-  return -1;
-}
-
 /* Position of the first element >= id in a sorted id list. */
 static size_t lower_bound(const uint64_t *v, size_t n, uint64_t id) {
   size_t lo = 0, hi = n;
@@ -115,13 +81,77 @@ static size_t lower_bound(const uint64_t *v, size_t n, uint64_t id) {
   return lo;
 }
 
+static int in_list(const uint64_t *v, size_t n, uint64_t id) {
+  size_t k = lower_bound(v, n, id);
+  return k < n && v[k] == id;
+}
+
+/* An import is an operand, and the recorder never uses a dependent (ade_dep
+ * returns a double) or a comparison (an int) as one. Dependents are in the
+ * footer's list; comparisons of earlier chunks are known to verify only. */
+static int import_check(const ade_tape *t, const ade__view *v, uint64_t id, size_t chunk) {
+  int dep = in_list(t->meta.dep, t->meta.ndep, id);
+  if (dep || in_list(v->cmp, v->ncmp, id))
+    return ade__fail(ADE_EFORMAT, "chunk %zu: imports record %llu, a %s, as an operand", chunk,
+                     (unsigned long long)(id - 1), dep ? "dependent" : "comparison");
+  return ADE_OK;
+}
+
+/* Hash the imports' ids into v (reused across chunks): a reference to an
+ * earlier chunk then costs one probe or two, not a binary search. */
+static int import_index(const ade_tape *t, const imports *im, ade__view *v, size_t chunk) {
+  size_t cap = 16;
+  while (cap < 2 * im->n) cap *= 2;
+  if (cap > v->impcap) {
+    uint64_t *key = ade__realloc(v->impkey, ade__mul_size(cap, sizeof *key));
+    if (key) v->impkey = key;
+    uint32_t *at = ade__realloc(v->impat, ade__mul_size(cap, sizeof *at));
+    if (at) v->impat = at;
+    if (!key || !at) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+    v->impcap = cap;
+  }
+  cap = v->impcap;
+  memset(v->impkey, 0, cap * sizeof *v->impkey);
+  const unsigned char *p = im->ids;
+  uint64_t id = 0, delta = 0;
+  for (size_t i = 0; i < im->n; i++) {
+    ade__varint_get(&p, im->vals, &delta); /* checked by imports_parse */
+    int st = import_check(t, v, id += delta, chunk);
+    if (st) return st;
+    size_t h = import_slot(id, cap);
+    while (v->impkey[h]) h = (h + 1) & (cap - 1);
+    v->impkey[h] = id;
+    v->impat[h] = (uint32_t)i;
+  }
+  return ADE_OK;
+}
+
+#define IMPORT_USED 0x80000000u /* in impat: an operand named the import */
+
+/* Position of import id in the imports column, -1 if not imported; counts
+ * the imports used (the recorder imports exactly the operands it needs). */
+static long import_find(ade__view *v, uint64_t id, size_t *used) {
+  for (size_t h = import_slot(id, v->impcap); v->impkey[h]; h = (h + 1) & (v->impcap - 1))
+    if (v->impkey[h] == id) {
+      *used += !(v->impat[h] & IMPORT_USED);
+      v->impat[h] |= IMPORT_USED;
+      return v->impat[h] & ~IMPORT_USED;
+    }
+  return -1;
+}
+
 typedef struct decoder {
   const unsigned char *ref, *ref_end, *site, *site_end;
   const unsigned char *val, *val_end, *cst, *cst_end;
   size_t indep, dep; /* next expected positions in the footer's lists */
+  size_t used;       /* imports some operand named */
 } decoder;
 
-static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const imports *im,
+/* Comparisons give an int to the program, dependents a double: neither is
+ * ever an operand. */
+static int operand_role(unsigned op) { return op == ADE_OP_DEP || (op >= ADE_OP_LT && op < ADE_OP_COUNT); }
+
+static int decode_operand(ade__view *v, decoder *dc, uint64_t rid, const imports *im,
                           uint64_t *arg, double *argv, size_t chunk) {
   const int values = !v->lean;
   uint64_t delta;
@@ -140,10 +170,15 @@ static int decode_operand(const ade__view *v, decoder *dc, uint64_t rid, const i
   uint64_t id = rid - delta;
   *arg = id;
   if (id > v->first) {
+    unsigned op = v->op[id - v->first - 1];
+    if (operand_role(op))
+      return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: operand %llu is a %s", chunk,
+                       (unsigned long long)(rid - 1), (unsigned long long)(id - 1),
+                       op == ADE_OP_DEP ? "dependent" : "comparison");
     if (values) *argv = v->val[id - v->first - 1];
     return ADE_OK;
   }
-  long k = import_find(v, id);
+  long k = import_find(v, id, &dc->used);
   if (k < 0)
     return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: operand %llu missing from the imports",
                      chunk, (unsigned long long)(rid - 1), (unsigned long long)id);
@@ -198,13 +233,13 @@ static int decode(const ade_tape *t, ade__view *v, size_t chunk) {
   const ade__chunkdata *d = &t->cd;
   imports im = {0, NULL, NULL};
   int st = imports_parse(d, v->first, &im, chunk);
-  if (!st && import_index(&im, v)) st = ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  if (!st) st = import_index(t, &im, v, chunk);
   if (st) return st;
   decoder dc = {d->col[ADE__COL_REFS], d->col[ADE__COL_REFS] + d->collen[ADE__COL_REFS], NULL, NULL,
                 d->col[ADE__COL_VALUES], d->col[ADE__COL_VALUES] + d->collen[ADE__COL_VALUES],
                 d->col[ADE__COL_CONSTS], d->col[ADE__COL_CONSTS] + d->collen[ADE__COL_CONSTS],
                 lower_bound(t->meta.indep, t->meta.nindep, v->first + 1),
-                lower_bound(t->meta.dep, t->meta.ndep, v->first + 1)};
+                lower_bound(t->meta.dep, t->meta.ndep, v->first + 1), 0};
   if (t->hdr.capture) {
     dc.site = d->col[ADE__COL_SITES];
     dc.site_end = dc.site + d->collen[ADE__COL_SITES];
@@ -218,6 +253,9 @@ static int decode(const ade_tape *t, ade__view *v, size_t chunk) {
   if (!st && (dc.ref != dc.ref_end || dc.val != dc.val_end || dc.cst != dc.cst_end ||
               dc.site != dc.site_end))
     st = ade__fail(ADE_EFORMAT, "chunk %zu: columns longer than its records need", chunk);
+  if (!st && dc.used != im.n)
+    st = ade__fail(ADE_EFORMAT, "chunk %zu: %zu of its %zu imports are no operand's", chunk,
+                   im.n - dc.used, im.n);
   uint64_t end = v->first + v->n;
   if (!st && ((dc.indep < t->meta.nindep && t->meta.indep[dc.indep] <= end) ||
               (dc.dep < t->meta.ndep && t->meta.dep[dc.dep] <= end)))

@@ -52,6 +52,8 @@ typedef struct ade__view {
   uint32_t *impat;     /* each one's position in the imports column */
   size_t impcap;       /* slots: a power of two */
   int lean;            /* argv of active operands and val of unstored results unset */
+  const uint64_t *cmp; /* ade_tape_verify: the comparison records of earlier */
+  size_t ncmp;         /* chunks, ascending, which no import may name */
 } ade__view;
 
 /* Record i's operands in a: from V (the values at a new point; NULL: the

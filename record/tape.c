@@ -233,6 +233,17 @@ int ade__tape_readable(const ade_tape *t) {
   return ADE_OK;
 }
 
+/* The recorder fills every chunk but the last to the header's size. */
+static int check_chunk_sizes(const ade_tape *t) {
+  const ade__meta *m = &t->meta;
+  for (size_t c = 0; c < m->nchunks; c++)
+    if (m->chunks[c].records > t->hdr.chunk_records ||
+        (c + 1 < m->nchunks && m->chunks[c].records != t->hdr.chunk_records))
+      return ade__fail(ADE_EFORMAT, "chunk %zu: %u records, the header's chunk size is %u", c,
+                       m->chunks[c].records, t->hdr.chunk_records);
+  return ADE_OK;
+}
+
 /* Read header and footer of a store into a fresh finished tape. */
 static int open_store(ade_tape *t) {
   unsigned char h[ADE__HEADER_SIZE];
@@ -248,6 +259,7 @@ static int open_store(ade_tape *t) {
   if (!st) st = ade__header_decode(h, &t->hdr);
   if (!st && !(t->dctx = ade__zstd_dctx())) st = ade__fail(ADE_ENOMEM, "out of memory opening a tape");
   if (!st) st = ade__footer_read(&t->store, t->dctx, &t->meta);
+  if (!st) st = check_chunk_sizes(t);
   t->state = ADE__FINISHED;
   return st;
 }

@@ -309,6 +309,13 @@ static int check_chunk_index(const ade__meta *m, uint64_t footer_off) {
     if (e->offset != off)
       return ade__fail(ADE_EFORMAT, "chunk index: chunk %zu at offset %llu, expected %llu", i,
                        (unsigned long long)e->offset, (unsigned long long)off);
+    /* Each record takes an opcode byte of the raw payload, which zstd
+     * expands at most 32768-fold: so the records a footer claims are backed
+     * by the file's bytes before anyone allocates for them. */
+    if (e->records > e->raw_size - ADE__MIN(e->raw_size, 4 + 4 * ADE__NCOLS) ||
+        e->raw_size / 32768 > e->stored_size)
+      return ade__fail(ADE_EFORMAT, "chunk index: chunk %zu claims %u records in %u raw, %u stored "
+                       "bytes", i, e->records, e->raw_size, e->stored_size);
     off += ADE__FRAME_SIZE + (uint64_t)e->stored_size;
     records += e->records;
   }

@@ -153,6 +153,14 @@ static int get_strings(cursor *c, ade__meta *m) {
   return ADE_OK;
 }
 
+/* The recorder opens regions in record order, each inside the innermost
+ * open one (parent + 1; 0 = none), which it closes after its children. */
+static int nested(const ade__meta *m, const ade__region_rec *r, uint64_t parent) {
+  const ade__region_rec *p = parent ? &m->regions[parent - 1] : NULL;
+  return (!m->nregions || m->regions[m->nregions - 1].first_op <= r->first_op) &&
+         (!p || (p->first_op <= r->first_op && r->end_op <= p->end_op));
+}
+
 static int get_regions(cursor *c, ade__meta *m) {
   size_t k = get_count(c);
   for (size_t i = 0; i < k && !c->bad; i++) {
@@ -162,7 +170,7 @@ static int get_regions(cursor *c, ade__meta *m) {
     r.end_op = get(c);
     r.nframes = (uint32_t)get_count(c);
     if (c->bad || name >= m->nstrings || parent > i || r.first_op > r.end_op ||
-        r.end_op > m->records) {
+        r.end_op > m->records || !nested(m, &r, parent)) {
       c->bad = 1;
       break;
     }
@@ -222,8 +230,11 @@ static int get_chunks(cursor *c, ade__meta *m) {
 int ade__meta_decode(const unsigned char *p, size_t n, ade__meta *m) {
   cursor c = {p, p + n, 0};
   int st;
-  m->complete = get(&c) == 1;
-  m->status = -(int)(get(&c) & 0xff);
+  uint64_t complete = get(&c), status = get(&c);
+  /* The recorder writes 1 and 0, or 0 and its failure's status. */
+  if (complete > 1 || (complete == 1) != (status == 0) || status > 255) c.bad = 1;
+  m->complete = complete == 1;
+  m->status = -(int)(status & 0xff);
   m->records = get(&c);
   m->stored_values = get(&c);
   m->raw_bytes = get(&c);

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
+#include "mutate.h"
 #include "tape_internal.h"
 
 /* Every operation once (operands chosen inside each domain), with constant
@@ -170,35 +170,13 @@ static int record_incomplete(const char *dir) {
 
 /* ------------------------------------------------------- checksum repair */
 
-static void fix_frame(unsigned char *f, uint64_t avail) {
-  uint64_t stored = ade__ld32(f + 24);
-  if (stored <= avail) ade__st64(f + 32, XXH64(f + ADE__FRAME_SIZE, (size_t)stored, 0));
-  ade__st64(f + 40, XXH64(f, 40, 0));
-}
-
-/* Walk the frames from the header on and from the trailer's footer offset. */
-static void fix_sums(unsigned char *p, size_t n) {
-  if (n >= ADE__HEADER_SIZE) ade__st64(p + 56, XXH64(p, 56, 0));
-  if (n < ADE__HEADER_SIZE + ADE__TRAILER_SIZE) return;
-  uint64_t end = n - ADE__TRAILER_SIZE, off = ADE__HEADER_SIZE;
-  while (off + ADE__FRAME_SIZE <= end) {
-    uint64_t stored = ade__ld32(p + off + 24);
-    fix_frame(p + off, end - off - ADE__FRAME_SIZE);
-    off += ADE__FRAME_SIZE + stored;
-  }
-  uint64_t foot = ade__ld64(p + end);
-  if (foot >= ADE__HEADER_SIZE && foot <= end - ADE__FRAME_SIZE)
-    fix_frame(p + foot, end - foot - ADE__FRAME_SIZE);
-  ade__st64(p + end + 16, XXH64(p + end, 16, 0));
-}
-
 static int fix_file(const char *path) {
   FILE *f = fopen(path, "r+b");
   unsigned char *p = NULL;
   long n = -1;
   if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
       (p = malloc((size_t)n + 1)) && fread(p, 1, (size_t)n, f) == (size_t)n) {
-    fix_sums(p, (size_t)n);
+    mt_fix_sums(p, (size_t)n);
     if (fseek(f, 0, SEEK_SET) || fwrite(p, 1, (size_t)n, f) != (size_t)n) n = -1;
   } else {
     n = -1;

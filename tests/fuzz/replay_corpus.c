@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_tape.h"
 
 static int run_file(const char *path) {
   FILE *f = fopen(path, "rb");
