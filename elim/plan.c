@@ -189,9 +189,11 @@ int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_
   *pp = NULL;
   if ((!o || !o->seq) && (method < 0 || method >= ADE_ORDER_COUNT))
     return ade__fail(ADE_EINVAL, "ade_elim_plan_create: unknown method %d", method);
+  int st = ade__tape_usable(t);
+  if (st) return st;
   ade_elim_plan *p = ade__calloc(1, sizeof *p);
   const ade_elim_seq *use = NULL;
-  int st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
+  st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
   if (!st) {
     p->m = g->m, p->n = g->n;
     st = map_inputs(p, t, g);
@@ -257,7 +259,7 @@ static void run_program(const ade_elim_plan *p) {
 
 int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J) {
   if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_jacobian: NULL argument");
-  int st = ade__tape_readable(t), warn = ADE_OK;
+  int st = ade__tape_usable(t), warn = ADE_OK;
   if (st) return st;
   if (t->meta.records != p->records || t->meta.nchunks != p->nchunks)
     return ade__fail(ADE_EINVAL, "the plan was compiled for a tape of %llu records in %zu chunks, not %llu in %zu",

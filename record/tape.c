@@ -110,7 +110,8 @@ static int finish(ade_tape *t) {
   ade__writer *w = t->w;
   while (w->rdepth) t->meta.regions[w->rstack[--w->rdepth]].end_op = w->first + w->n;
   int st = w->status;
-  if (!st && w->n) st = ade__writer_flush(t);
+  if (!st && w->n && (st = ade__writer_flush(t)))
+    ade__record_error(t, st, "writing chunk %zu: %s", t->meta.nchunks, ade_errmsg());
   if (st) {
     /* Keep the chunks written so far; drop the open one (it is not on disk). */
     t->meta.complete = 0;
@@ -125,6 +126,12 @@ static int finish(ade_tape *t) {
     }
   }
   int fst = ade__footer_write(&t->store, t->cctx, t->hdr.level, &t->meta);
+  if (fst) { /* the bytes are not a tape: never complete, never handed out */
+    t->meta.complete = 0;
+    t->meta.status = st ? st : fst;
+    t->nofooter = 1;
+    if (!w->errmsg[0]) snprintf(w->errmsg, sizeof w->errmsg, "writing the footer: %s", ade_errmsg());
+  }
   return st ? st : fst;
 }
 
@@ -133,12 +140,11 @@ int ade_trace_off(void) {
   if (!t) return ade__fail(ADE_ESTATE, "ade_trace_off: no tape is recording on this thread");
   cur = NULL;
   int st = finish(t);
-  char msg[512];
-  snprintf(msg, sizeof msg, "%s", t->w->errmsg);
+  if (st) snprintf(t->why, sizeof t->why, "%s", t->w->errmsg[0] ? t->w->errmsg : ade_strerror(st));
   ade__writer_free(t->w);
   t->w = NULL;
   t->state = ADE__FINISHED;
-  if (st && msg[0]) return ade__fail(st, "recording failed: %s", msg);
+  if (st) return ade__fail(st, "recording failed: %s", t->why);
   return st;
 }
 
@@ -147,6 +153,22 @@ int ade__tape_readable(const ade_tape *t) {
   if (t->state != ADE__FINISHED)
     return ade__fail(ADE_ESTATE, "the tape is still being recorded (call ade_trace_off first)");
   return ADE_OK;
+}
+
+int ade__tape_usable(const ade_tape *t) {
+  int st = ade__tape_readable(t);
+  if (st || t->meta.complete) return st;
+  return ade__fail(ADE_ESTATE, "the tape is incomplete (recording failed: %s); it can be inspected "
+                   "(stats, regions, diagnostics, verify) but not evaluated or differentiated",
+                   t->why[0] ? t->why : ade_strerror(t->meta.status));
+}
+
+/* A tape whose footer was never written has no valid bytes to hand out. */
+static int tape_has_bytes(const ade_tape *t) {
+  int st = ade__tape_readable(t);
+  if (st || !t->nofooter) return st;
+  return ade__fail(ADE_ESTATE, "the tape has no footer (recording failed: %s); its bytes are not a tape",
+                   t->why);
 }
 
 /* Read header and footer of a store into a fresh finished tape. */
@@ -271,7 +293,7 @@ int ade_tape_load(ade_tape **tp, const char *path) {
 }
 
 int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
-  int st = ade__tape_readable(t);
+  int st = tape_has_bytes(t);
   if (st) return st;
   if (t->store.fd >= 0) return ade__fail(ADE_EINVAL, "the tape lives in a file, not in memory");
   *bytes = t->store.mem.p;
@@ -280,7 +302,7 @@ int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
 }
 
 int ade_tape_save(const ade_tape *t, const char *path) {
-  int st = ade__tape_readable(t);
+  int st = tape_has_bytes(t);
   if (st) return st;
   ade__store out = {{0}, -1, 0, 0};
   unsigned char buf[1 << 16];
