@@ -19,20 +19,26 @@ struct ade_elim_plan {
   uint64_t fma;
 };
 
+int ade__plan_reserve(ade__planrec *r, size_t k) {
+  if (!r || r->cap - r->n >= k) return ADE_OK;
+  size_t nc = r->cap ? 2 * r->cap : 1024;
+  while (nc - r->n < k) nc *= 2;
+  uint8_t *kd = ade__realloc(r->kind, nc);
+  if (kd) r->kind = kd;
+  size_t *pd = kd ? ade__realloc(r->d, ade__mul_size(nc, sizeof *pd)) : NULL;
+  if (pd) r->d = pd;
+  size_t *pa = pd ? ade__realloc(r->a, ade__mul_size(nc, sizeof *pa)) : NULL;
+  if (pa) r->a = pa;
+  size_t *pb = pa ? ade__realloc(r->b, ade__mul_size(nc, sizeof *pb)) : NULL;
+  if (pb) r->b = pb;
+  if (!pb) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", nc);
+  r->cap = nc;
+  return ADE_OK;
+}
+
 int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b) {
-  if (r->n == r->cap) {
-    size_t nc = r->cap ? 2 * r->cap : 1024;
-    uint8_t *k = ade__realloc(r->kind, nc);
-    if (k) r->kind = k;
-    size_t *pd = ade__realloc(r->d, ade__mul_size(nc, sizeof *pd));
-    if (pd) r->d = pd;
-    size_t *pa = ade__realloc(r->a, ade__mul_size(nc, sizeof *pa));
-    if (pa) r->a = pa;
-    size_t *pb = ade__realloc(r->b, ade__mul_size(nc, sizeof *pb));
-    if (pb) r->b = pb;
-    if (!k || !pd || !pa || !pb) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", nc);
-    r->cap = nc;
-  }
+  int st = ade__plan_reserve(r, 1);
+  if (st) return st;
   r->kind[r->n] = (uint8_t)kind;
   r->d[r->n] = (size_t)d;
   r->a[r->n] = (size_t)a;

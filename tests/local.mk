@@ -33,3 +33,10 @@ EXTRA_DIST += %D%/pkgconfig.sh
 installcheck-local:
 	CC='$(CC)' $(SHELL) $(srcdir)/%D%/pkgconfig.sh '$(DESTDIR)$(pkgconfigdir)' \
 	  '$(DESTDIR)$(libdir)' '$(srcdir)'
+
+check_PROGRAMS += %D%/check_oom
+%C%_check_oom_SOURCES = %D%/check_oom.c
+%C%_check_oom_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_oom_CFLAGS = $(TEST_CFLAGS)
+%C%_check_oom_LDADD = $(TEST_LDADD)
+TESTS += %D%/check_oom
