@@ -158,11 +158,8 @@ static int record(ade_tape **t, int capture, int level, uint32_t chunk, void (*f
   o.chunk_ops = chunk;
   int st = ade_tape_create(t, &o);
   if (!st) st = ade_trace_on(*t);
-  if (!st) {
-    f(x, y);
-    st = ade_trace_off();
-  }
-  return st;
+  f(x, y); /* plain values without a tape */
+  return st ? st : ade_trace_off();
 }
 
 /* Sweeps over tape A (n = 4, m = 3) and B (n = 3, m = 1). */
