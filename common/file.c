@@ -101,21 +101,17 @@ static int sync_close(ade__afile *a, int keep) {
   return e;
 }
 
-/* Make the rename durable. EINVAL: the file system cannot sync directories. */
-static int sync_dir(const char *path) {
-  const char *slash = strrchr(path, '/');
-  size_t n = slash ? (size_t)(slash - path) : 0;
-  char *dir = ade__alloc(n + 2);
-  if (!dir) return ENOMEM;
-  if (!slash) memcpy(dir, ".", 2);
-  else {
-    memcpy(dir, path, n ? n : 1); /* "/x": the root */
-    dir[n ? n : 1] = '\0';
-  }
+/* Make the rename durable: fsync the directory of tmp (the target's),
+ * named by cutting tmp, which is no longer needed, at its last slash, so
+ * that nothing is allocated once the target has been replaced. EINVAL: the
+ * file system cannot sync directories. */
+static int sync_dir(char *tmp) {
+  char *slash = strrchr(tmp, '/');
+  const char *dir = slash ? tmp : ".";
+  if (slash) slash[slash == tmp] = '\0'; /* "/x": the root */
   int e = 0, fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL)) e = errno;
   if (fd >= 0) close(fd);
-  ade__free(dir);
   return e;
 }
 
@@ -133,7 +129,7 @@ int ade__afile_commit(ade__afile *a, int keep) {
     }
     return st;
   }
-  e = sync_dir(a->path);
+  e = sync_dir(a->tmp);
   int st = e ? ade__fail(ADE_EIO, "'%s' was replaced, but syncing its directory failed: %s", a->path,
                          strerror(e))
              : ADE_OK;

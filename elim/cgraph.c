@@ -131,10 +131,8 @@ static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
   size_t drop = 0;
   if (!gp) return ade__fail(ADE_EINVAL, "ade_cgraph_from_tape: NULL result pointer");
   *gp = NULL;
-  int st = ade__tape_readable(t);
+  int st = ade__tape_usable(t);
   if (st) return st;
-  if (!t->meta.complete)
-    return ade__fail(ADE_ESTATE, "the tape is incomplete (recording failed); it cannot be differentiated");
   if (!t->meta.nindep || !t->meta.ndep)
     return ade__fail(ADE_EINVAL, "the tape has %zu independents and %zu dependents; a c-graph needs both",
                      t->meta.nindep, t->meta.ndep);

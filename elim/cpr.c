@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "elim_internal.h"
+#include "record_internal.h"
 
 /* Colors per compressed sweep (as ade_jacobian_dense's strips). */
 #define ADE__CPR_STRIP 64
@@ -209,11 +210,13 @@ int ade_jacobian_cpr_values(ade_tape *t, int mode, const double *x, const size_t
                             ade_sparse *P) {
   if (!t || !P || !color || (mode != ADE_FORWARD && mode != ADE_REVERSE))
     return ade__fail(ADE_EINVAL, "ade_jacobian_cpr_values: NULL argument or bad mode");
+  int st = ade__tape_usable(t), warn = ADE_OK;
+  if (st) return st;
   size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t), ns = mode == ADE_FORWARD ? n : m;
   size_t no = mode == ADE_FORWARD ? m : n, b = ADE__MIN((size_t)ADE__CPR_STRIP, ncolors);
   if (P->m != m || P->n != n || P->symmetric)
     return ade__fail(ADE_EINVAL, "the pattern is %zu x %zu, the tape's Jacobian %zu x %zu", P->m, P->n, m, n);
-  int st = check_pattern(P), warn = ADE_OK;
+  st = check_pattern(P);
   for (size_t j = 0; !st && j < ns; j++)
     if (color[j] >= ncolors) st = ade__fail(ADE_EINVAL, "color %zu of item %zu is not below %zu", color[j], j, ncolors);
   if (st || !ncolors) return st;

@@ -60,6 +60,8 @@ typedef struct ade__planrec {
   size_t n, cap;
 } ade__planrec;
 int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b);
+/* Room for k more steps (NULL r: nothing to do). */
+int ade__plan_reserve(ade__planrec *r, size_t k);
 
 struct ade_elim_seq {
   int kind;
@@ -78,6 +80,12 @@ void ade__graph_del_edge(ade_cgraph *g, size_t e);
 void ade__graph_del_vertex(ade_cgraph *g, size_t v);
 size_t ade__graph_vertex(const ade_cgraph *g, long id);
 int ade__graph_marks(ade_cgraph *g);
+/* Reservations, so that an elimination step allocates everything before it
+ * changes the graph: a step that fails with ADE_ENOMEM leaves it as it was.
+ * ade__graph_reserve: nv more vertices (marks included) and ne more edges;
+ * ade__graph_reserve_adj: nin more in-edges and nout more out-edges of i. */
+int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne);
+int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
 unsigned ade__graph_stamp(ade_cgraph *g, unsigned width);
 uint64_t ade__graph_print(const ade_cgraph *g);
 

@@ -34,17 +34,33 @@ int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost) {
     return ade__fail(ADE_EINVAL, "vertex %ld is %s, not intermediate", g->v[j].id,
                      g->v[j].kind == ADE__X ? "independent" : "dependent");
   size_t np = g->v[j].nin, ns = g->v[j].nout;
+  int st = ade__graph_reserve(g, 0, np * ns);
+  for (size_t a = 0; a < np && !st; a++) st = ade__graph_reserve_adj(g, g->e[g->v[j].in[a]].src, 0, ns);
+  for (size_t b = 0; b < ns && !st; b++) st = ade__graph_reserve_adj(g, g->e[g->v[j].out[b]].dst, np, 0);
+  if (st || (st = ade__plan_reserve(g->rec, np * ns))) return st; /* nothing changed yet */
   for (size_t a = 0; a < np; a++) {
     size_t e1 = g->v[j].in[a], i = g->e[e1].src;
     for (size_t b = 0; b < ns; b++) {
       size_t e2 = g->v[j].out[b];
-      int st = update(g, i, g->e[e2].dst, e2, e1);
-      if (st) return st;
+      if ((st = update(g, i, g->e[e2].dst, e2, e1))) return st;
     }
   }
   ade__graph_del_vertex(g, j);
   if (cost) *cost = (uint64_t)np * ns;
   return ADE_OK;
+}
+
+/* Room for the fill-in of front (back) eliminating edge (i, j): an edge
+ * from i to each successor of j (to j from each predecessor of i). */
+static int reserve_edge(ade_cgraph *g, size_t i, size_t j, int dir) {
+  const ade__vtx *v = &g->v[dir == ADE_FRONT ? j : i];
+  size_t n = dir == ADE_FRONT ? v->nout : v->nin;
+  int st = ade__graph_reserve(g, 0, n);
+  if (!st) st = dir == ADE_FRONT ? ade__graph_reserve_adj(g, i, 0, n) : ade__graph_reserve_adj(g, j, n, 0);
+  for (size_t k = 0; k < n && !st; k++)
+    st = dir == ADE_FRONT ? ade__graph_reserve_adj(g, g->e[v->out[k]].dst, 1, 0)
+                          : ade__graph_reserve_adj(g, g->e[v->in[k]].src, 0, 1);
+  return st ? st : ade__plan_reserve(g->rec, n);
 }
 
 /* Rule 2. Front elimination of (i,j): c(i,j') += c(j,j') c(i,j) for j' in
@@ -60,19 +76,19 @@ int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost) {
   if (dir == ADE_BACK && g->v[i].kind != ADE__Z)
     return ade__fail(ADE_EINVAL, "edge (%ld, %ld) leaves an independent: it cannot be back eliminated",
                      g->v[i].id, g->v[j].id);
+  int st = reserve_edge(g, i, j, dir);
+  if (st) return st; /* nothing changed yet */
   if (dir == ADE_FRONT) {
     n = g->v[j].nout;
     for (size_t b = 0; b < n; b++) {
       size_t x = g->v[j].out[b];
-      int st = update(g, i, g->e[x].dst, x, e);
-      if (st) return st;
+      if ((st = update(g, i, g->e[x].dst, x, e))) return st;
     }
   } else {
     n = g->v[i].nin;
     for (size_t a = 0; a < n; a++) {
       size_t x = g->v[i].in[a];
-      int st = update(g, g->e[x].src, j, e, x);
-      if (st) return st;
+      if ((st = update(g, g->e[x].src, j, e, x))) return st;
     }
   }
   ade__graph_del_edge(g, e);

@@ -55,10 +55,29 @@ static int settle(ade_cgraph *d, size_t i) {
   return st;
 }
 
+/* Room for the fill-in vertex of face (a, b), its edges and the plan's
+ * steps (the update and two merges), so that the step cannot fail midway:
+ * on failure the new vertex, if added, is taken back. */
+static int reserve_fill(ade_cgraph *d, size_t a, size_t b, size_t *k) {
+  size_t np = d->v[a].nin, ns = d->v[b].nout;
+  int st = ade__graph_reserve(d, 1, np + ns);
+  for (size_t x = 0; x < np && !st; x++) st = ade__graph_reserve_adj(d, d->e[d->v[a].in[x]].src, 0, 1);
+  for (size_t x = 0; x < ns && !st; x++) st = ade__graph_reserve_adj(d, d->e[d->v[b].out[x]].dst, 1, 0);
+  if (!st) st = ade__plan_reserve(d->rec, 3);
+  if (st || (st = ade__graph_add_vertex(d, d->next_vertex_id, ADE__Z, k))) return st;
+  if ((st = ade__graph_reserve_adj(d, *k, np, ns))) {
+    ade__free(d->v[*k].in);
+    ade__free(d->v[*k].out);
+    d->nv--;
+    d->nalive--;
+  }
+  return st;
+}
+
 /* Fill-in: a new vertex k' with P_k' = P_a, S_k' = S_b and label c. */
 static int fill_vertex(ade_cgraph *d, size_t a, size_t b, double c) {
   size_t k;
-  int st = ade__graph_add_vertex(d, d->next_vertex_id, ADE__Z, &k);
+  int st = reserve_fill(d, a, b, &k);
   if (st) return st;
   d->next_vertex_id++;
   d->v[k].val = c;
@@ -78,6 +97,7 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
     return ade__fail(ADE_EINVAL, "face (%ld, %ld) is not intermediate (Rule 1 needs both ends in Z~)",
                      d->v[a].id, d->v[b].id);
   int st = ade__graph_marks(d);
+  if (!st) st = ade__plan_reserve(d->rec, 3);
   if (st) return st;
   double ca = d->v[a].val, cb = d->v[b].val;
   size_t k = ade__dual_twin(d, a, b, ADE__NONE);

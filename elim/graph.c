@@ -51,16 +51,28 @@ static void hdel(ade_cgraph *g, size_t e) {
   g->hused--;
 }
 
-static int push(size_t **list, size_t *len, size_t *cap, size_t x) {
-  if (*len == *cap) {
-    size_t nc = *cap ? 2 * *cap : 4;
-    size_t *p = ade__realloc(*list, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", nc);
-    *list = p;
-    *cap = nc;
-  }
-  (*list)[(*len)++] = x;
+
+/* Capacity *cap (doubled as needed) for extra elements of size sz beyond used. */
+static int room(void **p, size_t used, size_t *cap, size_t extra, size_t sz) {
+  if (*cap - used >= extra) return ADE_OK;
+  size_t nc = *cap ? 2 * *cap : 4;
+  while (nc - used < extra) nc *= 2;
+  void *q = ade__realloc(*p, ade__mul_size(nc, sz));
+  if (!q) return ADE_ENOMEM;
+  *p = q;
+  *cap = nc;
   return ADE_OK;
+}
+
+static int reserve_list(size_t **list, size_t len, size_t *cap, size_t extra) {
+  if (!room((void **)list, len, cap, extra, sizeof **list)) return ADE_OK;
+  return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", len + extra);
+}
+
+static int push(size_t **list, size_t *len, size_t *cap, size_t x) {
+  int st = reserve_list(list, *len, cap, 1);
+  if (!st) (*list)[(*len)++] = x;
+  return st;
 }
 
 int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint) {
@@ -175,16 +187,34 @@ size_t ade__graph_vertex(const ade_cgraph *g, long id) {
   return lo < g->nv && g->v[lo].id == id && g->v[lo].alive ? lo : ADE__NONE;
 }
 
-/* Make the mark workspace cover every vertex plus one to come. */
-int ade__graph_marks(ade_cgraph *g) {
-  if (g->markcap > g->nv) return ADE_OK;
-  size_t nc = 2 * g->nv + 2;
+/* Make the mark workspace cover n vertices plus one to come. */
+static int marks_cover(ade_cgraph *g, size_t n) {
+  if (g->markcap > n) return ADE_OK;
+  size_t nc = 2 * n + 2;
   unsigned *p = ade__realloc(g->mark, ade__mul_size(nc, sizeof *p));
   if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a workspace of %zu", nc);
   memset(p + g->markcap, 0, (nc - g->markcap) * sizeof *p);
   g->mark = p;
   g->markcap = nc;
   return ADE_OK;
+}
+
+int ade__graph_marks(ade_cgraph *g) { return marks_cover(g, g->nv); }
+
+int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
+  ade__vtx *v = &g->v[i];
+  int st = reserve_list(&v->in, v->nin, &v->capin, nin);
+  return st ? st : reserve_list(&v->out, v->nout, &v->capout, nout);
+}
+
+int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
+  while ((g->hused + ne) * 2 > g->hcap)
+    if (hgrow(g)) return ADE_ENOMEM;
+  if (room((void **)&g->e, g->eslots, &g->ecap, ne, sizeof *g->e))
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu edges", g->eslots + ne);
+  if (room((void **)&g->v, g->nv, &g->vcap, nv, sizeof *g->v))
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu vertices", g->nv + nv);
+  return nv ? marks_cover(g, g->nv + nv) : ADE_OK;
 }
 
 /* width fresh mark values s, s+1, ..., s+width-1. */

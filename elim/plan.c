@@ -19,20 +19,26 @@ struct ade_elim_plan {
   uint64_t fma;
 };
 
+int ade__plan_reserve(ade__planrec *r, size_t k) {
+  if (!r || r->cap - r->n >= k) return ADE_OK;
+  size_t nc = r->cap ? 2 * r->cap : 1024;
+  while (nc - r->n < k) nc *= 2;
+  uint8_t *kd = ade__realloc(r->kind, nc);
+  if (kd) r->kind = kd;
+  size_t *pd = kd ? ade__realloc(r->d, ade__mul_size(nc, sizeof *pd)) : NULL;
+  if (pd) r->d = pd;
+  size_t *pa = pd ? ade__realloc(r->a, ade__mul_size(nc, sizeof *pa)) : NULL;
+  if (pa) r->a = pa;
+  size_t *pb = pa ? ade__realloc(r->b, ade__mul_size(nc, sizeof *pb)) : NULL;
+  if (pb) r->b = pb;
+  if (!pb) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", nc);
+  r->cap = nc;
+  return ADE_OK;
+}
+
 int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b) {
-  if (r->n == r->cap) {
-    size_t nc = r->cap ? 2 * r->cap : 1024;
-    uint8_t *k = ade__realloc(r->kind, nc);
-    if (k) r->kind = k;
-    size_t *pd = ade__realloc(r->d, ade__mul_size(nc, sizeof *pd));
-    if (pd) r->d = pd;
-    size_t *pa = ade__realloc(r->a, ade__mul_size(nc, sizeof *pa));
-    if (pa) r->a = pa;
-    size_t *pb = ade__realloc(r->b, ade__mul_size(nc, sizeof *pb));
-    if (pb) r->b = pb;
-    if (!k || !pd || !pa || !pb) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", nc);
-    r->cap = nc;
-  }
+  int st = ade__plan_reserve(r, 1);
+  if (st) return st;
   r->kind[r->n] = (uint8_t)kind;
   r->d[r->n] = (size_t)d;
   r->a[r->n] = (size_t)a;
@@ -189,9 +195,11 @@ static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_ja
   *pp = NULL;
   if ((!o || !o->seq) && (method < 0 || method >= ADE_ORDER_COUNT))
     return ade__fail(ADE_EINVAL, "ade_elim_plan_create: unknown method %d", method);
+  int st = ade__tape_usable(t);
+  if (st) return st;
   ade_elim_plan *p = ade__calloc(1, sizeof *p);
   const ade_elim_seq *use = NULL;
-  int st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
+  st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
   if (!st) {
     p->m = g->m, p->n = g->n;
     st = map_inputs(p, t, g);
@@ -264,7 +272,7 @@ static void run_program(const ade_elim_plan *p) {
 
 static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J) {
   if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_jacobian: NULL argument");
-  int st = ade__tape_readable(t), warn = ADE_OK;
+  int st = ade__tape_usable(t), warn = ADE_OK;
   if (st) return st;
   if (t->meta.records != p->records || t->meta.nchunks != p->nchunks)
     return ade__fail(ADE_EINVAL, "the plan was compiled for a tape of %llu records in %zu chunks, not %llu in %zu",

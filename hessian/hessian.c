@@ -122,13 +122,10 @@ void ade__hlog_sort(ade__hlog *g) {
 }
 
 static int check_args(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H) {
-  int st = ade__tape_readable(t);
+  int st = ade__tape_usable(t);
   if (st) return st;
   if (!H) return ade__fail(ADE_EINVAL, "ade_hessian: H is NULL");
   if (!ade_hess_method_name(method)) return ade__fail(ADE_EINVAL, "ade_hessian: unknown method %d", method);
-  if (!t->meta.complete)
-    return ade__fail(ADE_ESTATE, "the tape is incomplete (recording failed: %s); it can be inspected "
-                     "but not differentiated", ade_strerror(t->meta.status));
   if (t->meta.ndep == 0) return ade__fail(ADE_EINVAL, "ade_hessian: the tape has no dependents");
   if (t->meta.ndep > 1 && !(o && o->w))
     return ade__fail(ADE_EINVAL, "ade_hessian: the tape has %zu dependents; give m weights w (the "

@@ -62,7 +62,10 @@ ADE_API const char *ade_errmsg(void);
  * including zstd's, goes through the calling thread's hook. */
 typedef void *(*ade_alloc_fn)(void *ud, void *ptr, size_t size);
 /*! ade_set_allocator: set the calling thread's allocator (NULL: realloc/free).
- * Objects must be freed with the allocator that created them. */
+ * Objects must be freed with the allocator that created them. When the hook
+ * returns NULL the call fails with ADE_ENOMEM, frees what it allocated and
+ * leaves its arguments as they were (tapes, graphs, sequences stay usable);
+ * only a recording fails for good (ade_trace_off). */
 ADE_API void ade_set_allocator(ade_alloc_fn fn, void *ud);
 
 /* ------------------------------------------------------------------ tapes */
@@ -129,7 +132,8 @@ ADE_API int ade_tape_load(ade_tape **tape, const char *path);
  * @return ADE_OK, ADE_EINVAL, ADE_ESTATE (not finished), ADE_EIO (message
  * names path and the reason), ADE_ENOMEM, read errors of the tape. */
 ADE_API int ade_tape_save(const ade_tape *tape, const char *path);
-/*! ade_tape_bytes: the finished tape's bytes, if it lives in memory. */
+/*! ade_tape_bytes: the finished tape's bytes, if it lives in memory.
+ * @return ADE_OK, ADE_EINVAL (file-backed), ADE_ESTATE (no footer). */
 ADE_API int ade_tape_bytes(const ade_tape *tape, const void **bytes, size_t *size);
 /*! ade_tape_from_bytes: a read-only tape over a copy of size bytes. */
 ADE_API int ade_tape_from_bytes(ade_tape **tape, const void *bytes, size_t size);
@@ -153,7 +157,10 @@ ADE_API void ade_tape_free(ade_tape *tape);
 ADE_API int ade_trace_on(ade_tape *tape);
 /*! ade_trace_off: finish the current tape (write its footer) and detach it.
  * @return ADE_OK, or the sticky error that failed the recording (the part
- * recorded before the error stays readable and is marked incomplete). */
+ * recorded before the error stays readable and is marked incomplete). An
+ * incomplete tape can be inspected (stats, regions, diagnostics, verify);
+ * every call that evaluates or differentiates it returns ADE_ESTATE. If the
+ * footer itself failed, ade_tape_bytes and ade_tape_save refuse it too. */
 ADE_API int ade_trace_off(void);
 
 /* --------------------------------------------------------- active scalars */
@@ -498,7 +505,8 @@ ADE_API int ade_cgraph_check(const ade_cgraph *g);
 
 /* Single elimination steps. *cost (may be NULL) gets the multiply-adds the
  * step executed. They return ADE_OK, ADE_EINVAL (not applicable: the message
- * says why), ADE_ENOMEM. */
+ * says why), ADE_ENOMEM. A step allocates before it changes the graph: on
+ * any error the graph and its counters are as before the call. */
 /*! ade_elim_vertex: eliminate intermediate vertex v (cost |P_v||S_v|). */
 ADE_API int ade_elim_vertex(ade_cgraph *g, long v, uint64_t *cost);
 enum ade_edge_dir { ADE_FRONT = 0, ADE_BACK = 1 };

@@ -80,7 +80,13 @@ int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
   if (!t->lin) {
     t->lin = ade__calloc(t->meta.nchunks + 1, sizeof *t->lin);
     t->linseen = ade__calloc(t->meta.nchunks + 1, 1);
-    if (!t->lin || !t->linseen) return ade__fail(ADE_ENOMEM, "out of memory");
+    if (!t->lin || !t->linseen) { /* both or neither */
+      ade__free(t->lin);
+      ade__free(t->linseen);
+      t->lin = NULL;
+      t->linseen = NULL;
+      return ade__fail(ADE_ENOMEM, "out of memory for the linearized-chunk cache");
+    }
   }
   if (t->lin[c]) {
     *out = t->lin[c];

@@ -94,12 +94,13 @@ static int import_column(ade__writer *w) {
 int ade__writer_flush(ade_tape *t) {
   ade__writer *w = t->w;
   ade__chunkent e;
-  if (import_column(w))
+  /* The index entry is reserved first: a chunk on the store is in the index. */
+  if (import_column(w) || ade__meta_reserve_chunk(&t->meta))
     return ade__fail(ADE_ENOMEM, "out of memory writing chunk %zu", t->meta.nchunks);
   int st = ade__chunk_write(&t->store, t->cctx, t->hdr.level, (uint32_t)t->meta.nchunks, w->first,
                             w->n, w->col, w->scratch, &e);
-  if (!st) st = ade__meta_add_chunk(&t->meta, &e);
   if (st) return st;
+  ade__meta_add_chunk(&t->meta, &e);
   for (int op = 0; op < 256; op++) t->meta.opcount[op] += w->opcount[op];
   memset(w->opcount, 0, sizeof w->opcount);
   t->meta.stored_values += w->stored;
@@ -171,7 +172,10 @@ ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, dou
   w->n++;
   if (w->n == t->hdr.chunk_records) {
     int st = ade__writer_flush(t);
-    if (st) ade__record_error(t, st, "writing chunk %zu: %s", t->meta.nchunks, ade_errmsg());
+    if (st) { /* the record is lost with its chunk: its result is passive */
+      ade__record_error(t, st, "writing chunk %zu: %s", t->meta.nchunks, ade_errmsg());
+      return ade_passive(r);
+    }
   }
   ade_double res = {r, t->serial | rid};
   return res;
@@ -206,8 +210,10 @@ ade_double ade_indep(double v) {
   ade_tape *t = ade__current();
   if (!t || t->w->status) return ade_passive(v);
   ade_double r = ade__append(t, ADE_OP_INDEP, 0, NULL, v, isfinite(v) ? 0 : ADE_DIAG_NONFINITE, SITE());
-  if (r.id && ade__meta_add_id(&t->meta.indep, &t->meta.nindep, &t->meta.indepcap, r.id & ADE__ID_MASK))
+  if (r.id && ade__meta_add_id(&t->meta.indep, &t->meta.nindep, &t->meta.indepcap, r.id & ADE__ID_MASK)) {
     ade__record_error(t, ADE_ENOMEM, "out of memory adding an independent");
+    return ade_passive(v);
+  }
   return r;
 }
 

@@ -105,6 +105,8 @@ typedef struct ade__point {
 struct ade_tape {
   int state;
   int recovered;       /* opened by ade_tape_recover: no footer */
+  int nofooter;        /* recorded, but the footer could not be written */
+  char why[512];       /* why the recording failed (ade__tape_usable's message) */
   uint64_t serial;     /* shifted into the high id bits */
   ade__store store;
   ade__header hdr;
@@ -188,6 +190,9 @@ int ade__view_load_lean(ade_tape *t, size_t chunk);
 int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);
 void ade__view_free(ade__view *v);
 int ade__tape_readable(const ade_tape *t);
+/* Readable and complete: what every derivative (sweeps, c-graph, plans,
+ * CPR, Hessians) needs; ADE_ESTATE naming the recording's failure if not. */
+int ade__tape_usable(const ade_tape *t);
 double *ade__work(ade_tape *t, size_t n);
 
 /* Evaluation of a finished tape shared between threads: *c is a clone of t

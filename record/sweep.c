@@ -226,14 +226,6 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
 }
 
 /* A finished, complete tape. */
-static int differentiable(const ade_tape *t) {
-  int st = ade__tape_readable(t);
-  if (!st && !t->meta.complete)
-    st = ade__fail(ADE_ESTATE, "the tape is incomplete (recording failed: %s); it can be inspected "
-                   "but not differentiated", ade_strerror(t->meta.status));
-  return st;
-}
-
 /* Check the tape and size the workspace: V (if x), nvec doubles per
  * variable, and for a reverse sweep q scratch doubles. A reverse sweep whose
  * dense adjoints would exceed the tape's memory limit keeps the adjoints of
@@ -241,7 +233,7 @@ static int differentiable(const ade_tape *t) {
  * values come from the tape's point (point.c), not from V. */
 static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, double **W,
                  adjstore *A) {
-  int st = differentiable(t);
+  int st = ade__tape_usable(t);
   if (st) return st;
   size_t nv = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16 || (nvec && nv > SIZE_MAX / 8 / nvec - 1))
@@ -332,7 +324,7 @@ int ade_adjoint(ade_tape *t, const double *x, const double *yb, double *xb) {
 
 static int gradient(ade_tape *t, const double *x, double *f, double *g) {
   const double one = 1.0;
-  int st = ade__tape_readable(t);
+  int st = ade__tape_usable(t);
   if (!st && t->meta.ndep != 1)
     st = ade__fail(ADE_EINVAL, "ade_gradient: the tape has %zu dependents, not 1", t->meta.ndep);
   if (!st && !g) st = ade__fail(ADE_EINVAL, "ade_gradient: g is NULL");
@@ -361,7 +353,7 @@ size_t ade_tape_peak_live(const ade_tape *t) { return t ? t->peak_live : 0; }
 #define ADE__STRIP 64
 
 int ade_jacobian_dense(ade_tape *t, int mode, const double *x, double *J) {
-  int st = differentiable(t); /* also when n or m is 0 and no sweep runs */
+  int st = ade__tape_usable(t);
   if (st) return st;
   if (!J || (mode != ADE_FORWARD && mode != ADE_REVERSE))
     return ade__fail(ADE_EINVAL, "ade_jacobian_dense: bad mode or NULL J");

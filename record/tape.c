@@ -177,7 +177,8 @@ static int finish(ade_tape *t, int *fst) {
   ade__writer *w = t->w;
   while (w->rdepth) t->meta.regions[w->rstack[--w->rdepth]].end_op = w->first + w->n;
   int st = w->status;
-  if (!st && w->n) st = ade__writer_flush(t);
+  if (!st && w->n && (st = ade__writer_flush(t)))
+    ade__record_error(t, st, "writing chunk %zu: %s", t->meta.nchunks, ade_errmsg());
   if (st) {
     /* Keep the chunks written so far; drop the open one (it is not on disk). */
     t->meta.complete = 0;
@@ -192,6 +193,12 @@ static int finish(ade_tape *t, int *fst) {
     }
   }
   *fst = ade__footer_write(&t->store, t->cctx, t->hdr.level, &t->meta);
+  if (*fst) { /* the bytes are not a tape: never complete, never handed out */
+    t->meta.complete = 0;
+    t->meta.status = st ? st : *fst;
+    t->nofooter = 1;
+    if (!w->errmsg[0]) snprintf(w->errmsg, sizeof w->errmsg, "writing the footer: %s", ade_errmsg());
+  }
   return st;
 }
 
@@ -215,15 +222,16 @@ int ade_trace_off(void) {
   if (!t) return ade__fail(ADE_ESTATE, "ade_trace_off: no tape is recording on this thread");
   cur = NULL;
   int fst, st = finish(t, &fst);
-  char msg[512], fmsg[512] = "";
-  snprintf(msg, sizeof msg, "%s", t->w->errmsg[0] || !st ? t->w->errmsg : ade_errmsg());
+  if (st || fst)
+    snprintf(t->why, sizeof t->why, "%s", t->w->errmsg[0] ? t->w->errmsg : ade_strerror(st ? st : fst));
+  char fmsg[512] = "";
   ade__writer_free(t->w);
   t->w = NULL;
   t->state = ADE__FINISHED;
   fst = commit_file(t, fst);
   if (!st) return fst;
   if (fst) snprintf(fmsg, sizeof fmsg, "; %s", ade_errmsg());
-  return ade__fail(st, "recording failed: %s%s", msg, fmsg);
+  return ade__fail(st, "recording failed: %s%s", t->why, fmsg);
 }
 
 int ade__tape_readable(const ade_tape *t) {
@@ -242,6 +250,22 @@ static int check_chunk_sizes(const ade_tape *t) {
       return ade__fail(ADE_EFORMAT, "chunk %zu: %u records, the header's chunk size is %u", c,
                        m->chunks[c].records, t->hdr.chunk_records);
   return ADE_OK;
+}
+
+int ade__tape_usable(const ade_tape *t) {
+  int st = ade__tape_readable(t);
+  if (st || t->meta.complete) return st;
+  return ade__fail(ADE_ESTATE, "the tape is incomplete (recording failed: %s); it can be inspected "
+                   "(stats, regions, diagnostics, verify) but not evaluated or differentiated",
+                   t->why[0] ? t->why : ade_strerror(t->meta.status));
+}
+
+/* A tape whose footer was never written has no valid bytes to hand out. */
+static int tape_has_bytes(const ade_tape *t) {
+  int st = ade__tape_readable(t);
+  if (st || !t->nofooter) return st;
+  return ade__fail(ADE_ESTATE, "the tape has no footer (recording failed: %s); its bytes are not a tape",
+                   t->why);
 }
 
 /* Read header and footer of a store into a fresh finished tape. */
@@ -367,7 +391,7 @@ int ade_tape_load(ade_tape **tp, const char *path) {
 }
 
 int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
-  int st = ade__tape_readable(t);
+  int st = tape_has_bytes(t);
   if (st) return st;
   if (t->store.fd >= 0) return ade__fail(ADE_EINVAL, "the tape lives in a file, not in memory");
   *bytes = t->store.mem.p;
@@ -376,7 +400,7 @@ int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
 }
 
 int ade_tape_save(const ade_tape *t, const char *path) {
-  int st = ade__tape_readable(t);
+  int st = tape_has_bytes(t);
   if (st) return st;
   if (!path) return ade__fail(ADE_EINVAL, "ade_tape_save: path is NULL");
   ade__afile out;

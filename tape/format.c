@@ -154,6 +154,9 @@ static int frame_write(ade__store *s, void *cctx, int level, frame *f, const ade
   unsigned char hdr[ADE__FRAME_SIZE];
   frame_encode(hdr, f);
   *offset = s->size;
+  /* In memory, room for the whole frame first: a frame is appended whole or not at all. */
+  if (s->fd < 0 && ade__buf_reserve(&s->mem, sizeof hdr + n))
+    return ade__fail(ADE_ENOMEM, "out of memory growing the tape");
   int st = ade__store_append(s, hdr, sizeof hdr);
   return st ? st : ade__store_append(s, stored, n);
 }

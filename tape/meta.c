@@ -12,6 +12,10 @@ static int grow(void **v, size_t n, size_t *cap, size_t sz) {
   return ADE_OK;
 }
 
+int ade__meta_reserve_chunk(ade__meta *m) {
+  return grow((void **)&m->chunks, m->nchunks, &m->chunkcap, sizeof *m->chunks);
+}
+
 int ade__meta_add_chunk(ade__meta *m, const ade__chunkent *e) {
   if (grow((void **)&m->chunks, m->nchunks, &m->chunkcap, sizeof *e)) return ADE_ENOMEM;
   m->chunks[m->nchunks++] = *e;

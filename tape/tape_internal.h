@@ -125,6 +125,8 @@ int ade__footer_read(const ade__store *s, void *dctx, ade__meta *m);
 
 /* Metadata tables. */
 int ade__meta_add_chunk(ade__meta *m, const ade__chunkent *e);
+/* Room for one more chunk entry, so that adding it cannot fail. */
+int ade__meta_reserve_chunk(ade__meta *m);
 int ade__meta_add_id(uint64_t **v, size_t *n, size_t *cap, uint64_t id);
 int ade__meta_add_string(ade__meta *m, const char *s, uint32_t *index);
 int ade__meta_add_region(ade__meta *m, const ade__region_rec *r);

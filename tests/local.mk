@@ -48,3 +48,10 @@ check_PROGRAMS += %D%/check_save
 %C%_check_save_CFLAGS = $(TEST_CFLAGS)
 %C%_check_save_LDADD = $(TEST_LDADD)
 TESTS += %D%/check_save
+
+check_PROGRAMS += %D%/check_oom
+%C%_check_oom_SOURCES = %D%/check_oom.c
+%C%_check_oom_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_oom_CFLAGS = $(TEST_CFLAGS)
+%C%_check_oom_LDADD = $(TEST_LDADD)
+TESTS += %D%/check_oom
