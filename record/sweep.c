@@ -379,6 +379,10 @@ int ade_jacobian_dense(ade_tape *t, int mode, const double *x, double *J) {
         else J[(k0 + l) * n + i] = R[i * b + l];
       }
   }
+  if (!st && !k && x) { /* no sweep ran: whether x takes the recorded branches still counts */
+    st = ade_replay(t, x, NULL);
+    if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
+  }
   ade__free(S);
   ade__free(R);
   return st ? st : warn;
