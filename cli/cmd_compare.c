@@ -31,7 +31,8 @@ const char cli_compare_usage[] =
     "relative to its largest entry (left empty when the dense Jacobian would\n"
     "take more than 256 MiB; dense modes are then not run). Each ordering\n"
     "runs within --time-limit (default 10 s); one that reaches it eliminates\n"
-    "the rest in forward order, and its row is marked with a *.\n"
+    "the rest in forward or reverse order (the cheaper vector mode), and its\n"
+    "row is marked with a *.\n"
     "In text, each row is printed as its method finishes, in the order run,\n"
     "followed by the cheapest method; markdown, csv and json are sorted.\n"
     "A run longer than a second reports each method it starts on standard\n"
@@ -58,7 +59,8 @@ const char cli_compare_usage[] =
     "  -h, --help        print this help\n";
 
 /* Seconds each ordering may take when --time-limit is not given: past it,
- * the ordering eliminates what is left in forward order (a row marked *). */
+ * the ordering eliminates what is left in forward or reverse order (a row
+ * marked *). */
 #define ORDER_LIMIT 10.0
 
 /* Dense Jacobians above this many entries are not formed. */
@@ -405,7 +407,7 @@ static void print_cheapest(const cmp *c) {
 static void print_limited_note(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
     if (c->rows[i].limited) {
-      printf("\n* stopped at its time limit (%.3g s); the rest eliminated in forward order\n",
+      printf("\n* stopped at its time limit (%.3g s); the rest eliminated in forward or reverse order\n",
              c->order_limit);
       return;
     }

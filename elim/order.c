@@ -517,11 +517,12 @@ static const int generalizes[ADE_ORDER_COUNT][3] = {
 };
 
 /* Run the ordering on c (a copy of g, or its dual). At the deadline, with
- * limited, the rest is eliminated in forward order (vertices in id order
- * as front eliminations; the faces through each vertex). */
+ * limited, the rest is eliminated in the order of the cheaper vector mode:
+ * forward (vertices in id order as front eliminations; the faces through
+ * each vertex), or reverse when g has fewer dependents than independents. */
 static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, int scan, double deadline,
                int *limited) {
-  int st;
+  int st, rev = g->m < g->n;
   switch (order) {
   case ADE_ORDER_VERTEX_FORWARD: return order_sweep(c, s, 0, 0);
   case ADE_ORDER_VERTEX_REVERSE: return order_sweep(c, s, 1, 0);
@@ -532,13 +533,13 @@ static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, i
   case ADE_ORDER_EDGE_MARKOWITZ:
   case ADE_ORDER_EDGE_FILLIN:
     st = order_edge_greedy(c, s, order == ADE_ORDER_EDGE_FILLIN, scan, deadline);
-    if (st == ADE_ELIMIT && limited && expired(deadline)) *limited = 1, st = order_sweep(c, s, 0, 1);
+    if (st == ADE_ELIMIT && limited && expired(deadline)) *limited = 1, st = order_sweep(c, s, rev, 1);
     return st;
   default:
     st = order == ADE_ORDER_FACE_GREEDY ? order_face_greedy(c, s, scan, deadline)
                                         : order_face_sweep(g, c, s, order == ADE_ORDER_FACE_REVERSE, scan, deadline);
     if (st == ADE_ELIMIT && limited && expired(deadline))
-      *limited = 1, st = order_face_sweep(g, c, s, 0, scan, 0);
+      *limited = 1, st = order_face_sweep(g, c, s, rev, scan, 0);
     return st;
   }
 }

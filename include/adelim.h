@@ -600,10 +600,12 @@ ADE_API int ade_order_parse(const char *name);
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 /*! ade_elim_order_limited: ade_elim_order within about time_limit seconds
  * (0: none). A greedy edge or face ordering or a face sweep that runs out
- * of time eliminates what is left in forward order (intermediates in id
- * order, as front eliminations of their in-edges or as the faces through
- * them), so the sequence is still complete, and sets *limited (may be
- * NULL) to 1; else *limited = 0. @return as ade_elim_order. */
+ * of time eliminates what is left in the order of the cheaper vector mode:
+ * forward (intermediates in id order, as front eliminations of their
+ * in-edges or as the faces through them), or reverse (back eliminations of
+ * their out-edges, from the last) when g has fewer dependents than
+ * independents. The sequence is still complete, and *limited (may be NULL)
+ * is set to 1; else *limited = 0. @return as ade_elim_order. */
 ADE_API int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
                                    int *limited);
 

@@ -209,6 +209,21 @@ START_TEST(time_limit) {
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_VERTEX_FORWARD, 1e-9, &s, &limited), ADE_OK);
   ck_assert_int_eq(limited, 0); /* the vertex orderings take no decisions worth a clock */
   ade_seq_free(s);
+  /* Fewer dependents than independents: the rest is eliminated in reverse
+   * order (back eliminations, the cheaper vector mode), still complete. */
+  ade_cgraph *g1 = layered(7, 8, 40, 30, 1);
+  ck_assert_int_eq(ade_elim_order_limited(g1, ADE_ORDER_EDGE_FILLIN, 1e-9, &s, &limited), ADE_OK);
+  ck_assert_int_eq(limited, 1);
+  ck_assert_msg(ade_seq_validate(g1, s, &done, &cost) == ADE_OK && done, "%s", ade_errmsg());
+  ck_assert_int_eq(s->step[s->len - 1].dir, ADE_BACK);
+  ade_seq_free(s);
+  ck_assert_int_eq(ade_elim_order_limited(g1, ADE_ORDER_FACE_GREEDY, 1e-9, &s, &limited), ADE_OK);
+  ck_assert_int_eq(limited, 1);
+  ck_assert_int_eq(ade_cgraph_dual(&d, g1), ADE_OK);
+  ck_assert_msg(ade_seq_validate(d, s, &done, &cost) == ADE_OK && done, "%s", ade_errmsg());
+  ade_seq_free(s);
+  ade_cgraph_free(d);
+  ade_cgraph_free(g1);
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, -1, &s, &limited), ADE_EINVAL);
   ck_assert_int_eq(ade_elim_order_limited(NULL, ADE_ORDER_FACE_GREEDY, 1, &s, &limited), ADE_EINVAL);
   ade_cgraph_free(g);
