@@ -6,7 +6,7 @@ BENCH_CFLAGS = $(AM_CFLAGS) $(ADE_DEPS_CFLAGS) -O2
 BENCH_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 
 # Makefile.am does not initialize EXTRA_PROGRAMS; this is its one definition.
-EXTRA_PROGRAMS = %D%/bench_tape %D%/bench_bigtape %D%/bench_threads
+EXTRA_PROGRAMS = %D%/bench_tape %D%/bench_bigtape %D%/bench_threads %D%/bench_overhead
 
 # bench_tape: adelim against ADOL-C on the problems of problems.h.
 %C%_bench_tape_SOURCES = %D%/bench_tape.c %D%/bench_util.c %D%/bench_util.h \
@@ -35,6 +35,12 @@ endif
 %C%_bench_bigtape_CPPFLAGS = $(BENCH_CPPFLAGS)
 %C%_bench_bigtape_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_bigtape_LDADD = $(BENCH_LDADD)
+
+# bench_overhead: instructions per gradient call on a small tape (callgrind).
+%C%_bench_overhead_SOURCES = %D%/bench_overhead.c
+%C%_bench_overhead_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_overhead_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_overhead_LDADD = $(BENCH_LDADD)
 
 # bench_threads: one tape evaluated by 1..T threads at once (public API only).
 %C%_bench_threads_SOURCES = %D%/bench_threads.c %D%/bench_util.c %D%/bench_util.h \
