@@ -121,6 +121,9 @@ typedef struct ade__dual_index {
 } ade__dual_index;
 int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d);
 int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d);
+/* The head of j's list after unlinking its dead vertices (walks that come
+ * back to a vertex again and again stay linear in the live ones). */
+size_t ade__dual_index_live(ade__dual_index *x, const ade_cgraph *d, size_t j);
 void ade__dual_index_free(ade__dual_index *x);
 /* All faces of dual d through c-graph vertex c (appended to s). */
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);

@@ -161,6 +161,16 @@ int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgra
   return ADE_OK;
 }
 
+size_t ade__dual_index_live(ade__dual_index *x, const ade_cgraph *d, size_t j) {
+  size_t *link = &x->first[j];
+  while (*link != ADE__NONE) { /* a dual vertex once dead stays dead */
+    size_t u = *link;
+    if (d->v[u].alive && d->v[u].kind == ADE__Z) link = &x->next[u];
+    else *link = x->next[u];
+  }
+  return x->first[j];
+}
+
 void ade__dual_index_free(ade__dual_index *x) {
   ade__free(x->first);
   ade__free(x->next);

@@ -79,10 +79,10 @@ int ade_opt_variant(size_t i, int *method, int *kind, const char **label) {
 
 /* The live intermediate dual vertex for c-graph edge (i, j) (the oldest,
  * if several). */
-static size_t dual_of(const ade_cgraph *g, const ade_cgraph *d, const ade__dual_index *x, long i, long j) {
+static size_t dual_of(const ade_cgraph *g, const ade_cgraph *d, ade__dual_index *x, long i, long j) {
   size_t jv = ade__graph_vertex(g, j), best = ADE__NONE;
-  for (size_t k = jv == ADE__NONE ? ADE__NONE : x->first[jv]; k != ADE__NONE; k = x->next[k])
-    if (d->v[k].alive && d->v[k].kind == ADE__Z && d->v[k].csrc == i && k < best) best = k;
+  for (size_t k = jv == ADE__NONE ? ADE__NONE : ade__dual_index_live(x, d, jv); k != ADE__NONE; k = x->next[k])
+    if (d->v[k].csrc == i && k < best) best = k;
   return best;
 }
 

@@ -301,13 +301,13 @@ static int faces_left(const ade_cgraph *d) {
  * ade__dual_faces_through lists them (by dual vertex index, then out-list
  * order), from the dual index (its lists run by decreasing index); scan:
  * by ade__dual_faces_through itself, which reads every dual vertex. */
-static int faces_through(const ade_cgraph *g, const ade_cgraph *d, const ade__dual_index *x, size_t j, int scan,
+static int faces_through(const ade_cgraph *g, const ade_cgraph *d, ade__dual_index *x, size_t j, int scan,
                          ade__ix *buf, ade_elim_seq *tmp) {
   int st = ADE_OK;
   tmp->len = 0;
   if (scan) return ade__dual_faces_through(d, g->v[j].id, tmp);
   buf->n = 0;
-  for (size_t u = x->first[j]; !st && u != ADE__NONE; u = x->next[u]) st = ade__ix_push(buf, u);
+  for (size_t u = ade__dual_index_live(x, d, j); !st && u != ADE__NONE; u = x->next[u]) st = ade__ix_push(buf, u);
   for (size_t k = buf->n; !st && k-- > 0;) {
     const ade__vtx *v = &d->v[buf->a[k]];
     for (size_t o = 0; !st && v->alive && v->kind == ADE__Z && o < v->nout; o++)
