@@ -1,4 +1,5 @@
 /* alloc.c: the per-thread allocator hook and the growable byte buffer. */
+#include <stdarg.h>
 #include <stdlib.h>
 
 #include "common_internal.h"
@@ -62,4 +63,24 @@ void ade__buf_free(ade__buf *b) {
   ade__free(b->p);
   b->p = NULL;
   b->len = b->cap = 0;
+}
+
+/* "41.2 MiB", "12.0 KiB", "300 bytes". */
+static void human(char *b, size_t n, size_t bytes) {
+  if (bytes >= (size_t)1 << 20) snprintf(b, n, "%.1f MiB", (double)bytes / (1 << 20));
+  else if (bytes >= 1024) snprintf(b, n, "%.1f KiB", (double)bytes / 1024);
+  else snprintf(b, n, "%zu bytes", bytes);
+}
+
+int ade__budget(size_t limit, size_t bytes, const char *fmt, ...) {
+  if (!ade__over_budget(limit, bytes)) return ADE_OK;
+  char what[256], need[32], lim[32];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  human(need, sizeof need, bytes);
+  human(lim, sizeof lim, limit);
+  return ade__fail(ADE_ENOMEM, "%s needs about %s, over the tape's memory limit of %s "
+                   "(ade_tape_set_memory_limit)", what, need, lim);
 }

@@ -26,6 +26,17 @@ static inline size_t ade__mul_size(size_t n, size_t size) {
   return (size && n > SIZE_MAX / size) ? SIZE_MAX : n * size;
 }
 
+/* The memory limit rule (ade_tape_set_memory_limit): a consumer that
+ * would hold about `bytes` (its estimate, sized by the tape or graph)
+ * fails with ADE_ENOMEM when that is over `limit` (SIZE_MAX: none) and
+ * over ADE__MEM_FLOOR, the work area every call may use (less than one
+ * decoded chunk). The message names what (a printf format) and the limit. */
+#define ADE__MEM_FLOOR ((size_t)256 << 10)
+int ade__budget(size_t limit, size_t bytes, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline int ade__over_budget(size_t limit, size_t bytes) {
+  return bytes > limit && bytes > ADE__MEM_FLOOR;
+}
+
 /* Seconds on a monotonic clock (time reports, time limits). */
 double ade__now(void);
 

@@ -138,6 +138,9 @@ static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
                      t->meta.nindep, t->meta.ndep);
   size_t R = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16) return ade__fail(ADE_ETOOBIG, "tape too large for a c-graph");
+  /* The footer's count, before any chunk backs it: per-record flags and index. */
+  st = ade__budget(t->memlimit, ade__mul_size(R, 2 + sizeof(size_t)), "building the c-graph of %zu records", R - 1);
+  if (st) return st;
   uint8_t *fl = NULL, *ns = NULL;
   size_t *vix = NULL;
   ade_cgraph *g = NULL;
@@ -146,6 +149,7 @@ static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
     st = ade__fail(ADE_ENOMEM, "out of memory for %zu records", R);
   if (!st) st = pass_backward(t, fl, ns);
   if (!st) st = new_graph(&g, 0, 64, 64, t->meta.nindep, t->meta.ndep);
+  if (!st) g->memlimit = t->memlimit;
   if (!st) st = pass_build(t, g, fl, ns, vix, &drop);
   for (size_t j = 0; !st && j < g->n; j++) {
     g->xv[j] = vix[t->meta.indep[j]];
@@ -296,6 +300,7 @@ int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
   ade_cgraph *d = NULL;
   int st = ix && dv ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a dual graph");
   if (!st) st = new_graph(&d, 1, g->n + E + g->m, 64, g->n, g->m);
+  if (!st) d->memlimit = g->memlimit;
   for (size_t j = 0; !st && j < g->n; j++) {
     st = ade__graph_add_vertex(d, (long)j + 1 - (long)g->n, ADE__X, &d->xv[j]);
     if (!st) d->v[j].aux = j, d->v[j].csrc = d->v[j].ctgt = g->v[g->xv[j]].id;

@@ -204,6 +204,7 @@ int ade__part_graph(const ade_cgraph *g, ade__part *P, size_t c, ade_cgraph **hp
   ade_cgraph *h = ade__calloc(1, sizeof *h);
   int st = h ? ade__graph_init(h, 0, nvc, nec) : ADE_ENOMEM;
   if (!st) {
+    h->memlimit = g->memlimit;
     h->xv = ade__alloc((n + 1) * sizeof *h->xv);
     h->yv = ade__alloc((m + 1) * sizeof *h->yv);
     if (!h->xv || !h->yv) st = ADE_ENOMEM;

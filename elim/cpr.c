@@ -19,6 +19,7 @@ static int cmp_size(const void *a, const void *b) {
  * so memory follows the live part of the graph. */
 typedef struct isets {
   size_t **set, *len, *rem, *mark, *buf;
+  size_t base, held, limit; /* bytes of the arrays, entries in sets, the graph's limit */
 } isets;
 
 static int iset_union(const ade_cgraph *g, isets *S, size_t v, size_t stamp) {
@@ -30,11 +31,16 @@ static int iset_union(const ade_cgraph *g, isets *S, size_t v, size_t stamp) {
     for (size_t c = 0; c < S->len[u]; c++)
       if (S->mark[S->set[u][c]] != stamp) S->mark[S->set[u][c]] = stamp, S->buf[k++] = S->set[u][c];
     if (!--S->rem[u]) {
+      S->held -= S->len[u] + 1;
       ade__free(S->set[u]);
       S->set[u] = NULL;
     }
   }
   qsort(S->buf, k, sizeof *S->buf, cmp_size);
+  S->held += k + 1;
+  if (ade__budget(S->limit, S->base + ade__mul_size(S->held, sizeof **S->set),
+                  "the Jacobian pattern's index sets (%zu entries)", S->held))
+    return ADE_ENOMEM;
   S->set[v] = ade__alloc((k + 1) * sizeof **S->set);
   if (!S->set[v]) return ade__fail(ADE_ENOMEM, "out of memory for an index set of %zu", k);
   memcpy(S->set[v], S->buf, k * sizeof **S->set);
@@ -64,13 +70,18 @@ int ade_cgraph_pattern(const ade_cgraph *g, ade_sparse **Pp) {
   size_t nv = g ? g->nv + 1 : 1, *ord = NULL, k = 0;
   if (!g || !Pp || g->dual) return ade__fail(ADE_EINVAL, "ade_cgraph_pattern: needs a c-graph");
   *Pp = NULL;
+  S.base = ade__mul_size(nv, 4 * sizeof(size_t)) + ade__mul_size(g->n + 1, 2 * sizeof(size_t));
+  S.held = 0;
+  S.limit = g->memlimit;
+  int st = ade__budget(S.limit, S.base, "the Jacobian pattern of %zu vertices", g->nv);
+  if (st) return st;
   S.set = ade__calloc(nv, sizeof *S.set);
   S.len = ade__calloc(nv, sizeof *S.len);
   S.rem = ade__calloc(nv, sizeof *S.rem);
   S.mark = ade__calloc(g->n + 1, sizeof *S.mark);
   S.buf = ade__alloc((g->n + 1) * sizeof *S.buf);
   ord = ade__alloc(nv * sizeof *ord);
-  int st = S.set && S.len && S.rem && S.mark && S.buf && ord
+  st = S.set && S.len && S.rem && S.mark && S.buf && ord
                ? ade__cgraph_topo(g, ord, &k)
                : ade__fail(ADE_ENOMEM, "out of memory for the index sets of %zu vertices", g->nv);
   for (size_t t = 0; !st && t < k; t++) st = iset_union(g, &S, ord[t], t + 1);
@@ -213,13 +224,15 @@ int ade_jacobian_cpr_values(ade_tape *t, int mode, const double *x, const size_t
   int st = ade__tape_usable(t), warn = ADE_OK;
   if (st) return st;
   size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t), ns = mode == ADE_FORWARD ? n : m;
-  size_t no = mode == ADE_FORWARD ? m : n, b = ADE__MIN((size_t)ADE__CPR_STRIP, ncolors);
+  size_t no = mode == ADE_FORWARD ? m : n, b = ade__strip_width(t, mode, x, ADE__MIN((size_t)ADE__CPR_STRIP, ncolors));
   if (P->m != m || P->n != n || P->symmetric)
     return ade__fail(ADE_EINVAL, "the pattern is %zu x %zu, the tape's Jacobian %zu x %zu", P->m, P->n, m, n);
   st = check_pattern(P);
   for (size_t j = 0; !st && j < ns; j++)
     if (color[j] >= ncolors) st = ade__fail(ADE_EINVAL, "color %zu of item %zu is not below %zu", color[j], j, ncolors);
   if (st || !ncolors) return st;
+  st = ade__budget(t->memlimit, ade__mul_size(ns + no, b * sizeof(double)), "CPR seeds of %zu x %zu", ns + no, b);
+  if (st) return st;
   double *S = ade__alloc(ade__mul_size(ns ? ns : 1, b * sizeof *S)), *R = ade__alloc(ade__mul_size(no ? no : 1, b * sizeof *R));
   if (!S || !R) st = ade__fail(ADE_ENOMEM, "out of memory for %zu compressed directions", b);
   for (size_t c0 = 0; !st && c0 < ncolors; c0 += b) {

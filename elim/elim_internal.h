@@ -48,6 +48,8 @@ struct ade_cgraph {
   /* Counters: executed multiply-adds (incremented where they happen), fill-in, absorption, merges. */
   uint64_t fma, fill, absorbed, merged;
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
+  size_t memlimit;              /* the memory limit of the tape it came from
+                                   (ade__budget); SIZE_MAX: none */
 };
 
 /* The arithmetic of an elimination as a straight-line program over value
@@ -58,6 +60,7 @@ typedef struct ade__planrec {
   uint8_t *kind;
   size_t *d, *a, *b;
   size_t n, cap;
+  size_t memlimit;  /* of the graph compiled (ade__budget) */
 } ade__planrec;
 int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b);
 /* Room for k more steps (NULL r: nothing to do). */

@@ -75,8 +75,19 @@ static int push(size_t **list, size_t *len, size_t *cap, size_t x) {
   return st;
 }
 
+/* Within the memory limit with room for nv vertices and ne edges? Each
+ * edge also takes two index slots (load <= 1/2) and two adjacency
+ * entries, each vertex a mark. */
+static int budget(const ade_cgraph *g, size_t nv, size_t ne) {
+  size_t bv = ade__mul_size(nv, sizeof(ade__vtx) + sizeof(unsigned));
+  size_t be = ade__mul_size(ne, sizeof(ade__edge) + 4 * sizeof(size_t));
+  return ade__budget(g->memlimit, bv > SIZE_MAX - be ? SIZE_MAX : bv + be, "%s of %zu vertices and %zu edges",
+                     g->dual ? "dual c-graph" : "c-graph", nv, ne);
+}
+
 int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint) {
   memset(g, 0, sizeof *g);
+  g->memlimit = SIZE_MAX;
   g->dual = dual;
   g->efree = ADE__NONE;
   g->stamp = 1;
@@ -92,6 +103,7 @@ int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint) {
 int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx) {
   if (g->nv == g->vcap) {
     size_t nc = 2 * g->vcap;
+    if (budget(g, nc, g->ecap)) return ADE_ENOMEM;
     ade__vtx *p = ade__realloc(g->v, ade__mul_size(nc, sizeof *p));
     if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu vertices", nc);
     g->v = p;
@@ -117,6 +129,7 @@ int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_
   } else {
     if (g->eslots == g->ecap) {
       size_t nc = 2 * g->ecap;
+      if (budget(g, g->vcap, nc)) return ADE_ENOMEM;
       ade__edge *p = ade__realloc(g->e, ade__mul_size(nc, sizeof *p));
       if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu edges", nc);
       g->e = p;
@@ -208,6 +221,7 @@ int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
 }
 
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
+  if (budget(g, ADE__MAX(g->vcap, g->nv + nv), ADE__MAX(g->ecap, g->eslots + ne))) return ADE_ENOMEM;
   while ((g->hused + ne) * 2 > g->hcap)
     if (hgrow(g)) return ADE_ENOMEM;
   if (room((void **)&g->e, g->eslots, &g->ecap, ne, sizeof *g->e))

@@ -262,6 +262,11 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
     return ade__fail(ADE_EINVAL, "%s does not build %s sequences", opt_names[method],
                      kind >= 0 && kind < 3 ? kind_names[kind] : "such");
   if (!limits) ade_opt_limits_init(&def), limits = &def;
+  if (!limits->memory_limit && g->memlimit != SIZE_MAX) { /* the tape's limit bounds the state tables */
+    def = *limits;
+    def.memory_limit = g->memlimit ? g->memlimit : 1;
+    limits = &def;
+  }
   ade__clock clk;
   ade__clock_start(&clk, limits);
   int split = 0, st = ade__opt_split(g, kind, method, limits, &s, &r, &split);

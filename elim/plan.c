@@ -23,6 +23,8 @@ int ade__plan_reserve(ade__planrec *r, size_t k) {
   if (!r || r->cap - r->n >= k) return ADE_OK;
   size_t nc = r->cap ? 2 * r->cap : 1024;
   while (nc - r->n < k) nc *= 2;
+  int st = ade__budget(r->memlimit, ade__mul_size(nc, 1 + 3 * sizeof *r->d), "a plan of %zu steps", nc);
+  if (st) return st;
   uint8_t *kd = ade__realloc(r->kind, nc);
   if (kd) r->kind = kd;
   size_t *pd = kd ? ade__realloc(r->d, ade__mul_size(nc, sizeof *pd)) : NULL;
@@ -91,6 +93,8 @@ static int map_inputs(ade_elim_plan *p, ade_tape *t, const ade_cgraph *g) {
   if (!p->chunk_ops) return ade__fail(ADE_ENOMEM, "out of memory for a plan");
   for (size_t c = 0; !st && c < p->nchunks; c++)
     if (!(st = ade__lin_get(t, c, &L))) p->chunk_ops[c] = L->pos[L->n], p->ntape += L->pos[L->n];
+  if (!st) st = ade__budget(t->memlimit, ade__mul_size(p->ntape + 1, sizeof *p->init),
+                            "a plan's map of %zu operands", p->ntape);
   if (!st && !(p->init = ade__alloc((p->ntape + 1) * sizeof *p->init)))
     st = ade__fail(ADE_ENOMEM, "out of memory for the inputs of a plan (%zu operands)", p->ntape);
   for (size_t c = 0; !st && c < p->nchunks; c++)
@@ -164,6 +168,7 @@ static int compile(ade_elim_plan *p, ade_cgraph *g, const ade_elim_seq *s, ade_j
   int st = s->kind == ADE_SEQ_FACE ? ade_cgraph_dual(&d, g) : ADE_OK;
   if (d) w = d;
   if (!st) {
+    p->prog.memlimit = g->memlimit;
     w->rec = &p->prog;
     st = ade_seq_apply(w, s, &cost);
     w->rec = NULL;
@@ -206,6 +211,7 @@ static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_ja
   }
   if (!st) st = ade__jacobian_seq(g, method, o, &s, &use);
   if (!st) st = compile(p, g, use, &r);
+  if (!st) st = ade__budget(t->memlimit, ade__mul_size(p->nslot, sizeof *p->val), "a plan's %zu values", p->nslot);
   if (!st && !(p->val = ade__alloc(p->nslot * sizeof *p->val)))
     st = ade__fail(ADE_ENOMEM, "out of memory for %zu plan values", p->nslot);
   ade_seq_free(s);
@@ -282,13 +288,21 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
     return ade__fail(ADE_EINVAL, "J is %zu x %zu with %zu entries; the plan's Jacobian %zu x %zu with %zu", J->m,
                      J->n, J->nnz, p->m, p->n, p->nnz);
   double *V = NULL;
-  if (x) { /* the values at x, then partials there */
+  if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
+    st = ade__point_begin(t, x);
+    if (st) return st;
+    if (t->pt.flips)
+      warn = ade__fail(ADE_WBRANCH, "%llu recorded comparison(s) differ at this point, first at op %llu",
+                       (unsigned long long)t->pt.flips, (unsigned long long)t->pt.first_flip);
+    st = load_inputs(p, t, NULL);
+    ade__point_end(t);
+  } else if (x) { /* the values at x, then partials there */
     if (!(V = ade__work(t, (size_t)t->meta.records + 1)))
       return ade__fail(ADE_ENOMEM, "out of memory for %llu values", (unsigned long long)t->meta.records + 1);
     st = ade__replay_values(t, x, V);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   }
-  if (!st) st = load_inputs(p, t, V);
+  if (!st && !ade__point_wanted(t, x)) st = load_inputs(p, t, V);
   if (st) return st;
   run_program(p);
   for (size_t k = 0; k < p->nnz; k++) J->val[k] = p->val[p->out[k]];

@@ -31,7 +31,20 @@ typedef struct ep {
   size_t usescap;
   uint64_t first;
   ade__buf *pend; /* uint64_t ids */
+  size_t limit, rowbytes; /* the tape's memory limit; bytes of the rows */
+  int over;               /* ep_budget failed (its message stands) */
 } ep;
+
+/* Within the tape's memory limit with cap live slots? The slot arrays,
+ * the maps and the rows of the live Hessian. */
+static int ep_budget(ep *e, size_t cap) {
+  size_t per = 2 * sizeof *e->id + 2 * sizeof *e->adj + 1 + sizeof *e->freel + sizeof *e->row;
+  size_t bytes = ade__mul_size(cap, per) + (e->ids.cap + e->pairs.cap) * 2 * sizeof(uint64_t) + e->rowbytes;
+  if (!ade__over_budget(e->limit, bytes)) return ADE_OK;
+  e->over = 1;
+  return ade__budget(e->limit, bytes, "edge pushing's live set of %zu variables and %zu Hessian entries", e->live,
+                     e->pairs.n);
+}
 
 static void ep_free(ep *e) {
   ade__hmap_free(&e->ids);
@@ -63,6 +76,7 @@ static void ep_free(ep *e) {
 static int ep_grow(ep *e) {
   size_t cap = e->cap ? 2 * e->cap : 256;
   if (cap > UINT32_MAX) return ADE_ETOOBIG;
+  if (ep_budget(e, cap)) return ADE_ENOMEM;
   GROW(e->id, cap);
   GROW(e->key, cap);
   GROW(e->adj, cap);
@@ -149,6 +163,11 @@ static int add(ep *e, uint32_t a, uint32_t b, double x) {
   if (isnew) {
     if (r->n == r->cap) {
       uint32_t cap = r->cap ? 2 * r->cap : 4;
+      e->rowbytes += (cap - r->cap) * (sizeof *r->col + sizeof *r->val);
+      if (ep_budget(e, e->cap)) {
+        ade__hmap_del(&e->pairs, (uint64_t)a << 32 | b);
+        return ADE_ENOMEM;
+      }
       uint32_t *col = ade__realloc(r->col, cap * sizeof *col);
       if (col) r->col = col;
       double *val = ade__realloc(r->val, cap * sizeof *val);
@@ -294,6 +313,7 @@ static int run(ade_tape *t, const double *V, const double *w, int preacc, ade_sp
   memset(&e, 0, sizeof e);
   e.m = &t->meta;
   e.log = log;
+  e.limit = t->memlimit;
   int st = ADE_OK;
   if (preacc) {
     e.stmt = ade__alloc(sizeof *e.stmt);
@@ -302,7 +322,7 @@ static int run(ade_tape *t, const double *V, const double *w, int preacc, ade_sp
   }
   if (!st) st = sweep(&e, t, V, w);
   if (!st) st = result(&e, t->meta.nindep, H, g);
-  if (st == ADE_ENOMEM) st = ade__fail(ADE_ENOMEM, "edge pushing: out of memory (%zu live variables)", e.live);
+  if (st == ADE_ENOMEM && !e.over) st = ade__fail(ADE_ENOMEM, "edge pushing: out of memory (%zu live variables)", e.live);
   else if (st == ADE_ETOOBIG) st = ade__fail(ADE_ETOOBIG, "edge pushing: more than 2^32 live variables");
   if (log && log->failed && !st) st = ade__fail(ADE_ENOMEM, "out of memory for the update log");
   r->updates = e.updates;

@@ -95,10 +95,13 @@ int ade__for_over_rev(ade_tape *t, const double *V, const double *w, ade_sparse 
                       ade_hess_report *r) {
   size_t n = t->meta.nindep, nv = (size_t)t->meta.records + 1, nt = 0;
   fr f = {t, V, w, NULL, NULL, NULL, 0};
+  size_t bytes = ade__mul_size(nv, 3 * sizeof(double)) + ade__mul_size(n * (n + 1) / 2 + 1, sizeof(ade__trip));
+  int st = ade__budget(t->memlimit, bytes, "forward-over-reverse over %zu variables with n = %zu", nv - 1, n);
+  if (st) return st;
   f.T = ade__alloc(ade__mul_size(nv, 3 * sizeof(double)));
   double *col = ade__alloc(ade__mul_size(n ? n : 1, sizeof *col));
   ade__trip *T = ade__alloc(ade__mul_size(n * (n + 1) / 2 + 1, sizeof *T));
-  int st = f.T && col && T ? ADE_OK : ade__fail(ADE_ENOMEM, "forward-over-reverse: out of memory for n = %zu", n);
+  st = f.T && col && T ? ADE_OK : ade__fail(ADE_ENOMEM, "forward-over-reverse: out of memory for n = %zu", n);
   if (!st) {
     f.A = f.T + nv;
     f.B = f.A + nv;

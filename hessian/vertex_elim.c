@@ -40,7 +40,19 @@ typedef struct ve {
   size_t hn;
   uint64_t updates, fma, step;
   ade__hlog *log;
+  size_t limit, base; /* the tape's memory limit; bytes of the fixed arrays */
+  int over;           /* ve_budget failed (its message stands) */
 } ve;
+
+/* Within the tape's memory limit? The fixed arrays, and the edge lists
+ * (with their adjacency entries) and maps as they grow. */
+static int ve_budget(ve *v) {
+  size_t ne = v->g.cap + v->c.cap + v->park.cap, nm = v->gmap.cap + v->cmap.cap;
+  size_t bytes = v->base + ne * (sizeof(vedge) + 2 * sizeof(uint32_t)) + nm * 2 * sizeof(uint64_t);
+  if (!ade__over_budget(v->limit, bytes)) return ADE_OK;
+  v->over = 1;
+  return ade__budget(v->limit, bytes, "vertex elimination of %zu vertices with %zu edges", v->nv, ne);
+}
 
 static int list_push(ilist *l, uint32_t x) {
   if (l->n == l->cap) {
@@ -240,7 +252,8 @@ static uint32_t scan_least(const ve *v) {
 /* Eliminate the pair (v_k, vbar_k): E_G fill P x S, cross fill P x N, and
  * through the diagonal c(k, kbar) the transient (p, kbar) and P x P. */
 static int eliminate(ve *v, uint32_t k, int reverse) {
-  int st = ADE_OK;
+  int st = ve_budget(v);
+  if (st) return st;
   size_t np = gather(&v->g, &v->pred[k], k, v->P, v->dP);
   size_t ns = gather(&v->g, &v->succ[k], k, v->S, v->wS);
   size_t nn = gather(&v->c, &v->cross[k], k, v->N, v->wN);
@@ -352,10 +365,12 @@ static int build(ve *v, ade_tape *t, const double *V, const double *A, uint32_t 
   if (nv >= UINT32_MAX) return ADE_ETOOBIG;
   v->nv = nv;
   v->nindep = m->nindep;
-  int st = ve_alloc(v);
+  v->base += ade__mul_size(nv, sizeof *v->key + 4 * sizeof *v->pred + 6 * sizeof *v->npred + 4 * sizeof *v->diag + 2);
+  int st = ve_budget(v);
+  if (!st) st = ve_alloc(v);
   for (size_t j = 0; j < m->nindep && !st; j++) v->key[j] = j;
   for (size_t c = 0; c < m->nchunks && !st; c++) {
-    if ((st = ade__view_load(t, c))) return st;
+    if ((st = ade__view_load(t, c)) || (st = ve_budget(v))) return st;
     const ade__view *vw = &t->view;
     for (uint32_t i = 0; i < vw->n && !st; i++) {
       uint64_t rid = vw->first + i + 1;
@@ -402,9 +417,13 @@ int ade__vertex_elim(ade_tape *t, const double *V, const double *w, int method, 
   ve v;
   memset(&v, 0, sizeof v);
   v.log = log;
+  v.limit = t->memlimit;
+  v.base = ade__mul_size(nrec, sizeof(double) + sizeof(uint32_t)); /* A, idx */
+  int st = ve_budget(&v);
+  if (st) return st;
   double *A = ade__calloc(nrec, sizeof *A);
   uint32_t *idx = ade__alloc(ade__mul_size(nrec, sizeof *idx));
-  int st = A && idx ? ADE_OK : ADE_ENOMEM;
+  st = A && idx ? ADE_OK : ADE_ENOMEM;
   if (!st) {
     memset(idx, 0xff, nrec * sizeof *idx);
     st = relevance(t, V, w, A, idx, &v.fma);
@@ -414,7 +433,7 @@ int ade__vertex_elim(ade_tape *t, const double *V, const double *w, int method, 
   if (!st) st = result(&v, H);
   if (!st && g)
     for (size_t j = 0; j < m->nindep; j++) g[j] = A[m->indep[j]];
-  if (st == ADE_ENOMEM) st = ade__fail(ADE_ENOMEM, "vertex elimination: out of memory");
+  if (st == ADE_ENOMEM && !v.over) st = ade__fail(ADE_ENOMEM, "vertex elimination: out of memory");
   else if (st == ADE_ETOOBIG) st = ade__fail(ADE_ETOOBIG, "vertex elimination: graph too large");
   if (log && log->failed && !st) st = ade__fail(ADE_ENOMEM, "out of memory for the update log");
   r->updates = v.updates;

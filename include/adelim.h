@@ -402,16 +402,27 @@ ADE_API int ade_adjoint_vec(ade_tape *t, size_t q, const double *x,
 /*! ade_gradient: g = grad f(x) for a tape with one dependent; f may be NULL. */
 ADE_API int ade_gradient(ade_tape *t, const double *x, double *f, double *g);
 
-/*! ade_tape_set_memory_limit: how much memory (default 256 MiB) sweeps may
- * use beyond a few chunks. Within it, sweeps at the recorded point keep the
- * chunks they decode and linearize, so later sweeps skip that work, and
- * reverse sweeps keep one adjoint per variable and direction; beyond it,
- * reverse sweeps keep the adjoints of the live variables only, and at a
- * new point recompute each chunk's values from the values earlier chunks
- * export instead of keeping one value per variable, so memory is bounded by
- * the live set, the exported values and a few chunks, not by the tape (the
- * same holds for ade_hessian at a new point). Forward sweeps keep one value
- * and p tangents per variable. */
+/*! ade_tape_set_memory_limit: how much memory (default 256 MiB) any one
+ * call on the tape may use beyond a few decoded chunks and a 256 KiB work
+ * area. It bounds every consumer: sweeps, ade_cgraph_from_tape (and the
+ * graph keeps the limit: orderings, eliminations, ade_cgraph_dual,
+ * ade_cgraph_pattern and ade_optimize's state tables, unless
+ * ade_opt_limits.memory_limit is set, stay within it), plans, CPR, dense
+ * Jacobians (the caller's J not counted) and every Hessian method. Each
+ * estimates what it holds from the tape's counts before allocating and
+ * checks again as it grows (fill-in, live sets). Sweeps switch to bounded
+ * memory where they can: within the limit, sweeps at the recorded point
+ * keep the chunks they decode and linearize and reverse sweeps keep one
+ * adjoint per variable and direction; beyond it, reverse sweeps keep the
+ * adjoints of the live variables only, and at a new point sweeps (and
+ * ade_hessian, ade_elim_plan_jacobian) recompute each chunk's values from
+ * the values earlier chunks export instead of keeping one value per
+ * variable; dense and CPR Jacobians take fewer directions per forward
+ * sweep. Forward sweeps keep p tangents per variable. Everything that
+ * cannot stay within the limit fails with ADE_ENOMEM and ade_errmsg()
+ * naming what needs how much and the limit. A tape that declares more
+ * records than the limit can hold is thus refused before any array is
+ * sized from its count. */
 ADE_API void ade_tape_set_memory_limit(ade_tape *t, size_t bytes);
 /*! ade_tape_peak_live: the most live adjoints held by the last reverse sweep
  * that ran on live adjoints (0 if none did; with several threads, the last

@@ -194,6 +194,11 @@ int ade__tape_readable(const ade_tape *t);
  * CPR, Hessians) needs; ADE_ESTATE naming the recording's failure if not. */
 int ade__tape_usable(const ade_tape *t);
 double *ade__work(ade_tape *t, size_t n);
+/* Directions per vector sweep for strips of at most want: in forward mode
+ * (mode ADE_FORWARD) as many as fit the tape's memory limit with one
+ * tangent each per variable (and the values at x), at least 1; in reverse
+ * mode want (adjoints beyond the limit are kept for live variables only). */
+size_t ade__strip_width(const ade_tape *t, int mode, const double *x, size_t want);
 
 /* Evaluation of a finished tape shared between threads: *c is a clone of t
  * (its own decoder, views, caches and workspace; store and metadata shared,

@@ -225,12 +225,12 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
   return ADE_OK;
 }
 
-/* A finished, complete tape. */
 /* Check the tape and size the workspace: V (if x), nvec doubles per
- * variable, and for a reverse sweep q scratch doubles. A reverse sweep whose
- * dense adjoints would exceed the tape's memory limit keeps the adjoints of
- * the live variables only; at a new point whose V would exceed it, the
- * values come from the tape's point (point.c), not from V. */
+ * variable, and for a reverse sweep q scratch doubles. At a new point whose
+ * V would exceed the tape's memory limit, the values come from the tape's
+ * point (point.c: the caller begins it), not from V. A reverse sweep whose
+ * dense adjoints would exceed it keeps the adjoints of the live variables
+ * only; a forward sweep's tangents must fit (ade__budget). */
 static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, double **W,
                  adjstore *A) {
   int st = ade__tape_usable(t);
@@ -238,9 +238,13 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   size_t nv = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16 || (nvec && nv > SIZE_MAX / 8 / nvec - 1))
     return ade__fail(ADE_ETOOBIG, "workspace for %zu variables is too large", nv);
-  s->point = A && ade__point_wanted(t, x);
-  int live = A && (!x || s->point) && nv * nvec > t->memlimit / sizeof(double);
-  size_t nV = x && !s->point ? nv : 0, need = nV + (live ? 0 : nv * nvec) + q;
+  s->point = ade__point_wanted(t, x);
+  size_t nV = x && !s->point ? nv : 0;
+  int live = A && nV + nv * nvec > t->memlimit / sizeof(double);
+  size_t need = nV + (live ? 0 : nv * nvec) + q;
+  if (!A && (st = ade__budget(t->memlimit, need * sizeof(double), "a forward sweep with %zu tangent(s) per "
+                              "variable over %zu variables", nvec, nv - 1)))
+    return st;
   double *w = ade__work(t, need ? need : 1);
   if (!w) return ade__fail(ADE_ENOMEM, "out of memory for the sweep workspace (%zu doubles)", need);
   s->t = t;
@@ -256,11 +260,28 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   return ADE_OK;
 }
 
+/* Leave the tape's point if the sweep set one, taking its branch flips. */
+static void leave_point(sweep *s, ade_tape *t) {
+  if (!s->point || !t->pt.active) return;
+  s->flips = t->pt.flips;
+  s->first_flip = t->pt.first_flip;
+  ade__point_end(t);
+}
+
+/* Forward over the tape at s's point: values from the tape's point (chunks
+ * linearized there) when V would exceed the memory limit. */
+static int forward_at(sweep *s, size_t p, const double *Xd, double *y, double *Yd, double *T) {
+  int st = s->point ? ade__point_begin(s->t, s->x) : ADE_OK;
+  if (!st) st = forward(s, p, Xd, y, Yd, T);
+  leave_point(s, s->t);
+  return st;
+}
+
 static int replay(ade_tape *t, const double *x, double *y) {
-  sweep s;
+  sweep s = {0};
   double *W;
   int st = setup(&s, t, x, 0, 0, &W, NULL);
-  if (!st) st = forward(&s, 0, NULL, y, NULL, W);
+  if (!st) st = forward_at(&s, 0, NULL, y, NULL, W);
   return finish(&s, st);
 }
 
@@ -271,11 +292,11 @@ int ade_replay(ade_tape *shared, const double *x, double *y) {
 }
 
 static int tangent_vec(ade_tape *t, size_t p, const double *x, const double *Xd, double *y, double *Yd) {
-  sweep s;
+  sweep s = {0};
   double *W;
   if (!p || !Xd || !Yd) return ade__fail(ADE_EINVAL, "ade_tangent: p = 0 or NULL Xd/Yd");
   int st = setup(&s, t, x, p, 0, &W, NULL);
-  if (!st) st = forward(&s, p, Xd, y, Yd, W);
+  if (!st) st = forward_at(&s, p, Xd, y, Yd, W);
   return finish(&s, st);
 }
 
@@ -298,11 +319,7 @@ static int adjoint(ade_tape *t, size_t q, const double *x, const double *Yb, dou
   if (!st && s.point) st = ade__point_begin(t, x);
   else if (!st && x) st = forward(&s, 0, NULL, y, NULL, NULL);
   if (!st) st = reverse(&s, q, Yb, Xb, &A, W, s.V ? NULL : y);
-  if (s.point && t->pt.active) {
-    s.flips = t->pt.flips;
-    s.first_flip = t->pt.first_flip;
-    ade__point_end(t);
-  }
+  leave_point(&s, t);
   ade__livemap_free(&A.map);
   return finish(&s, st);
 }
@@ -342,7 +359,7 @@ int ade__replay_values(ade_tape *t, const double *x, double *V) {
   return finish(&s, forward(&s, 0, NULL, NULL, NULL, NULL));
 }
 
-/* The live-map limit: see ade_tape_set_memory_limit. */
+/* See ade_tape_set_memory_limit: every consumer of the tape checks it. */
 void ade_tape_set_memory_limit(ade_tape *t, size_t bytes) {
   if (t) t->memlimit = bytes;
 }
@@ -352,13 +369,25 @@ size_t ade_tape_peak_live(const ade_tape *t) { return t ? t->peak_live : 0; }
 /* Directions per vector sweep when accumulating a dense Jacobian. */
 #define ADE__STRIP 64
 
+size_t ade__strip_width(const ade_tape *t, int mode, const double *x, size_t want) {
+  size_t nv = (size_t)t->meta.records + 1, room = t->memlimit / sizeof(double);
+  if (mode != ADE_FORWARD || !want) return want ? want : 1;
+  room = ADE__MAX(room, ADE__MEM_FLOOR / sizeof(double));
+  if (x && !ade__point_wanted(t, x)) room -= ADE__MIN(room, nv); /* the values at x */
+  return ADE__MAX((size_t)1, ADE__MIN(want, room / nv));
+}
+
 int ade_jacobian_dense(ade_tape *t, int mode, const double *x, double *J) {
   int st = ade__tape_usable(t);
   if (st) return st;
   if (!J || (mode != ADE_FORWARD && mode != ADE_REVERSE))
     return ade__fail(ADE_EINVAL, "ade_jacobian_dense: bad mode or NULL J");
   size_t n = t->meta.nindep, m = t->meta.ndep, k = mode == ADE_FORWARD ? n : m;
-  size_t other = mode == ADE_FORWARD ? m : n, b = ADE__MIN((size_t)ADE__STRIP, k ? k : 1);
+  size_t other = mode == ADE_FORWARD ? m : n;
+  size_t b = ade__strip_width(t, mode, x, ADE__MIN((size_t)ADE__STRIP, k ? k : 1));
+  st = ade__budget(t->memlimit, ade__mul_size(k + other, b * sizeof(double)), "Jacobian seeds of %zu x %zu",
+                   k + other, b);
+  if (st) return st;
   double *S = ade__calloc(ade__mul_size(k, b), sizeof *S);
   double *R = ade__calloc(ade__mul_size(other, b), sizeof *R);
   if (!S || !R) st = ade__fail(ADE_ENOMEM, "out of memory for the Jacobian seeds");

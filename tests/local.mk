@@ -55,3 +55,10 @@ check_PROGRAMS += %D%/check_oom
 %C%_check_oom_CFLAGS = $(TEST_CFLAGS)
 %C%_check_oom_LDADD = $(TEST_LDADD)
 TESTS += %D%/check_oom
+
+check_PROGRAMS += %D%/check_memlimit
+%C%_check_memlimit_SOURCES = %D%/check_memlimit.c
+%C%_check_memlimit_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_memlimit_CFLAGS = $(TEST_CFLAGS)
+%C%_check_memlimit_LDADD = $(TEST_LDADD)
+TESTS += %D%/check_memlimit

@@ -5,7 +5,8 @@
  * `replay_corpus mutant.last`). Bases: random programs (tests/randprog.h)
  * recorded with varied chunk sizes, levels and capture, plus the files of
  * SEEDDIR (mkcorpus seeds). Then: tapes whose chunks claim 2^24 records each
- * must fail from open, verify and ade_cgraph_from_tape fast and small.
+ * must fail from open, verify, ade_cgraph_from_tape and every consumer fast
+ * and small.
  * Prints how many mutants verify accepted and reached each entry point.
  * Exit 0, or abort (the harness) / 1 (a bomb too slow or too big). */
 #include <dirent.h>
@@ -101,15 +102,44 @@ static void *peak_hook(void *ud, void *p, size_t n) {
   return q + 16;
 }
 
+/* Entry point k >= 4 on an opened bomb t (default memory limit). */
+static int consume(ade_tape *t, int k) {
+  static double x[64], v[64], J[64 * 64];
+  size_t n = t->meta.nindep, m = t->meta.ndep;
+  ade_sparse *A = NULL;
+  ade_elim_plan *pl = NULL;
+  ade_hess_options o = {x, v, NULL};
+  int st;
+  if (n > 64 || m > 64) return ADE_EINVAL;
+  for (size_t i = 0; i < 64; i++) x[i] = v[i] = 0.5;
+  switch (k) {
+  case 4: return ade_replay(t, x, v);
+  case 5: return ade_tangent_vec(t, 1, NULL, x, NULL, v);
+  case 6: return ade_adjoint(t, x, v, J);
+  case 7: return ade_jacobian_dense(t, ADE_FORWARD, NULL, J);
+  case 8: st = ade_jacobian(t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, &A, NULL); break;
+  case 9: st = ade_jacobian_cpr(t, ADE_FORWARD, x, &A, NULL); break;
+  case 10: st = ade_elim_plan_create(&pl, t, ADE_ORDER_VERTEX_FORWARD, NULL, NULL); break;
+  default: st = ade_hessian(t, k - 11, &o, &A, NULL); break;
+  }
+  ade_sparse_free(A);
+  ade_elim_plan_free(pl);
+  return st;
+}
+
 /* One bomb through open (from bytes and from a file: opens says whether it
- * should open), verify and the c-graph: each must fail in < 0.1 s with a
- * peak < 64 MiB. */
+ * should open), verify, the c-graph and, once open, every consumer: each
+ * must fail in < 0.1 s with a peak < 64 MiB. */
 static int bomb(const unsigned char *p, size_t n, const char *path, int opens) {
-  const char *what[] = {"ade_tape_from_bytes", "ade_tape_open", "ade_tape_verify", "ade_cgraph_from_tape"};
+  const char *what[] = {"ade_tape_from_bytes", "ade_tape_open", "ade_tape_verify", "ade_cgraph_from_tape",
+                        "ade_replay", "ade_tangent_vec", "ade_adjoint", "ade_jacobian_dense", "ade_jacobian",
+                        "ade_jacobian_cpr", "ade_elim_plan_create", "ade_hessian edge-push",
+                        "ade_hessian ve-reverse", "ade_hessian ve-markowitz", "ade_hessian for-over-rev",
+                        "ade_hessian edge-push-preacc"};
   int bad = 0;
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(p, 1, n, f) != n || fclose(f)) return 1;
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < (opens ? 16 : 4); k++) {
     ade_tape *t = NULL;
     ade_cgraph *g = NULL;
     ade_set_allocator(peak_hook, NULL);
@@ -118,6 +148,7 @@ static int bomb(const unsigned char *p, size_t n, const char *path, int opens) {
     int st = k == 1 ? ade_tape_open(&t, path) : ade_tape_from_bytes(&t, p, n);
     if (!st && k == 2) st = ade_tape_verify(t);
     if (!st && k == 3) st = ade_cgraph_from_tape(&g, t, NULL);
+    if (!st && k >= 4) st = consume(t, k);
     double sec = ade__now() - t0;
     printf("bomb (%zu bytes, %llu records claimed) %s: %s in %.3f s, peak %.1f MiB\n", n,
            (unsigned long long)(t ? t->meta.records : 0), what[k], ade_errname(st), sec,
