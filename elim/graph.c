@@ -235,7 +235,7 @@ static uint64_t mix(uint64_t z) {
 }
 
 /* An order-independent fingerprint of the structure (ids, kinds, edges). */
-uint64_t ade__graph_print(const ade_cgraph *g) {
+uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
   uint64_t h = mix((uint64_t)g->n * 31 + (uint64_t)g->m + (uint64_t)g->dual * 7);
   for (size_t i = 0; i < g->nv; i++) {
     const ade__vtx *v = &g->v[i];
