@@ -52,8 +52,9 @@ static int pass_forward(ade_tape *t, uint8_t **flp, size_t R) {
       uint64_t r = v->first + i + 1;
       if (op == ADE_OP_INDEP) fl[r] |= FWD;
       if (op == ADE_OP_INDEP || (ade__optab[op].flags & ADE__PASSIVE)) continue;
+      const uint64_t *a = ade__view_arg(v, i);
       for (int k = 0; k < ade__optab[op].arity; k++)
-        if (v->arg[3 * i + k] && (fl[v->arg[3 * i + k]] & FWD)) fl[r] |= FWD;
+        if (a[k] && (fl[a[k]] & FWD)) fl[r] |= FWD;
     }
   }
   return ADE_OK;
@@ -70,7 +71,7 @@ static int pass_backward(ade_tape *t, uint8_t *fl, uint8_t *ns) {
       uint64_t r = v->first + i + 1;
       if (op == ADE_OP_DEP) fl[r] |= BWD;
       if ((fl[r] & (FWD | BWD)) != (FWD | BWD) || op == ADE_OP_INDEP) continue;
-      const uint64_t *a = &v->arg[3 * i];
+      const uint64_t *a = ade__view_arg(v, i);
       for (int k = 0; k < ade__optab[op].arity; k++) {
         if (!a[k] || !(fl[a[k]] & FWD) || (k > 0 && a[k] == a[0]) || (k > 1 && a[k] == a[1]))
           continue;
@@ -99,7 +100,7 @@ static int pass_build(ade_tape *t, ade_cgraph *g, const uint8_t *fl, const uint8
     for (uint32_t i = 0; i < v->n; i++) {
       unsigned op = v->op[i];
       uint64_t r = v->first + i + 1;
-      const uint64_t *a = &v->arg[3 * i];
+      const uint64_t *a = ade__view_arg(v, i);
       vix[r] = ADE__NONE;
       if (!kept(op, fl[r])) {
         (*dropped)++;
@@ -115,7 +116,7 @@ static int pass_build(ade_tape *t, ade_cgraph *g, const uint8_t *fl, const uint8
       if ((st = ade__graph_add_vertex(g, (long)r, kind, &vix[r]))) return st;
       if (op == ADE_OP_INDEP) continue;
       double d[ADE__MAX_ARITY] = {0};
-      ade__op_partials(op, &v->argv[3 * i], v->val[i], d, NULL);
+      ade__op_partials(op, ade__view_argv(v, i), v->val[i], d, NULL);
       for (int k = 0; k < ade__optab[op].arity; k++) {
         if (!a[k] || vix[a[k]] == ADE__NONE) continue; /* constant or passive operand */
         size_t e = ade__graph_find(g, vix[a[k]], vix[r]);

@@ -44,8 +44,8 @@ typedef struct ade__view {
   uint32_t n;
   size_t cap;
   uint8_t *op;
-  uint64_t *arg;       /* 3 per record: 1-based operand ids, 0 = constant */
-  double *argv;        /* 3 per record: operand values at the recorded point */
+  uint64_t *arg;       /* ADE__MAX_ARITY per record: 1-based operand ids, 0 = constant */
+  double *argv;        /* ADE__MAX_ARITY per record: operand values at the recorded point */
   double *val;         /* results at the recorded point */
   uint32_t *site;      /* call-site string index + 1, 0 = none */
   uint64_t *impkey;    /* the imports' ids hashed (0 = empty slot), while decoding */
@@ -56,12 +56,22 @@ typedef struct ade__view {
   size_t ncmp;         /* chunks, ascending, which no import may name */
 } ade__view;
 
+/* Record i's operand slots in the arg and argv columns: the one place that
+ * states their layout. */
+static inline uint64_t *ade__view_arg(const ade__view *v, uint32_t i) {
+  return v->arg + (size_t)ADE__MAX_ARITY * i;
+}
+static inline double *ade__view_argv(const ade__view *v, uint32_t i) {
+  return v->argv + (size_t)ADE__MAX_ARITY * i;
+}
+
 /* Record i's operands in a: from V (the values at a new point; NULL: the
  * view's own) where active, the tape's constants where not. */
 static inline void ade__view_operands(const ade__view *v, const double *V, uint32_t i, int arity,
                                       double *a) {
-  const uint64_t *arg = &v->arg[3 * i];
-  for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : v->argv[3 * i + j];
+  const uint64_t *arg = ade__view_arg(v, i);
+  const double *argv = ade__view_argv(v, i);
+  for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : argv[j];
 }
 
 /* A linearized chunk: each record's active operands and their partials at
