@@ -15,6 +15,11 @@
 
 enum { ADE__NEW, ADE__RECORDING, ADE__FINISHED };
 
+/* A serial (1 .. ADE__SERIAL_MASK) no live tape holds, 0 if all are held;
+ * release gives it back (0 is ignored). */
+uint64_t ade__serial_claim(void);
+void ade__serial_release(uint64_t serial);
+
 /* Idle clones a finished tape keeps (see ade__tape_borrow). */
 #define ADE__SPARES 8
 
@@ -117,7 +122,7 @@ struct ade_tape {
   int recovered;       /* opened by ade_tape_recover: no footer */
   int nofooter;        /* recorded, but the footer could not be written */
   char why[512];       /* why the recording failed (ade__tape_usable's message) */
-  uint64_t serial;     /* shifted into the high id bits */
+  uint64_t serial;     /* shifted into the high id bits; 0 unless created to record */
   ade__store store;
   ade__header hdr;
   ade__meta meta;
