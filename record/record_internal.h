@@ -6,6 +6,7 @@
 
 #include "ops_internal.h"
 #include "tape_internal.h"
+#include "u64map_internal.h"
 
 /* An active value's id: the tape's serial in the high bits, the 1-based
  * record index in the low ADE__ID_BITS (0 = passive). */
@@ -28,12 +29,8 @@ typedef struct ade__writer {
   ade__buf col[ADE__NCOLS];
   uint32_t n;          /* records in the open chunk */
   uint64_t first;      /* record index of its first record */
-  uint64_t *imp_key;   /* operands from earlier chunks: open addressing */
-  double *imp_val;
-  uint32_t imp_cap, imp_n;
-  uintptr_t *site_key; /* call-site address -> string index */
-  uint32_t *site_val;
-  size_t site_cap, site_n;
+  ade__u64map imports; /* operands from earlier chunks: id -> value's bits */
+  ade__u64map sites;   /* call-site address -> string index */
   uint32_t *rstack;    /* open regions (indices into meta.regions) */
   size_t rdepth, rcap;
   uint64_t opcount[256]; /* of the open chunk, added to the footer's at flush */
@@ -92,7 +89,9 @@ typedef struct ade__lin {
   size_t cap, opcap;
 } ade__lin;
 
-/* Adjoint vectors (q doubles) of live variables, keyed by id. */
+/* Adjoint vectors (q doubles) of live variables, keyed by id. Not an
+ * ade__u64map: the q doubles sit in the slot, so the reverse sweep reaches
+ * them without an indirection. */
 typedef struct ade__livemap {
   uint64_t *key;       /* 0 = empty slot */
   double *val;         /* cap * q */
