@@ -8,7 +8,9 @@ libadelim_core_la_SOURCES = \
 	%D%/alloc.c \
 	%D%/clock.c \
 	%D%/file.c \
-	%D%/sparse.c
+	%D%/sparse.c \
+	%D%/u64map_internal.h \
+	%D%/u64map.c
 
 lib_LTLIBRARIES += libadelim.la
 libadelim_la_SOURCES =

@@ -37,49 +37,75 @@ static int grow_flags(uint8_t **fl, size_t *cap, size_t n, size_t R) {
   return ADE_OK;
 }
 
-/* Pass 1, forward: which records an independent reaches (*fl grown as
- * chunks decode, to R entries in the end). */
-static int pass_forward(ade_tape *t, uint8_t **flp, size_t R) {
-  size_t cap = 0;
-  for (size_t c = 0; c < t->meta.nchunks; c++) {
-    int st = ade__view_load(t, c);
-    if (!st) st = grow_flags(flp, &cap, (size_t)(t->view.first + t->view.n + 1), R);
+/* The state the construction passes share, one chunk at a time. */
+typedef struct passes {
+  uint8_t *fl;     /* per-record flags (FWD, BWD, DEPSUCC) */
+  size_t cap, R;   /* fl's entries now and in the end */
+  uint8_t *ns;     /* kept successors per record, capped at 2 */
+  size_t *vix;     /* record -> vertex, ADE__NONE if not kept */
+  ade_cgraph *g;
+  size_t dropped;
+} passes;
+
+/* Decode each chunk, first to last (backward: last to first), and run fn
+ * on it: one indirect call per chunk, the record loops stay in fn. */
+static int each_chunk(ade_tape *t, int backward, int (*fn)(const ade__view *, passes *), passes *p) {
+  const size_t nc = t->meta.nchunks;
+  for (size_t k = 0; k < nc; k++) {
+    int st = ade__view_load(t, backward ? nc - 1 - k : k);
+    if (!st) st = fn(&t->view, p);
     if (st) return st;
-    const ade__view *v = &t->view;
-    uint8_t *fl = *flp;
-    for (uint32_t i = 0; i < v->n; i++) {
-      unsigned op = v->op[i];
-      uint64_t r = v->first + i + 1;
-      if (op == ADE_OP_INDEP) fl[r] |= FWD;
-      if (op == ADE_OP_INDEP || (ade__optab[op].flags & ADE__PASSIVE)) continue;
-      for (int k = 0; k < ade__optab[op].arity; k++)
-        if (v->arg[3 * i + k] && (fl[v->arg[3 * i + k]] & FWD)) fl[r] |= FWD;
+  }
+  return ADE_OK;
+}
+
+/* Pass 1, forward: which records an independent reaches (fl grown as
+ * chunks decode, to R entries in the end). */
+static int chunk_forward(const ade__view *v, passes *p) {
+  int st = grow_flags(&p->fl, &p->cap, (size_t)(v->first + v->n + 1), p->R);
+  if (st) return st;
+  uint8_t *fl = p->fl;
+  for (uint32_t i = 0; i < v->n; i++) {
+    unsigned op = v->op[i];
+    uint64_t r = v->first + i + 1;
+    if (op == ADE_OP_INDEP) fl[r] |= FWD;
+    if (op == ADE_OP_INDEP || (ade__optab[op].flags & ADE__PASSIVE)) continue;
+    const uint64_t *a = ade__view_arg(v, i);
+    for (int k = 0; k < ade__optab[op].arity; k++)
+      if (a[k] && (fl[a[k]] & FWD)) fl[r] |= FWD;
+  }
+  return ADE_OK;
+}
+
+static int pass_forward(ade_tape *t, uint8_t **flp, size_t R) {
+  passes p = {.fl = *flp, .R = R};
+  int st = each_chunk(t, 0, chunk_forward, &p);
+  *flp = p.fl;
+  return st;
+}
+
+/* Pass 2, backward: which reach a dependent; count kept successors (capped at 2). */
+static int chunk_backward(const ade__view *v, passes *p) {
+  uint8_t *fl = p->fl, *ns = p->ns;
+  for (uint32_t i = v->n; i-- > 0;) {
+    unsigned op = v->op[i];
+    uint64_t r = v->first + i + 1;
+    if (op == ADE_OP_DEP) fl[r] |= BWD;
+    if ((fl[r] & (FWD | BWD)) != (FWD | BWD) || op == ADE_OP_INDEP) continue;
+    const uint64_t *a = ade__view_arg(v, i);
+    for (int k = 0; k < ade__optab[op].arity; k++) {
+      if (!a[k] || !(fl[a[k]] & FWD) || (k > 0 && a[k] == a[0]) || (k > 1 && a[k] == a[1]))
+        continue;
+      fl[a[k]] |= BWD | (op == ADE_OP_DEP ? DEPSUCC : 0);
+      if (ns[a[k]] < 2) ns[a[k]]++;
     }
   }
   return ADE_OK;
 }
 
-/* Pass 2, backward: which reach a dependent; count kept successors (capped at 2). */
 static int pass_backward(ade_tape *t, uint8_t *fl, uint8_t *ns) {
-  for (size_t c = t->meta.nchunks; c-- > 0;) {
-    int st = ade__view_load(t, c);
-    if (st) return st;
-    const ade__view *v = &t->view;
-    for (uint32_t i = v->n; i-- > 0;) {
-      unsigned op = v->op[i];
-      uint64_t r = v->first + i + 1;
-      if (op == ADE_OP_DEP) fl[r] |= BWD;
-      if ((fl[r] & (FWD | BWD)) != (FWD | BWD) || op == ADE_OP_INDEP) continue;
-      const uint64_t *a = &v->arg[3 * i];
-      for (int k = 0; k < ade__optab[op].arity; k++) {
-        if (!a[k] || !(fl[a[k]] & FWD) || (k > 0 && a[k] == a[0]) || (k > 1 && a[k] == a[1]))
-          continue;
-        fl[a[k]] |= BWD | (op == ADE_OP_DEP ? DEPSUCC : 0);
-        if (ns[a[k]] < 2) ns[a[k]]++;
-      }
-    }
-  }
-  return ADE_OK;
+  passes p = {.fl = fl, .ns = ns};
+  return each_chunk(t, 1, chunk_backward, &p);
 }
 
 /* Is record r a vertex of the c-graph? */
@@ -90,41 +116,47 @@ static int kept(unsigned op, uint8_t f) {
 /* Pass 3, forward: vertices and edges labelled with the local partials (2).
  * An intermediate whose only successor is a DEP copy becomes that
  * dependent itself; other dependents keep their unit copy edge. */
-static int pass_build(ade_tape *t, ade_cgraph *g, const uint8_t *fl, const uint8_t *ns, size_t *vix,
-                      size_t *dropped) {
-  for (size_t c = 0; c < t->meta.nchunks; c++) {
-    int st = ade__view_load(t, c);
-    if (st) return st;
-    const ade__view *v = &t->view;
-    for (uint32_t i = 0; i < v->n; i++) {
-      unsigned op = v->op[i];
-      uint64_t r = v->first + i + 1;
-      const uint64_t *a = &v->arg[3 * i];
-      vix[r] = ADE__NONE;
-      if (!kept(op, fl[r])) {
-        (*dropped)++;
-        continue;
-      }
-      if (op == ADE_OP_DEP && a[0] && vix[a[0]] != ADE__NONE && g->v[vix[a[0]]].kind == ADE__Y &&
-          ns[a[0]] == 1) {
-        vix[r] = vix[a[0]]; /* collapsed onto its operand */
-        continue;
-      }
-      int kind = op == ADE_OP_INDEP ? ADE__X : op == ADE_OP_DEP ? ADE__Y : ADE__Z;
-      if (kind == ADE__Z && ns[r] == 1 && (fl[r] & DEPSUCC)) kind = ADE__Y;
-      if ((st = ade__graph_add_vertex(g, (long)r, kind, &vix[r]))) return st;
-      if (op == ADE_OP_INDEP) continue;
-      double d[ADE__MAX_ARITY] = {0};
-      ade__op_partials(op, &v->argv[3 * i], v->val[i], d, NULL);
-      for (int k = 0; k < ade__optab[op].arity; k++) {
-        if (!a[k] || vix[a[k]] == ADE__NONE) continue; /* constant or passive operand */
-        size_t e = ade__graph_find(g, vix[a[k]], vix[r]);
-        if (e != ADE__NONE) g->e[e].val += d[k]; /* parallel edges merge */
-        else if ((st = ade__graph_add_edge(g, vix[a[k]], vix[r], d[k], NULL))) return st;
-      }
+static int chunk_build(const ade__view *v, passes *p) {
+  const uint8_t *fl = p->fl, *ns = p->ns;
+  size_t *vix = p->vix;
+  ade_cgraph *g = p->g;
+  int st;
+  for (uint32_t i = 0; i < v->n; i++) {
+    unsigned op = v->op[i];
+    uint64_t r = v->first + i + 1;
+    const uint64_t *a = ade__view_arg(v, i);
+    vix[r] = ADE__NONE;
+    if (!kept(op, fl[r])) {
+      p->dropped++;
+      continue;
+    }
+    if (op == ADE_OP_DEP && a[0] && vix[a[0]] != ADE__NONE && g->v[vix[a[0]]].kind == ADE__Y &&
+        ns[a[0]] == 1) {
+      vix[r] = vix[a[0]]; /* collapsed onto its operand */
+      continue;
+    }
+    int kind = op == ADE_OP_INDEP ? ADE__X : op == ADE_OP_DEP ? ADE__Y : ADE__Z;
+    if (kind == ADE__Z && ns[r] == 1 && (fl[r] & DEPSUCC)) kind = ADE__Y;
+    if ((st = ade__graph_add_vertex(g, (long)r, kind, &vix[r]))) return st;
+    if (op == ADE_OP_INDEP) continue;
+    double d[ADE__MAX_ARITY] = {0};
+    ade__op_partials(op, ade__view_argv(v, i), v->val[i], d, NULL);
+    for (int k = 0; k < ade__optab[op].arity; k++) {
+      if (!a[k] || vix[a[k]] == ADE__NONE) continue; /* constant or passive operand */
+      size_t e = ade__graph_find(g, vix[a[k]], vix[r]);
+      if (e != ADE__NONE) g->e[e].val += d[k]; /* parallel edges merge */
+      else if ((st = ade__graph_add_edge(g, vix[a[k]], vix[r], d[k], NULL))) return st;
     }
   }
   return ADE_OK;
+}
+
+static int pass_build(ade_tape *t, ade_cgraph *g, uint8_t *fl, uint8_t *ns, size_t *vix,
+                      size_t *dropped) {
+  passes p = {.fl = fl, .ns = ns, .vix = vix, .g = g};
+  int st = each_chunk(t, 0, chunk_build, &p);
+  *dropped += p.dropped;
+  return st;
 }
 
 static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {

@@ -261,11 +261,11 @@ int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *
 int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s) {
   ade_cgraph *d = NULL;
   if (s->kind != ADE_SEQ_FACE) {
-    s->print = ade__graph_print(g);
+    s->fingerprint = ade__graph_fingerprint(g);
     return ADE_OK;
   }
   int st = ade_cgraph_dual(&d, g);
-  if (!st) s->print = ade__graph_print(d);
+  if (!st) s->fingerprint = ade__graph_fingerprint(d);
   ade_cgraph_free(d);
   return st;
 }

@@ -71,7 +71,7 @@ struct ade_elim_seq {
   size_t len, cap;
   ade_elim_step *step;
   uint64_t cost;
-  uint64_t print;   /* fingerprint of the graph it was built for, 0 = any */
+  uint64_t fingerprint; /* ade__graph_fingerprint of the graph it was built for, 0 = any */
 };
 
 /* Graph primitives (graph.c). */
@@ -90,7 +90,7 @@ int ade__graph_marks(ade_cgraph *g);
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne);
 int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
 unsigned ade__graph_stamp(ade_cgraph *g, unsigned width);
-uint64_t ade__graph_print(const ade_cgraph *g);
+uint64_t ade__graph_fingerprint(const ade_cgraph *g);
 
 /* Face elimination internals (face.c). */
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude);

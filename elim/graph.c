@@ -1,7 +1,9 @@
 /* graph.c: the directed graph under elimination: adjacency lists, an edge index, insertion and deletion in O(1). */
 #include "elim_internal.h"
 
-/* Slot of (src, dst) in the edge index: splitmix-style mixing. */
+/* Slot of (src, dst) in the edge index: splitmix-style mixing. Not an
+ * ade__u64map: the index holds edge numbers only, keyed by the edges' own
+ * (src, dst), half the memory and no packing of two size_t into one key. */
 static size_t hslot(const ade_cgraph *g, size_t src, size_t dst) {
   uint64_t z = (uint64_t)src * 0x9e3779b97f4a7c15ull ^ (uint64_t)dst * 0xc2b2ae3d27d4eb4full;
   z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
@@ -249,7 +251,7 @@ static uint64_t mix(uint64_t z) {
 }
 
 /* An order-independent fingerprint of the structure (ids, kinds, edges). */
-uint64_t ade__graph_print(const ade_cgraph *g) {
+uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
   uint64_t h = mix((uint64_t)g->n * 31 + (uint64_t)g->m + (uint64_t)g->dual * 7);
   for (size_t i = 0; i < g->nv; i++) {
     const ade__vtx *v = &g->v[i];

@@ -21,7 +21,7 @@ static int eliminate(ade_cgraph *g, const ade_elim_seq *s, int check, ade_sparse
   uint64_t cost = 0;
   int st = ADE_OK;
   if (s->kind == ADE_SEQ_FACE && !(st = ade_cgraph_dual(&d, g))) w = d;
-  if (!st && s->print && s->print != ade__graph_print(w))
+  if (!st && s->fingerprint && s->fingerprint != ade__graph_fingerprint(w))
     st = ade__fail(ADE_EINVAL, "the sequence was built for a different graph");
   if (!st) st = check ? apply_checked(w, s, &cost) : ade_seq_apply(w, s, &cost);
   if (!st) st = ade_cgraph_jacobian(w, J);

@@ -106,7 +106,7 @@ int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_
   ade__dual_index ix = {0};
   int st = es->kind == ADE_SEQ_EDGE ? ade_cgraph_dual(&d, g) : ade__fail(ADE_EINVAL, "not an edge sequence");
   if (!st) st = ade_seq_create(&s, ADE_SEQ_FACE);
-  if (!st) s->print = ade__graph_print(d);
+  if (!st) s->fingerprint = ade__graph_fingerprint(d);
   if (!st) st = ade__dual_index_init(&ix, g, d);
   for (size_t t = 0; !st && t < es->len; t++) {
     const ade_elim_step *x = &es->step[t];

@@ -552,7 +552,7 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   int kind = orders[order].kind;
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
-  if (!st) s->print = ade__graph_print(c);
+  if (!st) s->fingerprint = ade__graph_fingerprint(c);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;
@@ -575,7 +575,7 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limite
     st = ade__seq_vertex_to_edge(g, t, &u);
     ade_seq_free(t);
     t = u, u = NULL;
-    if (!st) t->print = ade__graph_print(g);
+    if (!st) t->fingerprint = ade__graph_fingerprint(g);
   }
   if (!st && t->cost < (*sp)->cost && (*sp)->kind == ADE_SEQ_FACE) {
     st = ade__seq_edge_to_face(g, t, &u, fill);

@@ -46,7 +46,7 @@ const ade_elim_step *ade_seq_step(const ade_elim_seq *s, size_t i) {
   return s && i < s->len ? &s->step[i] : NULL;
 }
 void ade_seq_bind(ade_elim_seq *s, const ade_cgraph *g) {
-  if (s) s->print = g ? ade__graph_print(g) : 0;
+  if (s) s->fingerprint = g ? ade__graph_fingerprint(g) : 0;
 }
 
 /* One step by ids. */
@@ -70,9 +70,9 @@ int ade_seq_apply(ade_cgraph *g, const ade_elim_seq *s, uint64_t *cost) {
   if ((s->kind == ADE_SEQ_FACE) != (g->dual != 0))
     return ade__fail(ADE_EINVAL, "a %s sequence applies to a %s, not to a %s", kind_names[s->kind],
                      s->kind == ADE_SEQ_FACE ? "dual c-graph" : "c-graph", g->dual ? "dual c-graph" : "c-graph");
-  if (s->print && s->print != ade__graph_print(g))
+  if (s->fingerprint && s->fingerprint != ade__graph_fingerprint(g))
     return ade__fail(ADE_EINVAL, "the sequence was built for a different graph (fingerprint %016" PRIx64
-                     ", this graph %016" PRIx64 ")", s->print, ade__graph_print(g));
+                     ", this graph %016" PRIx64 ")", s->fingerprint, ade__graph_fingerprint(g));
   for (size_t k = 0; k < s->len; k++) {
     int st = ade__seq_apply_step(g, s->kind, &s->step[k], &c);
     if (st) {
@@ -112,7 +112,7 @@ int ade_seq_print(const ade_elim_seq *s, void *file) {
   FILE *f = file;
   if (!s || !f) return ade__fail(ADE_EINVAL, "ade_seq_print: NULL argument");
   fprintf(f, "adelim-sequence 1\nkind %s\ngraph %016" PRIx64 "\ncost %" PRIu64 "\nsteps %zu\n",
-          kind_names[s->kind], s->print, s->cost, s->len);
+          kind_names[s->kind], s->fingerprint, s->cost, s->len);
   for (size_t k = 0; k < s->len; k++) {
     char buf[96];
     describe(buf, sizeof buf, s->kind, &s->step[k]);
@@ -165,7 +165,7 @@ static int parse_step(const char *line, int kind, ade_elim_step *st) {
 static int load_stream(FILE *f, const char *path, ade_elim_seq **out) {
   char line[256], kind[16];
   size_t lineno = 0, nsteps;
-  uint64_t print, cost;
+  uint64_t fingerprint, cost;
   int ver, k = -1, st = ADE_OK;
   ade_elim_seq *s = NULL;
 #define BAD(...) (st = ade__fail(ADE_EFORMAT, __VA_ARGS__))
@@ -176,7 +176,7 @@ static int load_stream(FILE *f, const char *path, ade_elim_seq **out) {
   for (int i = 0; !st && i < 3; i++)
     if (!strcmp(kind, kind_names[i])) k = i;
   if (!st && k < 0) BAD("%s:%zu: unknown kind '%s'", path, lineno, kind);
-  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "graph %" SCNx64, &print) != 1))
+  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "graph %" SCNx64, &fingerprint) != 1))
     BAD("%s:%zu: expected 'graph FINGERPRINT'", path, lineno);
   if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "cost %" SCNu64, &cost) != 1))
     BAD("%s:%zu: expected 'cost N'", path, lineno);
@@ -195,7 +195,7 @@ static int load_stream(FILE *f, const char *path, ade_elim_seq **out) {
 #undef BAD
   if (st) ade_seq_free(s);
   else {
-    s->print = print;
+    s->fingerprint = fingerprint;
     s->cost = cost;
     *out = s;
   }

@@ -13,8 +13,8 @@ typedef struct ep_row {
 
 typedef struct ep {
   const ade__meta *m;
-  ade__hmap ids;   /* variable id -> slot */
-  ade__hmap pairs; /* row slot << 32 | column slot -> position in the row */
+  ade__u64map ids;   /* variable id -> slot */
+  ade__u64map pairs; /* row slot << 32 | column slot -> position in the row */
   uint64_t *id, *key;
   double *adj, *diag;
   uint8_t *hasdiag;
@@ -47,8 +47,8 @@ static int ep_budget(ep *e, size_t cap) {
 }
 
 static void ep_free(ep *e) {
-  ade__hmap_free(&e->ids);
-  ade__hmap_free(&e->pairs);
+  ade__u64map_free(&e->ids);
+  ade__u64map_free(&e->pairs);
   for (size_t s = 0; s < e->nslots; s++) {
     ade__free(e->row[s].col);
     ade__free(e->row[s].val);
@@ -102,7 +102,7 @@ static int pend_add(ep *e, uint64_t id) {
 
 /* The slot of live variable id, made live (zero adjoint, empty row) if new. */
 static int slot_get(ep *e, uint64_t id, uint32_t *sp) {
-  uint64_t *p = ade__hmap_find(&e->ids, id);
+  uint64_t *p = ade__u64map_find(&e->ids, id);
   if (p) {
     *sp = (uint32_t)*p;
     return ADE_OK;
@@ -117,7 +117,7 @@ static int slot_get(ep *e, uint64_t id, uint32_t *sp) {
     e->nslots++;
   }
   int isnew;
-  if (!ade__hmap_put(&e->ids, id, s, &isnew)) {
+  if (!ade__u64map_put(&e->ids, id, s, &isnew)) {
     e->freel[e->nfree++] = s;
     return ADE_ENOMEM;
   }
@@ -133,9 +133,9 @@ static int slot_get(ep *e, uint64_t id, uint32_t *sp) {
 
 static void slot_kill(ep *e, uint32_t s) {
   ep_row *r = &e->row[s];
-  for (uint32_t q = 0; q < r->n; q++) ade__hmap_del(&e->pairs, (uint64_t)s << 32 | r->col[q]);
+  for (uint32_t q = 0; q < r->n; q++) ade__u64map_del(&e->pairs, (uint64_t)s << 32 | r->col[q]);
   r->n = 0;
-  ade__hmap_del(&e->ids, e->id[s]);
+  ade__u64map_del(&e->ids, e->id[s]);
   e->freel[e->nfree++] = s;
   e->live--;
 }
@@ -158,7 +158,7 @@ static int add(ep *e, uint32_t a, uint32_t b, double x) {
   }
   ep_row *r = &e->row[a];
   int isnew;
-  uint64_t *pos = ade__hmap_put(&e->pairs, (uint64_t)a << 32 | b, r->n, &isnew);
+  uint64_t *pos = ade__u64map_put(&e->pairs, (uint64_t)a << 32 | b, r->n, &isnew);
   if (!pos) return ADE_ENOMEM;
   if (isnew) {
     if (r->n == r->cap) {
@@ -173,7 +173,7 @@ static int add(ep *e, uint32_t a, uint32_t b, double x) {
       double *val = ade__realloc(r->val, cap * sizeof *val);
       if (val) r->val = val;
       if (!col || !val) {
-        ade__hmap_del(&e->pairs, (uint64_t)a << 32 | b);
+        ade__u64map_del(&e->pairs, (uint64_t)a << 32 | b);
         return ADE_ENOMEM;
       }
       r->cap = cap;
@@ -272,7 +272,7 @@ static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
         if ((st = slot_get(e, rid, &s))) return st;
         e->adj[s] += w ? w[jd] : 1.0;
       }
-      uint64_t *ps = ade__hmap_find(&e->ids, rid);
+      uint64_t *ps = ade__u64map_find(&e->ids, rid);
       if (!ps) continue; /* not live: no adjoint, no Hessian entries */
       s = (uint32_t)*ps;
       e->step = e->key[s];
@@ -289,12 +289,12 @@ static int result(ep *e, size_t n, ade_sparse **H, double *g) {
   size_t nt = 0, k = 0;
   if (g) memset(g, 0, n * sizeof *g);
   for (size_t s = 0; s < e->nslots; s++)
-    if (ade__hmap_find(&e->ids, e->id[s]) && *ade__hmap_find(&e->ids, e->id[s]) == s)
+    if (ade__u64map_find(&e->ids, e->id[s]) && *ade__u64map_find(&e->ids, e->id[s]) == s)
       nt += e->row[s].n + e->hasdiag[s];
   ade__trip *T = ade__alloc(ade__mul_size(nt ? nt : 1, sizeof *T));
   if (!T) return ADE_ENOMEM;
   for (size_t s = 0; s < e->nslots; s++) {
-    uint64_t *p = ade__hmap_find(&e->ids, e->id[s]);
+    uint64_t *p = ade__u64map_find(&e->ids, e->id[s]);
     if (!p || *p != s) continue;
     size_t row = (size_t)e->key[s];
     if (g) g[row] = e->adj[s];

@@ -15,10 +15,7 @@ static int raw(const fr *f, const ade__view *v, uint32_t i, double *d, double *h
   int k = ade__optab[op].arity;
   double a[ADE__MAX_ARITY];
   if (ade__optab[op].flags & ADE__PASSIVE) return 0;
-  for (int j = 0; j < k; j++) {
-    uint64_t id = v->arg[3 * i + j];
-    a[j] = id && f->V ? f->V[id] : v->argv[3 * i + j];
-  }
+  ade__view_operands(v, f->V, i, k, a);
   ade__op_partials(op, a, f->V ? f->V[v->first + i + 1] : v->val[i], d, h);
   return k;
 }
@@ -39,8 +36,9 @@ static int forward(fr *f, size_t dir) {
         continue;
       }
       int k = raw(f, v, i, d, h);
+      const uint64_t *arg = ade__view_arg(v, i);
       for (int j = 0; j < k; j++)
-        if (v->arg[3 * i + j]) s += d[j] * f->T[v->arg[3 * i + j]];
+        if (arg[j]) s += d[j] * f->T[arg[j]];
       f->fma += (uint64_t)k;
       f->T[rid] = s;
     }
@@ -73,8 +71,9 @@ static int reverse(fr *f, int tangents, double *Hcol, double *g) {
         continue;
       }
       int k = raw(f, v, i, d, h);
+      const uint64_t *arg = ade__view_arg(v, i);
       for (int j = 0; j < k; j++) {
-        uint64_t id = v->arg[3 * i + j];
+        uint64_t id = arg[j];
         if (!id) continue;
         if (!tangents) {
           A[id] += d[j] * A[rid];
@@ -82,7 +81,7 @@ static int reverse(fr *f, int tangents, double *Hcol, double *g) {
         }
         double s = 0;
         for (int l = 0; l < k; l++)
-          if (v->arg[3 * i + l]) s += h[j >= l ? j * (j + 1) / 2 + l : l * (l + 1) / 2 + j] * f->T[v->arg[3 * i + l]];
+          if (arg[l]) s += h[j >= l ? j * (j + 1) / 2 + l : l * (l + 1) / 2 + j] * f->T[arg[l]];
         B[id] += d[j] * B[rid] + A[rid] * s;
         f->fma += (uint64_t)k + 2;
       }

@@ -28,14 +28,12 @@ void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local
   int pos[ADE__MAX_ARITY];
   L->np = 0;
   if (k == 0 || (ade__optab[op].flags & ADE__PASSIVE)) return;
-  for (int j = 0; j < k; j++) {
-    uint64_t id = v->arg[3 * i + j];
-    a[j] = id && V ? V[id] : v->argv[3 * i + j];
-  }
+  ade__view_operands(v, V, i, k, a);
   ade__op_partials(op, a, r, d, h);
   memset(L->h, 0, sizeof L->h);
+  const uint64_t *arg = ade__view_arg(v, i);
   for (int j = 0; j < k; j++) { /* merge repeated operands: d(a, a)/da = d0 + d1 */
-    uint64_t id = v->arg[3 * i + j];
+    uint64_t id = arg[j];
     pos[j] = -1;
     if (!id) continue;
     int q = 0;

@@ -22,19 +22,6 @@ void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local
  * operands (id, d, packed h), compacting in place; @return the new np. */
 int ade__local_drop(int np, uint64_t *id, double *d, double *h);
 
-/* An open-addressing map from 64-bit keys (not UINT64_MAX) to 64-bit values,
- * linear probing with backward-shift deletion. */
-typedef struct ade__hmap {
-  uint64_t *key, *val;
-  size_t cap, n;
-} ade__hmap;
-
-uint64_t *ade__hmap_find(const ade__hmap *m, uint64_t key);
-/* The value slot of key, inserted with value v if new (*isnew set); NULL: ENOMEM. */
-uint64_t *ade__hmap_put(ade__hmap *m, uint64_t key, uint64_t v, int *isnew);
-void ade__hmap_del(ade__hmap *m, uint64_t key);
-void ade__hmap_free(ade__hmap *m);
-
 /* Statement-level preaccumulation (LivarH): a statement is a tree of records
  * of one chunk rooted at a live record; its internal records are each used
  * by one record only (their parent in the tree), were not live when the

@@ -7,7 +7,7 @@
 void ade__stmt_uses(const ade__view *v, uint8_t *uses) {
   memset(uses, 0, v->n * sizeof *uses);
   for (uint32_t i = 0; i < v->n; i++) {
-    const uint64_t *arg = &v->arg[3 * i];
+    const uint64_t *arg = ade__view_arg(v, i);
     for (int j = 0; j < ade__optab[v->op[i]].arity; j++) {
       int again = 0; /* a record using an operand twice uses it once */
       for (int l = 0; l < j; l++) again |= arg[l] == arg[j];

@@ -28,7 +28,7 @@ typedef struct ve {
   size_t nv, nindep;
   uint64_t *key;
   elist g, c, park;  /* E_G, cross edges (E_H), parked E_C^k */
-  ade__hmap gmap, cmap;
+  ade__u64map gmap, cmap;
   ilist *pred, *succ, *cross, *owned;
   uint32_t *npred, *nsucc, *ncross, *parkown;
   double *diag;
@@ -83,13 +83,13 @@ static int edge_new(elist *l, uint32_t a, uint32_t b, double w, uint32_t *k) {
 /* c(p, s) += x in E_G (and its mirror). */
 static int g_add(ve *v, uint32_t p, uint32_t s, double x) {
   int isnew, st;
-  uint64_t *pk = ade__hmap_put(&v->gmap, (uint64_t)p << 32 | s, 0, &isnew);
+  uint64_t *pk = ade__u64map_put(&v->gmap, (uint64_t)p << 32 | s, 0, &isnew);
   if (!pk) return ADE_ENOMEM;
   if (isnew) {
     uint32_t k;
     if ((st = edge_new(&v->g, p, s, 0, &k)) || (st = list_push(&v->succ[p], k)) ||
         (st = list_push(&v->pred[s], k))) {
-      ade__hmap_del(&v->gmap, (uint64_t)p << 32 | s);
+      ade__u64map_del(&v->gmap, (uint64_t)p << 32 | s);
       return st;
     }
     *pk = k;
@@ -113,13 +113,13 @@ static int c_add(ve *v, uint32_t a, uint32_t b, double x) {
     return ADE_OK;
   }
   uint64_t key = a > b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-  uint64_t *pk = ade__hmap_put(&v->cmap, key, 0, &isnew);
+  uint64_t *pk = ade__u64map_put(&v->cmap, key, 0, &isnew);
   if (!pk) return ADE_ENOMEM;
   if (isnew) {
     uint32_t k;
     if ((st = edge_new(&v->c, a, b, 0, &k)) || (st = list_push(&v->cross[a], k)) ||
         (st = list_push(&v->cross[b], k))) {
-      ade__hmap_del(&v->cmap, key);
+      ade__u64map_del(&v->cmap, key);
       return st;
     }
     *pk = k;
@@ -144,7 +144,7 @@ static size_t gather(const elist *E, ilist *l, uint32_t self, uint32_t *o, doubl
   return n;
 }
 
-static void kill_edges(ve *v, elist *E, ade__hmap *map, ilist *l, uint32_t self, int kind) {
+static void kill_edges(ve *v, elist *E, ade__u64map *map, ilist *l, uint32_t self, int kind) {
   for (size_t q = 0; q < l->n; q++) {
     vedge *e = &E->e[l->e[q]];
     if (e->a == DEAD) continue;
@@ -152,7 +152,7 @@ static void kill_edges(ve *v, elist *E, ade__hmap *map, ilist *l, uint32_t self,
     if (kind == 0) v->nsucc[o]--;      /* pred edge (o, self) */
     else if (kind == 1) v->npred[o]--; /* succ edge (self, o) */
     else v->ncross[o]--;
-    ade__hmap_del(map, kind == 2 ? ((uint64_t)ADE__MAX(e->a, e->b) << 32 | ADE__MIN(e->a, e->b))
+    ade__u64map_del(map, kind == 2 ? ((uint64_t)ADE__MAX(e->a, e->b) << 32 | ADE__MIN(e->a, e->b))
                                  : ((uint64_t)e->a << 32 | e->b));
     e->a = DEAD;
   }
@@ -322,8 +322,8 @@ static void ve_free(ve *v) {
                v->diag, v->hasdiag, v->gone, v->P, v->S, v->N, v->dP, v->wS, v->wN,
                v->g.e, v->c.e, v->park.e, v->heap, v->hpos, v->hdeg};
   for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) ade__free(p[i]);
-  ade__hmap_free(&v->gmap);
-  ade__hmap_free(&v->cmap);
+  ade__u64map_free(&v->gmap);
+  ade__u64map_free(&v->cmap);
 }
 
 /* Pass 1, reverse: adjoints A and which records reach a weighted dependent

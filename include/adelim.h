@@ -105,8 +105,16 @@ ADE_API void ade_tape_options_init(ade_tape_options *o);
  * ade_tape_recover and the error message names it. A crash while recording
  * therefore leaves the old file at path and a recoverable "<path>.XXXXXX".
  * A tape freed before ade_trace_on removes its temporary file.
+ * The tape holds a serial until ade_tape_free, and its variables carry it:
+ * recording rejects (sticky ADE_ESTATE) an operand of any other live tape,
+ * finished or not, and one numbered beyond the records so far. An operand
+ * of a freed tape is rejected unless 2^20 - 1 - L or more tapes were created
+ * after it (L: the tapes from ade_tape_create alive when it was created):
+ * then its serial may be in use again and the operand is taken, undetected,
+ * for the record with the same number on the new tape.
  * @return ADE_OK, ADE_ENOMEM, ADE_EINVAL (bad option), ADE_EIO (cannot
- * create the temporary file: the message names path and the reason). */
+ * create the temporary file: the message names path and the reason),
+ * ADE_ETOOBIG (2^20 - 1 tapes from ade_tape_create alive: no serial left). */
 ADE_API int ade_tape_create(ade_tape **tape, const ade_tape_options *o);
 /*! ade_tape_open: open a tape file read-only, streaming chunks on demand.
  * The header, footer and chunk index are validated here; chunks when read.

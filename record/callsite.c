@@ -23,62 +23,29 @@ static void describe(unw_cursor_t *c, uintptr_t ip, char *out, size_t len) {
     snprintf(out, len, "0x%lx (%s)", (unsigned long)ip, mod);
 }
 
-static int site_grow(ade__writer *w) {
-  size_t cap = w->site_cap ? 2 * w->site_cap : 256;
-  uintptr_t *key = ade__calloc(cap, sizeof *key);
-  uint32_t *val = ade__alloc(ade__mul_size(cap, sizeof *val));
-  if (!key || !val) {
-    ade__free(key);
-    ade__free(val);
-    return ADE_ENOMEM;
-  }
-  for (size_t i = 0; i < w->site_cap; i++) {
-    if (!w->site_key[i]) continue;
-    size_t h = (w->site_key[i] * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
-    while (key[h]) h = (h + 1) & (cap - 1);
-    key[h] = w->site_key[i];
-    val[h] = w->site_val[i];
-  }
-  ade__free(w->site_key);
-  ade__free(w->site_val);
-  w->site_key = key;
-  w->site_val = val;
-  w->site_cap = cap;
-  return ADE_OK;
-}
-
 /* The string index of address ip; c (may be NULL) is a cursor at that frame. */
 static int intern(ade_tape *t, uintptr_t ip, unw_cursor_t *c, uint32_t *index) {
-  ade__writer *w = t->w;
-  if (2 * (w->site_n + 1) > w->site_cap && site_grow(w)) return ADE_ENOMEM;
-  size_t h = (ip * 0x9e3779b97f4a7c15ull >> 20) & (w->site_cap - 1);
-  while (w->site_key[h] && w->site_key[h] != ip) h = (h + 1) & (w->site_cap - 1);
-  if (w->site_key[h]) {
-    *index = w->site_val[h];
+  ade__u64map *m = &t->w->sites;
+  const uint64_t *p = ade__u64map_find(m, ip);
+  if (p) {
+    *index = (uint32_t)*p;
     return ADE_OK;
   }
   char s[512];
   describe(c, ip, s, sizeof s);
-  int st = ade__meta_add_string(&t->meta, s, index);
+  int isnew, st = ade__meta_add_string(&t->meta, s, index);
   if (st) return st;
-  w->site_key[h] = ip;
-  w->site_val[h] = *index;
-  w->site_n++;
-  return ADE_OK;
+  return ade__u64map_put(m, ip, *index, &isnew) ? ADE_OK : ADE_ENOMEM;
 }
 
 /* First sight of a call site: walk up to the frame whose ip is addr (the
  * user's code calling into adelim) so libunwind can name its function. */
 int ade__site_intern(ade_tape *t, const void *addr, uint32_t *index) {
-  ade__writer *w = t->w;
   uintptr_t ip = (uintptr_t)addr;
-  if (w->site_cap) {
-    size_t h = (ip * 0x9e3779b97f4a7c15ull >> 20) & (w->site_cap - 1);
-    while (w->site_key[h] && w->site_key[h] != ip) h = (h + 1) & (w->site_cap - 1);
-    if (w->site_key[h]) {
-      *index = w->site_val[h];
-      return ADE_OK;
-    }
+  const uint64_t *p = ade__u64map_find(&t->w->sites, ip);
+  if (p) { /* seen: no unwinding */
+    *index = (uint32_t)*p;
+    return ADE_OK;
   }
   unw_context_t ctx;
   unw_cursor_t c;

@@ -36,14 +36,14 @@ static int lin_reserve(ade__lin *L, size_t n, size_t nops) {
 /* Linearize the loaded view at the values V (NULL: the recorded values). */
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L) {
   const ade__view *v = &t->view;
-  if (lin_reserve(L, v->n, 3 * (size_t)v->n))
+  if (lin_reserve(L, v->n, ADE__MAX_ARITY * (size_t)v->n))
     return ade__fail(ADE_ENOMEM, "out of memory linearizing chunk %zu", t->view_chunk);
   L->first = v->first;
   L->n = v->n;
   uint32_t k = 0;
   for (uint32_t i = 0; i < v->n; i++) {
     unsigned op = v->op[i];
-    const uint64_t *arg = &v->arg[3 * i];
+    const uint64_t *arg = ade__view_arg(v, i);
     int arity = ade__optab[op].arity;
     double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
     ade__view_operands(v, V, i, arity, a);
@@ -93,7 +93,7 @@ int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
     return ADE_OK;
   }
   int st = ade__view_load(t, c);
-  size_t est = (size_t)t->view.n * (13 + 3 * 16);
+  size_t est = (size_t)t->view.n * (13 + ADE__MAX_ARITY * 16);
   ade__lin *L = NULL;
   if (!st && t->linseen[c] && t->linbytes + est <= t->memlimit) L = ade__calloc(1, sizeof *L);
   t->linseen[c] = 1;

@@ -82,6 +82,9 @@ enum ade__opcode {
  * outputs); readers reject it with ADE_EUNSUPPORTED. */
 #define ADE_OP_VECTOR_ELEMENTAL 255
 #define ADE__MAX_ARITY 3
+/* Second partials are packed as the lower triangle of a 3 x 3 matrix, h[6]
+ * (ade__op_partials, the rules of ops_rules.h and their users). */
+_Static_assert(ADE__MAX_ARITY == 3, "h[6] holds the packed second partials of 3 operands");
 
 typedef struct ade__opinfo {
   const char *name;

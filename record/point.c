@@ -73,9 +73,9 @@ void ade__point_apply(ade_tape *t, ade__view *v, int store) {
   for (uint32_t i = 0; i < v->n; i++) {
     unsigned op = v->op[i];
     uint64_t rid = v->first + i + 1;
-    double *a = &v->argv[3 * i], r;
+    double *a = ade__view_argv(v, i), r;
     for (int j = 0; j < ade__optab[op].arity; j++) {
-      uint64_t id = v->arg[3 * i + j];
+      uint64_t id = ade__view_arg(v, i)[j];
       if (id > v->first) a[j] = v->val[id - v->first - 1];
       else if (id) a[j] = p->val[find(p, id)]; /* the reader checked it is imported */
     }

@@ -5,9 +5,9 @@ static int view_reserve(ade__view *v, uint32_t n) {
   if (n <= v->cap) return ADE_OK;
   uint8_t *op = ade__realloc(v->op, n);
   if (op) v->op = op;
-  uint64_t *arg = ade__realloc(v->arg, ade__mul_size(3 * (size_t)n, sizeof *arg));
+  uint64_t *arg = ade__realloc(v->arg, ade__mul_size(ADE__MAX_ARITY * (size_t)n, sizeof *arg));
   if (arg) v->arg = arg;
-  double *argv = ade__realloc(v->argv, ade__mul_size(3 * (size_t)n, sizeof *argv));
+  double *argv = ade__realloc(v->argv, ade__mul_size(ADE__MAX_ARITY * (size_t)n, sizeof *argv));
   if (argv) v->argv = argv;
   double *val = ade__realloc(v->val, ade__mul_size(n, sizeof *val));
   if (val) v->val = val;
@@ -210,7 +210,7 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
   int st = check_role(&t->meta, op, rid, dc, chunk);
   const ade__opinfo *info = &ade__optab[op];
   for (int k = 0; k < info->arity && !st; k++)
-    st = decode_operand(v, dc, rid, im, &v->arg[3 * i + k], &v->argv[3 * i + k], chunk);
+    st = decode_operand(v, dc, rid, im, &ade__view_arg(v, i)[k], &ade__view_argv(v, i)[k], chunk);
   if (st) return st;
   if (info->flags & ADE__STORE) {
     if (dc->val_end - dc->val < 8)
@@ -219,7 +219,7 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
     v->val[i] = ade__ldf64(dc->val);
     dc->val += 8;
   } else if (!v->lean) {
-    v->val[i] = ade__op_value(op, &v->argv[3 * i]);
+    v->val[i] = ade__op_value(op, ade__view_argv(v, i));
   }
   uint64_t s = 0;
   if (dc->site && (ade__varint_get(&dc->site, dc->site_end, &s) ||

@@ -10,56 +10,20 @@ void ade__writer_free(ade__writer *w) {
   for (int c = 0; c < ADE__NCOLS; c++) ade__buf_free(&w->col[c]);
   ade__buf_free(&w->scratch[0]);
   ade__buf_free(&w->scratch[1]);
-  ade__free(w->imp_key);
-  ade__free(w->imp_val);
-  ade__free(w->site_key);
-  ade__free(w->site_val);
+  ade__u64map_free(&w->imports);
+  ade__u64map_free(&w->sites);
   ade__free(w->rstack);
   ade__free(w);
 }
 
 /* ---------------------------------------------------------------- imports */
 
-static uint32_t hash64(uint64_t k, uint32_t mask) {
-  k *= 0x9e3779b97f4a7c15ull;
-  return (uint32_t)(k >> 32) & mask;
-}
-
-static int import_grow(ade__writer *w) {
-  uint32_t cap = w->imp_cap ? 2 * w->imp_cap : 1024;
-  uint64_t *key = ade__calloc(cap, sizeof *key);
-  double *val = ade__alloc(ade__mul_size(cap, sizeof *val));
-  if (!key || !val) {
-    ade__free(key);
-    ade__free(val);
-    return ADE_ENOMEM;
-  }
-  for (uint32_t i = 0; i < w->imp_cap; i++) {
-    if (!w->imp_key[i]) continue;
-    uint32_t h = hash64(w->imp_key[i], cap - 1);
-    while (key[h]) h = (h + 1) & (cap - 1);
-    key[h] = w->imp_key[i];
-    val[h] = w->imp_val[i];
-  }
-  ade__free(w->imp_key);
-  ade__free(w->imp_val);
-  w->imp_key = key;
-  w->imp_val = val;
-  w->imp_cap = cap;
-  return ADE_OK;
-}
-
 /* Remember the value of an operand defined in an earlier chunk (id 1-based). */
 static int import_add(ade__writer *w, uint64_t id, double v) {
-  if (2 * (w->imp_n + 1) > w->imp_cap && import_grow(w)) return ADE_ENOMEM;
-  uint32_t h = hash64(id, w->imp_cap - 1);
-  while (w->imp_key[h] && w->imp_key[h] != id) h = (h + 1) & (w->imp_cap - 1);
-  if (!w->imp_key[h]) {
-    w->imp_key[h] = id;
-    w->imp_val[h] = v;
-    w->imp_n++;
-  }
-  return ADE_OK;
+  uint64_t bits;
+  int isnew;
+  memcpy(&bits, &v, sizeof bits);
+  return ade__u64map_put(&w->imports, id, bits, &isnew) ? ADE_OK : ADE_ENOMEM;
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -70,19 +34,20 @@ static int cmp_u64(const void *a, const void *b) {
 /* The imports column: count, ascending ids as deltas, then their values. */
 static int import_column(ade__writer *w) {
   ade__buf *b = &w->col[ADE__COL_IMPORTS];
-  uint64_t *ids = ade__alloc(ade__mul_size(w->imp_n + 1, sizeof *ids));
+  const ade__u64map *m = &w->imports;
+  uint64_t *ids = ade__alloc(ade__mul_size(m->n + 1, sizeof *ids));
   if (!ids) return ADE_ENOMEM;
   uint32_t n = 0;
-  for (uint32_t i = 0; i < w->imp_cap; i++)
-    if (w->imp_key[i]) ids[n++] = w->imp_key[i];
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->key[i] != UINT64_MAX) ids[n++] = m->key[i];
   qsort(ids, n, sizeof *ids, cmp_u64);
   int st = ade__buf_varint(b, n) || ade__buf_reserve(b, (size_t)n * 18);
   for (uint32_t i = 0; i < n && !st; i++) st = ade__buf_varint(b, ids[i] - (i ? ids[i - 1] : 0));
   for (uint32_t i = 0; i < n && !st; i++) {
-    uint32_t h = hash64(ids[i], w->imp_cap - 1);
-    while (w->imp_key[h] != ids[i]) h = (h + 1) & (w->imp_cap - 1);
+    double v;
+    memcpy(&v, ade__u64map_find(m, ids[i]), sizeof v);
     unsigned char d[8];
-    ade__stf64(d, w->imp_val[h]);
+    ade__stf64(d, v);
     st = ade__buf_put(b, d, 8);
   }
   ade__free(ids);
@@ -110,8 +75,7 @@ int ade__writer_flush(ade_tape *t) {
   w->first += w->n;
   w->n = 0;
   for (int c = 0; c < ADE__NCOLS; c++) w->col[c].len = 0;
-  if (w->imp_n) memset(w->imp_key, 0, w->imp_cap * sizeof *w->imp_key);
-  w->imp_n = 0;
+  ade__u64map_clear(&w->imports);
   return ADE_OK;
 }
 

@@ -6,6 +6,7 @@
 
 #include "ops_internal.h"
 #include "tape_internal.h"
+#include "u64map_internal.h"
 
 /* An active value's id: the tape's serial in the high bits, the 1-based
  * record index in the low ADE__ID_BITS (0 = passive). */
@@ -15,6 +16,11 @@
 
 enum { ADE__NEW, ADE__RECORDING, ADE__FINISHED };
 
+/* A serial (1 .. ADE__SERIAL_MASK) no live tape holds, 0 if all are held;
+ * release gives it back (0 is ignored). */
+uint64_t ade__serial_claim(void);
+void ade__serial_release(uint64_t serial);
+
 /* Idle clones a finished tape keeps (see ade__tape_borrow). */
 #define ADE__SPARES 8
 
@@ -23,12 +29,8 @@ typedef struct ade__writer {
   ade__buf col[ADE__NCOLS];
   uint32_t n;          /* records in the open chunk */
   uint64_t first;      /* record index of its first record */
-  uint64_t *imp_key;   /* operands from earlier chunks: open addressing */
-  double *imp_val;
-  uint32_t imp_cap, imp_n;
-  uintptr_t *site_key; /* call-site address -> string index */
-  uint32_t *site_val;
-  size_t site_cap, site_n;
+  ade__u64map imports; /* operands from earlier chunks: id -> value's bits */
+  ade__u64map sites;   /* call-site address -> string index */
   uint32_t *rstack;    /* open regions (indices into meta.regions) */
   size_t rdepth, rcap;
   uint64_t opcount[256]; /* of the open chunk, added to the footer's at flush */
@@ -44,8 +46,8 @@ typedef struct ade__view {
   uint32_t n;
   size_t cap;
   uint8_t *op;
-  uint64_t *arg;       /* 3 per record: 1-based operand ids, 0 = constant */
-  double *argv;        /* 3 per record: operand values at the recorded point */
+  uint64_t *arg;       /* ADE__MAX_ARITY per record: 1-based operand ids, 0 = constant */
+  double *argv;        /* ADE__MAX_ARITY per record: operand values at the recorded point */
   double *val;         /* results at the recorded point */
   uint32_t *site;      /* call-site string index + 1, 0 = none */
   uint64_t *impkey;    /* the imports' ids hashed (0 = empty slot), while decoding */
@@ -56,12 +58,22 @@ typedef struct ade__view {
   size_t ncmp;         /* chunks, ascending, which no import may name */
 } ade__view;
 
+/* Record i's operand slots in the arg and argv columns: the one place that
+ * states their layout. */
+static inline uint64_t *ade__view_arg(const ade__view *v, uint32_t i) {
+  return v->arg + (size_t)ADE__MAX_ARITY * i;
+}
+static inline double *ade__view_argv(const ade__view *v, uint32_t i) {
+  return v->argv + (size_t)ADE__MAX_ARITY * i;
+}
+
 /* Record i's operands in a: from V (the values at a new point; NULL: the
  * view's own) where active, the tape's constants where not. */
 static inline void ade__view_operands(const ade__view *v, const double *V, uint32_t i, int arity,
                                       double *a) {
-  const uint64_t *arg = &v->arg[3 * i];
-  for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : v->argv[3 * i + j];
+  const uint64_t *arg = ade__view_arg(v, i);
+  const double *argv = ade__view_argv(v, i);
+  for (int j = 0; j < arity; j++) a[j] = V && arg[j] ? V[arg[j]] : argv[j];
 }
 
 /* A linearized chunk: each record's active operands and their partials at
@@ -77,7 +89,9 @@ typedef struct ade__lin {
   size_t cap, opcap;
 } ade__lin;
 
-/* Adjoint vectors (q doubles) of live variables, keyed by id. */
+/* Adjoint vectors (q doubles) of live variables, keyed by id. Not an
+ * ade__u64map: the q doubles sit in the slot, so the reverse sweep reaches
+ * them without an indirection. */
 typedef struct ade__livemap {
   uint64_t *key;       /* 0 = empty slot */
   double *val;         /* cap * q */
@@ -107,7 +121,7 @@ struct ade_tape {
   int recovered;       /* opened by ade_tape_recover: no footer */
   int nofooter;        /* recorded, but the footer could not be written */
   char why[512];       /* why the recording failed (ade__tape_usable's message) */
-  uint64_t serial;     /* shifted into the high id bits */
+  uint64_t serial;     /* shifted into the high id bits; 0 unless created to record */
   ade__store store;
   ade__header hdr;
   ade__meta meta;

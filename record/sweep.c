@@ -45,7 +45,7 @@ static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, doub
   for (uint32_t i = 0; i < v->n; i++) {
     const unsigned op = v->op[i];
     const int arity = ade__optab[op].arity;
-    const uint64_t *arg = &v->arg[3 * i], rid = v->first + i + 1;
+    const uint64_t *arg = ade__view_arg(v, i), rid = v->first + i + 1;
     double *Tr = T + rid * p, a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
     if (op == ADE_OP_INDEP) {
       for (size_t l = 0; l < p; l++) Tr[l] = Xd[*ix * p + l];
@@ -157,7 +157,7 @@ static void reverse_chunk_scalar(const ade__lin *L, double *A, double *Xb, size_
 static void reverse_view_scalar(const ade__view *v, const double *V, double *A, double *Xb,
                                 size_t *ix, double *y, size_t *iy) {
   for (uint32_t i = v->n; i-- > 0;) {
-    const uint64_t rid = v->first + i + 1, *arg = &v->arg[3 * i];
+    const uint64_t rid = v->first + i + 1, *arg = ade__view_arg(v, i);
     const double a = A[rid], r = V ? V[rid] : v->val[i];
     const unsigned op = v->op[i];
     const int arity = ade__optab[op].arity;

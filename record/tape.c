@@ -9,10 +9,25 @@
 _Thread_local ade_tape *ade__cur __attribute__((tls_model("initial-exec")));
 #define cur ade__cur
 
-/* The one process-wide value: a counter that gives every tape a serial, so
- * a variable from another tape is recognised. */
+/* The process-wide state: serials of recording tapes, so that a variable
+ * from another tape is recognised. A counter hands them out round robin
+ * (a freed tape's serial comes back only after every other one has been
+ * tried) and a bitmap marks those held: a tape keeps its serial from
+ * ade_tape_create to ade_tape_free, so no two live tapes share one. */
 static atomic_uint_fast64_t serials;
+static atomic_uint_fast64_t held[(ADE__SERIAL_MASK >> 6) + 1];
 
+uint64_t ade__serial_claim(void) {
+  for (uint64_t k = 0; k < ADE__SERIAL_MASK; k++) {
+    uint64_t s = atomic_fetch_add(&serials, 1) % ADE__SERIAL_MASK + 1, bit = UINT64_C(1) << (s & 63);
+    if (!(atomic_fetch_or(&held[s >> 6], bit) & bit)) return s;
+  }
+  return 0;
+}
+
+void ade__serial_release(uint64_t s) {
+  if (s) atomic_fetch_and(&held[s >> 6], ~(UINT64_C(1) << (s & 63)));
+}
 
 void ade_tape_options_init(ade_tape_options *o) {
   o->path = NULL;
@@ -27,7 +42,6 @@ static ade_tape *tape_new(void) {
   t->store.fd = -1;
   t->view_chunk = SIZE_MAX;
   t->memlimit = (size_t)256 << 20;
-  t->serial = ((atomic_fetch_add(&serials, 1) % ADE__SERIAL_MASK) + 1) << ADE__ID_BITS;
   return t;
 }
 
@@ -52,6 +66,7 @@ void ade_tape_free(ade_tape *t) {
     ade__free(c);
   }
   workspace_free(t);
+  ade__serial_release(t->serial >> ADE__ID_BITS);
   ade__writer_free(t->w);
   ade__store_close(&t->store);
   ade__meta_free(&t->meta);
@@ -128,6 +143,9 @@ int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {
                      ADE__MAX_CHUNK_RECORDS);
   ade_tape *t = tape_new();
   int st = t ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory creating a tape");
+  if (!st && !(t->serial = ade__serial_claim() << ADE__ID_BITS))
+    st = ade__fail(ADE_ETOOBIG, "%llu tapes from ade_tape_create are alive: no serial left",
+                   (unsigned long long)ADE__SERIAL_MASK);
   if (!st) {
     t->hdr.capture = o->capture != 0;
     t->hdr.level = o->level;

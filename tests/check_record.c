@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "randprog.h"
+#include "record_internal.h"
 
 static void opts(ade_tape_options *o, int level, uint32_t chunk) {
   ade_tape_options_init(o);
@@ -313,6 +314,47 @@ START_TEST(sticky_errors) {
 }
 END_TEST
 
+/* A live tape's serial is never handed out again, however far the counter
+ * wraps (every 2^20 - 1 tapes), so its variables are rejected by any other
+ * tape; with every serial held, ade_tape_create says so. */
+START_TEST(serials_of_live_tapes) {
+  ade_tape *t1, *t2, *t3;
+  ck_assert_int_eq(ade_tape_create(&t1, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t1), ADE_OK);
+  ade_double a = ade_indep(2.385);
+  ade_dep(ADE_SIN(a));
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  /* What 2^20 - 2 tapes created and freed do: the counter comes back to t1's serial. */
+  for (uint64_t k = 0; k + 1 < ADE__SERIAL_MASK; k++) ade__serial_release(ade__serial_claim());
+  ck_assert_int_eq(ade_tape_create(&t2, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t2), ADE_OK);
+  ade_double b = ade_indep(1.75), c = ADE_MUL(b, b); /* t2 has a record numbered like a */
+  ck_assert_uint_ne(c.id >> ADE__ID_BITS, a.id >> ADE__ID_BITS);
+  ck_assert_uint_eq(ADE_MUL(a, c).id, 0);
+  ck_assert_int_eq(ade_trace_off(), ADE_ESTATE);
+  ck_assert_ptr_nonnull(strstr(ade_errmsg(), "another tape"));
+  ade_tape_free(t2);
+  /* Every serial held: no tape to record, tapes to read need none. */
+  uint32_t *got = malloc(ADE__SERIAL_MASK * sizeof *got);
+  size_t n = 0;
+  for (uint64_t s; (s = ade__serial_claim());) got[n++] = (uint32_t)s;
+  ck_assert_uint_eq(n, ADE__SERIAL_MASK - 1); /* all but t1's */
+  t2 = (ade_tape *)1;
+  ck_assert_int_eq(ade_tape_create(&t2, NULL), ADE_ETOOBIG);
+  ck_assert_ptr_null(t2);
+  const void *bytes;
+  size_t size;
+  ck_assert_int_eq(ade_tape_bytes(t1, &bytes, &size), ADE_OK);
+  ck_assert_int_eq(ade_tape_from_bytes(&t3, bytes, size), ADE_OK);
+  ade_tape_free(t3);
+  while (n) ade__serial_release(got[--n]);
+  free(got);
+  ck_assert_int_eq(ade_tape_create(&t2, NULL), ADE_OK);
+  ade_tape_free(t2);
+  ade_tape_free(t1);
+}
+END_TEST
+
 /* A full disk (here: the file size limit) fails the recording with ADE_EIO,
  * reported by trace_off; the path asked for keeps its old contents, and the
  * error names the temporary file holding the prefix, which is rejected by
@@ -450,6 +492,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, diagnostics_with_call_sites);
   tcase_add_test(tc, regions_nested);
   tcase_add_test(tc, sticky_errors);
+  tcase_add_test(tc, serials_of_live_tapes);
   tcase_add_test(tc, disk_full);
   tcase_add_test(tc, two_threads);
   tcase_add_test(tc, out_of_memory);

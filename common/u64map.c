@@ -1,21 +1,21 @@
-/* hmap.c: a 64-bit key to 64-bit value open-addressing hash map (live sets, edge lookup). */
-#include "hessian_internal.h"
+/* u64map.c: the one hash table: 64-bit keys to 64-bit values, open addressing (live sets, edge pushing's edge lookup, the recorder's imports and call sites). */
+#include "u64map_internal.h"
 
 #define EMPTY UINT64_MAX
 
-static size_t home(const ade__hmap *m, uint64_t k) {
+static size_t home(const ade__u64map *m, uint64_t k) {
   k ^= k >> 31;
   k *= 0x9e3779b97f4a7c15ull;
   return (size_t)(k >> 20) & (m->cap - 1);
 }
 
-void ade__hmap_free(ade__hmap *m) {
+void ade__u64map_free(ade__u64map *m) {
   ade__free(m->key);
   ade__free(m->val);
   memset(m, 0, sizeof *m);
 }
 
-uint64_t *ade__hmap_find(const ade__hmap *m, uint64_t k) {
+uint64_t *ade__u64map_find(const ade__u64map *m, uint64_t k) {
   if (!m->cap) return NULL;
   for (size_t h = home(m, k);; h = (h + 1) & (m->cap - 1)) {
     if (m->key[h] == k) return &m->val[h];
@@ -23,12 +23,12 @@ uint64_t *ade__hmap_find(const ade__hmap *m, uint64_t k) {
   }
 }
 
-static int grow(ade__hmap *m) {
-  ade__hmap b = {NULL, NULL, m->cap ? 2 * m->cap : 64, 0};
+static int grow(ade__u64map *m) {
+  ade__u64map b = {NULL, NULL, m->cap ? 2 * m->cap : 64, 0};
   b.key = ade__alloc(ade__mul_size(b.cap, sizeof *b.key));
   b.val = ade__alloc(ade__mul_size(b.cap, sizeof *b.val));
   if (!b.key || !b.val) {
-    ade__hmap_free(&b);
+    ade__u64map_free(&b);
     return ADE_ENOMEM;
   }
   memset(b.key, 0xff, b.cap * sizeof *b.key);
@@ -40,13 +40,13 @@ static int grow(ade__hmap *m) {
     b.val[h] = m->val[i];
   }
   b.n = m->n;
-  ade__hmap_free(m);
+  ade__u64map_free(m);
   *m = b;
   return ADE_OK;
 }
 
-uint64_t *ade__hmap_put(ade__hmap *m, uint64_t k, uint64_t v, int *isnew) {
-  uint64_t *p = ade__hmap_find(m, k);
+uint64_t *ade__u64map_put(ade__u64map *m, uint64_t k, uint64_t v, int *isnew) {
+  uint64_t *p = ade__u64map_find(m, k);
   *isnew = !p;
   if (p) return p;
   if (2 * (m->n + 1) > m->cap && grow(m)) return NULL;
@@ -58,8 +58,13 @@ uint64_t *ade__hmap_put(ade__hmap *m, uint64_t k, uint64_t v, int *isnew) {
   return &m->val[h];
 }
 
+void ade__u64map_clear(ade__u64map *m) {
+  if (m->n) memset(m->key, 0xff, m->cap * sizeof *m->key);
+  m->n = 0;
+}
+
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
-void ade__hmap_del(ade__hmap *m, uint64_t k) {
+void ade__u64map_del(ade__u64map *m, uint64_t k) {
   if (!m->cap) return;
   size_t h = home(m, k);
   while (m->key[h] != k) {
