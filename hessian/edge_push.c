@@ -165,7 +165,7 @@ static int add(ep *e, uint32_t a, uint32_t b, double x) {
       uint32_t cap = r->cap ? 2 * r->cap : 4;
       e->rowbytes += (cap - r->cap) * (sizeof *r->col + sizeof *r->val);
       if (ep_budget(e, e->cap)) {
-        ade__hmap_del(&e->pairs, (uint64_t)a << 32 | b);
+        ade__u64map_del(&e->pairs, (uint64_t)a << 32 | b);
         return ADE_ENOMEM;
       }
       uint32_t *col = ade__realloc(r->col, cap * sizeof *col);
