@@ -200,7 +200,8 @@ END_TEST
  * order, the same updates in the same order, bit-identical Hessians. */
 static void markowitz_heap_vs_scan(ade_tape *t, const double *V, const double *w, int seed) {
   ade__hlog lg[2] = {{0}, {0}};
-  ade_hess_report r[2] = {{0}, {0}};
+  ade_hess_report r[2];
+  memset(r, 0, sizeof r);
   ade_sparse *H[2] = {NULL, NULL};
   static const int meth[2] = {ADE_HESS_VE_MARKOWITZ, ADE__HESS_VE_MARKOWITZ_SCAN};
   for (int q = 0; q < 2; q++) {
