@@ -163,7 +163,9 @@ static void run_phase(const struct config *cf, int phase, struct phase_result *r
   else if (phase == 1)
     phase_record(cf, r);
   else if (phase < 5)
-    phase_sweep(cf, r, phase >= 3, phase == 4 ? cf->limit : 0);
+    /* The tangent keeps one value per variable, beyond the default memory
+     * limit on a long run: lift the limit for it. */
+    phase_sweep(cf, r, phase >= 3, phase == 4 ? cf->limit : phase == 2 ? SIZE_MAX : 0);
   else
     phase_newpoint(cf, r);
 }
