@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "elim_internal.h"
-#include "record_internal.h"
+#include "eval_internal.h"
 
 /* Per-record flags of the construction passes. */
 enum { FWD = 1, BWD = 2, DEPSUCC = 4 };

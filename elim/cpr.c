@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "elim_internal.h"
-#include "record_internal.h"
+#include "eval_internal.h"
 
 /* Colors per compressed sweep (as ade_jacobian_dense's strips). */
 #define ADE__CPR_STRIP 64

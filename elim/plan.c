@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "elim_internal.h"
-#include "record_internal.h"
+#include "eval_internal.h"
 
 struct ade_elim_plan {
   uint64_t records;      /* the tape it was compiled for: records, chunks, operands */

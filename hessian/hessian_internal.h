@@ -2,7 +2,7 @@
 #ifndef ADE_HESSIAN_INTERNAL_H
 #define ADE_HESSIAN_INTERNAL_H
 
-#include "record_internal.h"
+#include "eval_internal.h"
 
 /* One record's local derivatives over its distinct active operands:
  * operands with the same id are merged (d summed, h summed over all pairs),

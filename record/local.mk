@@ -7,8 +7,4 @@ libadelim_core_la_SOURCES += \
 	%D%/record.c \
 	%D%/callsite.c \
 	%D%/reader.c \
-	%D%/sweep.c \
-	%D%/livemap.c \
-	%D%/linear.c \
-	%D%/point.c \
 	%D%/inspect.c

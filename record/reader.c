@@ -308,10 +308,10 @@ int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, siz
 
 static int view_load(ade_tape *t, size_t chunk, int lean) {
   if (t->view_chunk == chunk && (lean || !t->view.lean)) return ADE_OK;
-  lean = lean && !t->pt.active;
+  lean = lean && !t->view_apply;
   t->view_chunk = SIZE_MAX;
   int st = view_decode(t, chunk, &t->scratch_view, lean);
-  if (!st && t->pt.active) ade__point_apply(t, &t->scratch_view, 0);
+  if (!st && t->view_apply) t->view_apply(t, &t->scratch_view);
   if (st) return st;
   t->view = t->scratch_view;
   t->view_chunk = chunk;

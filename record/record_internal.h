@@ -98,10 +98,6 @@ typedef struct ade__livemap {
   size_t cap, n, q, peak;
 } ade__livemap;
 
-double *ade__livemap_find(const ade__livemap *m, uint64_t id);
-double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: ENOMEM */
-void ade__livemap_remove(ade__livemap *m, uint64_t id);
-void ade__livemap_free(ade__livemap *m);
 
 /* A point x other than the recorded one, set for a sweep (point.c): the
  * values at x of every record some chunk imports, so that a chunk's values
@@ -141,6 +137,12 @@ struct ade_tape {
   size_t memlimit;     /* dense adjoints above this many bytes: live map */
   _Atomic size_t peak_live; /* live variables at most, in the last live-map sweep */
   ade__point pt;       /* while a sweep runs at a new point in bounded memory */
+  /* Set by the evaluator (eval/), which owns the lin cache and the point:
+   * eval_free frees them; view_apply gives a decoded view the values at
+   * the tape's point, when one is set. Hooks, so that record/ calls no
+   * function of the layer above it. */
+  void (*eval_free)(ade_tape *t);
+  void (*view_apply)(ade_tape *t, ade__view *v);
   /* Sharing between threads: evaluations run on a clone, a copy of the
    * finished tape with workspaces of its own (everything above from cd on);
    * up to ADE__SPARES idle clones are kept for the next call. */
@@ -160,38 +162,6 @@ int ade__writer_flush(ade_tape *t);
 extern _Thread_local ade_tape *ade__cur __attribute__((tls_model("initial-exec")));
 static inline ade_tape *ade__current(void) { return ade__cur; }
 
-/* Linearized chunks. */
-int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);
-int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
-/* Chunk c linearized at the values V (all records; NULL: the recorded
- * point, through the cache of ade__lin_get). */
-int ade__lin_at(ade_tape *t, size_t c, const double *V, const ade__lin **L);
-int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **L); /* NULL: t->view holds c */
-void ade__lin_free(ade__lin *L);
-void ade__lin_cache_free(ade_tape *t);
-
-/* V[id] = every variable's value at x (V holds records + 1 doubles);
- * ADE_WBRANCH when a recorded comparison differs there. */
-int ade__replay_values(ade_tape *t, const double *x, double *V);
-
-/* Sweeps at a new point x whose value array (one double per record) would
- * exceed the tape's memory limit: ade__point_begin replays the tape at x
- * keeping only the imported values; until ade__point_end, ade__view_load
- * gives views at x (values recomputed from the imports) and ade__lin_get
- * linearizes at x. Values are bitwise those of ade__replay_values.
- * @return ADE_OK (t->pt.flips counts the recorded comparisons that differ at
- * x), or a read error or ENOMEM with no point set. */
-int ade__point_begin(ade_tape *t, const double *x);
-void ade__point_end(ade_tape *t);
-void ade__point_free(ade_tape *t);
-/* The values of view v (a chunk at the recorded point) at t's point; store:
- * also keep the imported ones and count comparison flips (the forward pass). */
-void ade__point_apply(ade_tape *t, ade__view *v, int store);
-/* Whether sweeps at x should use the point mechanism: x given and one
- * double per record beyond the memory limit. */
-static inline int ade__point_wanted(const ade_tape *t, const double *x) {
-  return x && (size_t)t->meta.records + 1 > t->memlimit / sizeof(double);
-}
 
 /* Reading. */
 int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap);
@@ -208,11 +178,6 @@ int ade__tape_readable(const ade_tape *t);
  * CPR, Hessians) needs; ADE_ESTATE naming the recording's failure if not. */
 int ade__tape_usable(const ade_tape *t);
 double *ade__work(ade_tape *t, size_t n);
-/* Directions per vector sweep for strips of at most want: in forward mode
- * (mode ADE_FORWARD) as many as fit the tape's memory limit with one
- * tangent each per variable (and the values at x), at least 1; in reverse
- * mode want (adjoints beyond the limit are kept for live variables only). */
-size_t ade__strip_width(const ade_tape *t, int mode, const double *x, size_t want);
 
 /* Evaluation of a finished tape shared between threads: *c is a clone of t
  * (its own decoder, views, caches and workspace; store and metadata shared,

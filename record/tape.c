@@ -47,13 +47,12 @@ static ade_tape *tape_new(void) {
 
 /* What a clone owns: the reading and sweep workspaces. */
 static void workspace_free(ade_tape *t) {
-  ade__lin_cache_free(t); /* before the metadata: it needs the chunk count */
+  if (t->eval_free) t->eval_free(t); /* before the metadata: the lin cache needs the chunk count */
   ade__zstd_free_dctx(t->dctx);
   ade__buf_free(&t->cd.raw);
   ade__buf_free(&t->cd.plain);
   ade__buf_free(&t->scratch);
   ade__view_free(&t->scratch_view);
-  ade__point_free(t);
   ade__free(t->work);
 }
 
@@ -95,6 +94,7 @@ static ade_tape *clone_new(const ade_tape *t) {
   c->work = NULL;
   c->workcap = 0;
   memset(&c->pt, 0, sizeof c->pt);
+  c->view_apply = NULL;
   for (int i = 0; i < ADE__SPARES; i++) atomic_init(&c->spare[i], NULL);
   return c;
 }

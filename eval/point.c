@@ -1,7 +1,7 @@
 /* point.c: sweeps at a new point in memory bounded by the values chunks import, not by the tape. */
 #include <stdlib.h>
 
-#include "record_internal.h"
+#include "eval_internal.h"
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -90,6 +90,8 @@ void ade__point_apply(ade_tape *t, ade__view *v, int store) {
   }
 }
 
+static void view_at_point(ade_tape *t, ade__view *v) { ade__point_apply(t, v, 0); }
+
 int ade__point_begin(ade_tape *t, const double *x) {
   ade__point *p = &t->pt;
   int st = p->have_ids ? ADE_OK : collect_imports(t);
@@ -103,11 +105,14 @@ int ade__point_begin(ade_tape *t, const double *x) {
     if (!st) ade__point_apply(t, &t->scratch_view, 1);
   }
   p->active = !st;
+  if (p->active) t->view_apply = view_at_point;
+  t->eval_free = ade__eval_free;
   return st;
 }
 
 void ade__point_end(ade_tape *t) {
   t->pt.active = 0;
+  t->view_apply = NULL;
   t->pt.x = NULL;
   t->view_chunk = SIZE_MAX;
 }

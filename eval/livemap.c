@@ -1,5 +1,5 @@
 /* livemap.c: adjoints of the live variables only, keyed by id (bounded-memory reverse sweeps). */
-#include "record_internal.h"
+#include "eval_internal.h"
 
 static size_t slot(const ade__livemap *m, uint64_t id) {
   return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);

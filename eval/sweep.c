@@ -1,7 +1,7 @@
 /* sweep.c: first-order sweeps over a tape: replay, tangent and adjoint (scalar and vector), dense Jacobians. */
 #include <stdio.h>
 
-#include "record_internal.h"
+#include "eval_internal.h"
 
 /* Per-sweep state: the point's values V (NULL: the recorded point) and
  * branch flips seen. */

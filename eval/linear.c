@@ -1,5 +1,5 @@
 /* linear.c: linearized chunks (each record's active operands and partials) and their cache. */
-#include "record_internal.h"
+#include "eval_internal.h"
 
 void ade__lin_free(ade__lin *L) {
   if (!L) return;
@@ -35,6 +35,7 @@ static int lin_reserve(ade__lin *L, size_t n, size_t nops) {
 
 /* Linearize the loaded view at the values V (NULL: the recorded values). */
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L) {
+  t->eval_free = ade__eval_free;
   const ade__view *v = &t->view;
   if (lin_reserve(L, v->n, ADE__MAX_ARITY * (size_t)v->n))
     return ade__fail(ADE_ENOMEM, "out of memory linearizing chunk %zu", t->view_chunk);
@@ -78,6 +79,7 @@ int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
   *out = NULL;
   if (t->pt.active) return ade__view_load(t, c); /* at a new point: never cached */
   if (!t->lin) {
+    t->eval_free = ade__eval_free;
     t->lin = ade__calloc(t->meta.nchunks + 1, sizeof *t->lin);
     t->linseen = ade__calloc(t->meta.nchunks + 1, 1);
     if (!t->lin || !t->linseen) { /* both or neither */
@@ -115,6 +117,11 @@ int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
   if (st || *out) return st;
   *out = &t->linscratch;
   return ade__lin_build(t, NULL, &t->linscratch);
+}
+
+void ade__eval_free(ade_tape *t) {
+  ade__lin_cache_free(t);
+  ade__point_free(t);
 }
 
 void ade__lin_cache_free(ade_tape *t) {

@@ -1,0 +1,22 @@
+# elim/opt/local.mk: optimizers of elimination sequences (exhaustive search,
+# branch and bound, hierarchies, annealing, dynamic programming). Above the
+# engine in elim/: the engine includes no header of this folder.
+libadelim_core_la_SOURCES += \
+	%D%/opt_internal.h \
+	%D%/opt_graph.c \
+	%D%/opt_bound.c \
+	%D%/opt_table.c \
+	%D%/opt_common.c \
+	%D%/opt_exhaustive.c \
+	%D%/opt_bnb.c \
+	%D%/opt_hier.c \
+	%D%/opt_anneal.c \
+	%D%/opt_dp.c \
+	%D%/opt_split.c
+
+check_PROGRAMS += tests/check_opt
+tests_check_opt_SOURCES = tests/check_opt.c
+tests_check_opt_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_opt_CFLAGS = $(TEST_CFLAGS)
+tests_check_opt_LDADD = $(TEST_LDADD)
+TESTS += tests/check_opt

@@ -1,0 +1,58 @@
+/* eval_internal.h: evaluation of a finished tape: value, tangent and adjoint
+ * sweeps, linearized chunks, sweeps at a new point in bounded memory, and the
+ * live map of reverse sweeps beyond the memory limit. Below elim/ and
+ * hessian/, above record/. */
+#ifndef ADE_EVAL_INTERNAL_H
+#define ADE_EVAL_INTERNAL_H
+
+#include "record_internal.h"
+
+/* Live map (livemap.c). */
+double *ade__livemap_find(const ade__livemap *m, uint64_t id);
+double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: ENOMEM */
+void ade__livemap_remove(ade__livemap *m, uint64_t id);
+void ade__livemap_free(ade__livemap *m);
+
+/* Frees what the evaluator keeps in a tape (t->eval_free). */
+void ade__eval_free(ade_tape *t);
+
+/* Linearized chunks. */
+int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);
+int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
+/* Chunk c linearized at the values V (all records; NULL: the recorded
+ * point, through the cache of ade__lin_get). */
+int ade__lin_at(ade_tape *t, size_t c, const double *V, const ade__lin **L);
+int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **L); /* NULL: t->view holds c */
+void ade__lin_free(ade__lin *L);
+void ade__lin_cache_free(ade_tape *t);
+
+/* V[id] = every variable's value at x (V holds records + 1 doubles);
+ * ADE_WBRANCH when a recorded comparison differs there. */
+int ade__replay_values(ade_tape *t, const double *x, double *V);
+
+/* Sweeps at a new point x whose value array (one double per record) would
+ * exceed the tape's memory limit: ade__point_begin replays the tape at x
+ * keeping only the imported values; until ade__point_end, ade__view_load
+ * gives views at x (values recomputed from the imports) and ade__lin_get
+ * linearizes at x. Values are bitwise those of ade__replay_values.
+ * @return ADE_OK (t->pt.flips counts the recorded comparisons that differ at
+ * x), or a read error or ENOMEM with no point set. */
+int ade__point_begin(ade_tape *t, const double *x);
+void ade__point_end(ade_tape *t);
+void ade__point_free(ade_tape *t);
+/* The values of view v (a chunk at the recorded point) at t's point; store:
+ * also keep the imported ones and count comparison flips (the forward pass). */
+void ade__point_apply(ade_tape *t, ade__view *v, int store);
+/* Whether sweeps at x should use the point mechanism: x given and one
+ * double per record beyond the memory limit. */
+static inline int ade__point_wanted(const ade_tape *t, const double *x) {
+  return x && (size_t)t->meta.records + 1 > t->memlimit / sizeof(double);
+}
+
+/* Directions per vector sweep for strips of at most want: in forward mode
+ * (mode ADE_FORWARD) as many as fit the tape's memory limit with one
+ * tangent each per variable (and the values at x), at least 1; in reverse
+ * mode want (adjoints beyond the limit are kept for live variables only). */
+size_t ade__strip_width(const ade_tape *t, int mode, const double *x, size_t want);
+
+#endif

@@ -1,0 +1,7 @@
+# eval/local.mk: evaluation of a finished tape (sweeps, linearization, new points).
+libadelim_core_la_SOURCES += \
+	%D%/eval_internal.h \
+	%D%/sweep.c \
+	%D%/livemap.c \
+	%D%/linear.c \
+	%D%/point.c
