@@ -91,6 +91,9 @@ typedef struct ade_tape_options {
   int level;           /* zstd level 1..19; 0 stores chunks raw; default 3 */
   uint32_t chunk_ops;  /* records per chunk; default 65536 */
   int capture;         /* nonzero: record call sites and region stacks */
+  int defer;           /* nonzero (memory tapes only): record chunks raw, as
+                        * fast as level 0, and compress them at level when
+                        * the tape is saved (ade_tape_save); default 0 */
 } ade_tape_options;
 
 /*! ade_tape_options_init: fill *o with the defaults. */
@@ -131,7 +134,9 @@ ADE_API int ade_tape_open(ade_tape **tape, const char *path);
 ADE_API int ade_tape_recover(ade_tape **tape, const char *path);
 /*! ade_tape_load: read a whole tape file into memory (same checks as open). */
 ADE_API int ade_tape_load(ade_tape **tape, const char *path);
-/*! ade_tape_save: write a finished tape to a file (bit-identical bytes),
+/*! ade_tape_save: write a finished tape to a file (bit-identical bytes;
+ * a tape recorded with o->defer gets its chunks and footer compressed at
+ * its level on the way, the bytes a recording at that level writes),
  * atomically: into a temporary file "<path>.XXXXXX" next to path, fsynced
  * and renamed onto path, the directory fsynced. On failure (or a crash)
  * path keeps its old contents; after a crash a stale "<path>.XXXXXX" may be
