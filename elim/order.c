@@ -590,9 +590,11 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limite
   return st;
 }
 
-/* One ordering on the whole of g, never worse than those it generalizes. */
-int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
-                        int *limited) {
+/* One ordering on the whole of g, never worse than those it generalizes;
+ * *fill (may be NULL) gets the fill-in of a face sequence (the new dual
+ * vertices, for renumbering). */
+static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
+                     int *limited) {
   ade_elim_seq *s = NULL;
   uint64_t f = 0;
   int st = own(g, order, 0, deadline, limited, &s, &f);
@@ -627,9 +629,51 @@ int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ad
   return st;
 }
 
+/* With two or more components holding intermediate vertices, order each
+ * alone and concatenate (*split = 1): eliminations in different components
+ * touch disjoint vertices and edges, so they commute, the costs add up,
+ * and every ordering makes the same choices inside a component as on the
+ * whole graph (its keys compare the same). Otherwise *split = 0. */
+static int order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split,
+                       int *limited) {
+  ade__part P;
+  ade_elim_seq *s = NULL;
+  *split = 0;
+  int st = ade__part_split(g, 0, &P);
+  if (st || P.nz < 2) {
+    ade__part_free(&P);
+    return st;
+  }
+  long fill0 = (long)g->nedges + (long)g->m + 1;
+  uint64_t cost = 0;
+  st = ade_seq_create(&s, kind);
+  for (size_t c = 0; !st && c < P.ncomp; c++) {
+    ade_cgraph *h = NULL;
+    ade_elim_seq *cs = NULL;
+    uint64_t fill = 0;
+    if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
+    st = ade__part_graph(g, &P, c, &h);
+    if (!st) st = order_one(h, order, deadline, &cs, &fill, limited);
+    if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
+    if (!st) cost += cs->cost, fill0 += (long)fill;
+    ade_seq_free(cs);
+    ade_cgraph_free(h);
+  }
+  if (!st) st = ade__seq_bind_whole(g, s);
+  ade__part_free(&P);
+  if (st) {
+    ade_seq_free(s);
+    return st;
+  }
+  s->cost = cost;
+  *sp = s;
+  *split = 1;
+  return ADE_OK;
+}
+
 int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
   int split = 0;
   /* Several connected components: each is ordered alone (component.c). */
-  int st = ade__order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
-  return st || split ? st : ade__elim_order_one(g, order, deadline, sp, NULL, limited);
+  int st = order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
+  return st || split ? st : order_one(g, order, deadline, sp, NULL, limited);
 }

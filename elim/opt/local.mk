@@ -12,7 +12,7 @@ libadelim_core_la_SOURCES += \
 	%D%/opt_hier.c \
 	%D%/opt_anneal.c \
 	%D%/opt_dp.c \
-	%D%/opt_split.c
+	%D%/optimize.c
 
 check_PROGRAMS += tests/check_opt
 tests_check_opt_SOURCES = tests/check_opt.c
