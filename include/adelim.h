@@ -623,13 +623,16 @@ ADE_API int ade_order_parse(const char *name);
  * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (face step limit). */
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 /*! ade_elim_order_limited: ade_elim_order within about time_limit seconds
- * (0: none). A greedy edge or face ordering or a face sweep that runs out
- * of time eliminates what is left in the order of the cheaper vector mode:
- * forward (intermediates in id order, as front eliminations of their
- * in-edges or as the faces through them), or reverse (back eliminations of
- * their out-edges, from the last) when g has fewer dependents than
- * independents. The sequence is still complete, and *limited (may be NULL)
- * is set to 1; else *limited = 0. @return as ade_elim_order. */
+ * (0: none). A greedy edge or face ordering or a face sweep first takes
+ * the vertex sweep of the cheaper vector mode (reverse when g has fewer
+ * dependents than independents, else forward) as its kind, then runs until
+ * the limit; out of time it returns that sweep (complete) and sets
+ * *limited (may be NULL) to 1; else *limited = 0. An ordering still
+ * running at the limit is not compared with the orderings it generalizes
+ * (doc/elimination.md, "Time limits"). The vertex sweeps
+ * (forward, reverse) cost O(|E| n/64) (O(|E| m/64)) whatever their
+ * multiply-adds: their cost is counted, not simulated.
+ * @return as ade_elim_order. */
 ADE_API int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
                                    int *limited);
 
