@@ -583,9 +583,11 @@ static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
 }
 
 /* Vertex elimination in forward or reverse index order: the intermediates
- * listed, the cost by sweep_cost. */
+ * listed, the cost by sweep_cost (plus what g has counted already, as an
+ * elimination on a copy of g would report). */
 static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
   int st = sweep_cost(g, reverse, &s->cost);
+  s->cost += g->fma;
   for (size_t t = 0; !st && t < g->nv; t++) {
     const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
     if (v->alive && v->kind == ADE__Z) st = ade_seq_push(s, v->id, 0, 0);

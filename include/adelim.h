@@ -754,6 +754,50 @@ ADE_API int ade_opt_supports(int method, int kind);
  * for the method), ADE_ENOMEM. */
 ADE_API int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits,
                          ade_elim_seq **seq, ade_opt_report *report);
+
+/* Parts of a tape and two-level elimination (doc/elimination.md, "Parts").
+ * A partition names a part for each record id: part[id] in 0..nparts-1,
+ * or ADE_PART_NONE for records in no part. */
+#define ADE_PART_NONE SIZE_MAX
+enum ade_parts_kind {
+  ADE_PARTS_REGIONS = 0 /* the innermost region (ade_region_begin/end) holding the record */
+};
+/*! ade_tape_parts: the partition of t's records by kind into part[0..nid)
+ * (nid: at least the record count + 1; part[0] is ADE_PART_NONE), *nparts
+ * the number of parts (may be NULL). Regions still open when recording
+ * stopped end with the tape (ade_trace_off closes them).
+ * @return ADE_OK, ADE_EINVAL (NULL arguments, nid too small, unknown kind),
+ * ADE_ESTATE (an incomplete tape). */
+ADE_API int ade_tape_parts(const ade_tape *t, int kind, size_t *part, size_t nid, size_t *nparts);
+
+typedef struct ade_parts_report {
+  size_t parts;          /* parts with an interior (eliminated at the first level) */
+  size_t classes;        /* classes of identical parts: each solved once */
+  size_t interior;       /* vertices eliminated at the first level */
+  uint64_t local_cost;   /* fma of the first level */
+  uint64_t outer_cost;   /* fma of the second level */
+  uint64_t flat_cost;    /* the method on the whole graph in one level */
+  uint64_t cost;         /* of the sequence returned: the two levels' sum,
+                            or flat_cost if that is less */
+  int two_level;         /* 1: the two-level sequence is returned */
+  int limited;           /* a time or node limit cut a search short */
+  double seconds;
+} ade_parts_report;
+/*! ade_optimize_parts: a vertex sequence for g in two levels. First the
+ * interior of each part (its intermediates whose successors all lie in the
+ * part; vertex ids index part[0..nid)) is eliminated on a graph of its own
+ * (what feeds it as independents, the part's other vertices it feeds as
+ * dependents): the part's local Jacobian is preaccumulated, and parts with
+ * identical graphs (the time steps of a simulation) are solved once. Then
+ * what is left is eliminated as one graph. Each level uses method (an
+ * optimizer building vertex sequences, under limits), or the best
+ * heuristic ordering when method < 0. The method on the whole graph in one
+ * level is tried too, and the cheaper sequence returned (report->two_level
+ * says which). The sequence is bound to g and its cost set; report may be
+ * NULL. @return ADE_OK, ADE_EINVAL, ADE_ENOMEM,
+ * errors of the method. */
+ADE_API int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int method,
+                               const ade_opt_limits *limits, ade_elim_seq **seq, ade_parts_report *report);
 /*! ade_opt_num_variants / ade_opt_variant: the (method, kind) pairs that
  * `adelim compare` lists, with labels such as "bnb-edge".
  * @return ADE_OK, ADE_EINVAL (i out of range). */

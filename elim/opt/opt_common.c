@@ -160,3 +160,21 @@ int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost) {
   ade_cgraph_free(d);
   return st;
 }
+
+/* The key of part graph h: sizes, vertex kinds in order, edges (local ends) in order. */
+int ade__part_key(const ade_cgraph *h, uint64_t **key, size_t *cap, size_t *len) {
+  size_t need = 1 + (h->nv + 31) / 32 + h->nedges;
+  if (need > *cap) {
+    uint64_t *k = ade__realloc(*key, need * sizeof *k);
+    if (!k) return ade__fail(ADE_ENOMEM, "out of memory for the key of a part of %zu edges", h->nedges);
+    *key = k, *cap = need;
+  }
+  uint64_t *k = *key;
+  memset(k, 0, need * sizeof *k);
+  k[0] = (uint64_t)h->nv | (uint64_t)h->nedges << 32;
+  for (size_t v = 0; v < h->nv; v++) k[1 + v / 32] |= (uint64_t)h->v[v].kind << (2 * (v % 32));
+  for (size_t e = 0, w = 1 + (h->nv + 31) / 32; e < h->eslots; e++)
+    if (h->e[e].src != ADE__NONE) k[w++] = (uint64_t)h->e[e].src << 32 | h->e[e].dst;
+  *len = need;
+  return ADE_OK;
+}

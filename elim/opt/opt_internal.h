@@ -133,6 +133,11 @@ void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64
  * hierarchies completed cheaply when it expires. */
 int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best);
 int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
+/* The key of a part's graph h into *key (grown as needed; *len words):
+ * sizes, vertex kinds in order, edges (local ends) in order. Two graphs
+ * with equal keys are equal up to the order-preserving map of their
+ * vertices, so one sequence fits both. */
+int ade__part_key(const ade_cgraph *h, uint64_t **key, size_t *cap, size_t *len);
 /* "vertex", "edge", "face" ("such" for another kind). */
 const char *ade__opt_kind_name(int kind);
 /* A sequence of the kind from steps. */

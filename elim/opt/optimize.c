@@ -20,24 +20,6 @@ typedef struct cls {
   uint64_t cost;
 } cls;
 
-/* The key of part graph h: sizes, vertex kinds in order, edges (local ends) in order. */
-static int part_key(const ade_cgraph *h, uint64_t **key, size_t *cap, size_t *len) {
-  size_t need = 1 + (h->nv + 31) / 32 + h->nedges;
-  if (need > *cap) {
-    uint64_t *k = ade__realloc(*key, need * sizeof *k);
-    if (!k) return ade__fail(ADE_ENOMEM, "out of memory for the key of a part of %zu edges", h->nedges);
-    *key = k, *cap = need;
-  }
-  uint64_t *k = *key;
-  memset(k, 0, need * sizeof *k);
-  k[0] = (uint64_t)h->nv | (uint64_t)h->nedges << 32;
-  for (size_t v = 0; v < h->nv; v++) k[1 + v / 32] |= (uint64_t)h->v[v].kind << (2 * (v % 32));
-  for (size_t e = 0, w = 1 + (h->nv + 31) / 32; e < h->eslots; e++)
-    if (h->e[e].src != ADE__NONE) k[w++] = (uint64_t)h->e[e].src << 32 | h->e[e].dst;
-  *len = need;
-  return ADE_OK;
-}
-
 /* Face fill-ins that s makes on the dual of h. */
 static int face_fill(const ade_cgraph *h, const ade_elim_seq *s, size_t *fill) {
   ade_cgraph *d = NULL;
@@ -110,7 +92,7 @@ static int classify(const ade_cgraph *g, ade__part *P, size_t *cl, cls *ks, size
     ade_cgraph *h = NULL;
     if (!P->hasz[c]) continue;
     st = ade__part_graph(g, P, c, &h);
-    if (!st) st = part_key(h, &key, &cap, &len);
+    if (!st) st = ade__part_key(h, &key, &cap, &len);
     ade_cgraph_free(h);
     if (st) break;
     if (ade__table_get(&t, key, len, &val)) {
