@@ -225,7 +225,7 @@ static void run_orderings(cmp *c) {
     if (os < 0) {
       method_failed(c, name, os);
     } else {
-      ade_jacobian_options jo = {s, 0};
+      ade_jacobian_options jo = {s, 0, NULL};
       run_plan(c, name, kind_of(name), &jo, t1 - t0, limited);
     }
     ade_seq_free(s);
@@ -260,7 +260,7 @@ static void run_optimizers(cmp *c) {
     } else if (os < 0) { /* reported, but not a failure of compare */
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
-      ade_jacobian_options o = {s, 0};
+      ade_jacobian_options o = {s, 0, NULL};
       run_plan(c, label, kind >= 0 && kind < 3 ? kinds[kind] : "other", &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
