@@ -275,8 +275,8 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
     rc = a.seq ? cli_file_error(a.seq, "cannot apply to the tape", st, CLI_IO_SEQ)
                : cli_tape_error(a.tape, "jacobian", st);
   if (rc < 0 && a.save && !a.seq && !chosen && (r.method < 0 || r.method >= ADE_ORDER_COUNT))
-    rc = cli_usage_error(self, "--save-sequence: %s chose %s, which is no elimination sequence", a.method,
-                         ade_elim_method_name(r.method));
+    rc = cli_usage_error(self, "--save-sequence: %s%s%s is CPR, not an elimination sequence", a.method,
+                         method == r.method ? "" : " chose ", method == r.method ? "" : ade_elim_method_name(r.method));
   if (rc < 0 && a.save && !a.seq) { /* the sequence the method chose, bound to the graph */
     st = ADE_OK;
     if (!chosen && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, r.method, &chosen);
