@@ -561,6 +561,58 @@ START_TEST(cache_threads) {
 }
 END_TEST
 
+/* One plan, one tape, several threads at their own points at once: each
+ * gets bit for bit what one thread gets (the plan is read only). */
+typedef struct prun {
+  ade_elim_plan *p;
+  ade_tape *t;
+  double x[NREP][8];
+  ade_sparse *J[NREP];
+  int bad;
+} prun;
+
+static void *plan_worker(void *arg) {
+  prun *r = arg;
+  for (int k = 0; k < NREP && !r->bad; k++) {
+    if (ade_elim_plan_pattern(r->p, &r->J[k])) r->bad = __LINE__;
+    else if (ade_elim_plan_jacobian(r->p, r->t, r->x[k], r->J[k]) < 0) r->bad = __LINE__;
+  }
+  return NULL;
+}
+
+START_TEST(plan_threads) {
+  randprog p = rp_make(91 + (uint64_t)_i, 6, 4, 80);
+  uint64_t s = 5;
+  double x0[8];
+  random_point(&s, x0, 6);
+  ade_tape *t = rp_record(&p, x0, NULL);
+  ade_elim_plan *pl = NULL;
+  ck_assert_int_eq(ade_elim_plan_create(&pl, t, _i ? ADE_ELIM_CPR_REVERSE : ADE_ELIM_AUTO, NULL, NULL), ADE_OK);
+  static prun runs[NTH];
+  pthread_t th[NTH];
+  for (int k = 0; k < NTH; k++) {
+    runs[k].p = pl, runs[k].t = t, runs[k].bad = 0;
+    for (int r = 0; r < NREP; r++) random_point(&s, runs[k].x[r], 6);
+    ck_assert_int_eq(pthread_create(&th[k], NULL, plan_worker, &runs[k]), 0);
+  }
+  for (int k = 0; k < NTH; k++) pthread_join(th[k], NULL);
+  for (int k = 0; k < NTH; k++) {
+    ck_assert_msg(!runs[k].bad, "thread %d failed at line %d", k, runs[k].bad);
+    for (int r = 0; r < NREP; r++) {
+      ade_sparse *J = NULL;
+      ck_assert_int_eq(ade_elim_plan_pattern(pl, &J), ADE_OK);
+      ck_assert_int_eq(ade_elim_plan_jacobian(pl, t, runs[k].x[r], J), ADE_OK);
+      same_bits(J, runs[k].J[r]);
+      ade_sparse_free(J);
+      ade_sparse_free(runs[k].J[r]);
+    }
+  }
+  ade_elim_plan_free(pl);
+  ade_tape_free(t);
+  rp_free(&p);
+}
+END_TEST
+
 /* --------------------------------------------------------------- memory */
 
 /* Every allocation of a cache and loop run fails in turn: ADE_ENOMEM and
@@ -611,6 +663,7 @@ static Suite *suite(void) {
   tcase_add_test(c, cache_errors);
   tcase_add_loop_test(c, loop_branch_flip, 0, 2);
   tcase_add_test(c, cache_threads);
+  tcase_add_loop_test(c, plan_threads, 0, 2);
   tcase_add_test(c, out_of_memory);
   suite_add_tcase(s, c);
   return s;
