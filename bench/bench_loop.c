@@ -1,6 +1,7 @@
 /* bench_loop.c: derivatives in a loop: the cost of a plan cache hit and of a Jacobian loop against the plan's own run, and the automatic method's fma.
  *
- * Usage: bench_loop [-b SECONDS]   (timing budget per figure, default 0.5)
+ * Usage: bench_loop [-b SECONDS] [NAME...]   (timing budget per figure,
+ * default 0.5; problems whose name starts with a NAME, default all)
  *
  * For each problem: the fma of the automatic method and of its candidates;
  * then, each the minimum over repetitions (doc/benchmarks.md):
@@ -201,9 +202,10 @@ static void bench(const problem *p) {
 }
 
 int main(int argc, char **argv) {
-  if (argc == 3 && !strcmp(argv[1], "-b")) budget = atof(argv[2]);
-  else if (argc != 1) {
-    fprintf(stderr, "usage: bench_loop [-b SECONDS]\n");
+  int a = 1;
+  if (argc > 2 && !strcmp(argv[1], "-b")) budget = atof(argv[2]), a = 3;
+  if (!(budget >= 0) || (a < argc && argv[a][0] == '-')) {
+    fprintf(stderr, "usage: bench_loop [-b SECONDS] [NAME...]\n");
     return 2;
   }
   const problem probs[] = {
@@ -212,6 +214,10 @@ int main(int argc, char **argv) {
       {"bratu (32 x 32)", 1024, 1024, bratu_f, 32, 0},
       {"dense (40 x 40)", 40, 40, dense_f, 0, 0},
   };
-  for (size_t k = 0; k < sizeof probs / sizeof *probs; k++) bench(&probs[k]);
+  for (size_t k = 0; k < sizeof probs / sizeof *probs; k++) {
+    int want = a == argc;
+    for (int i = a; i < argc; i++) want |= !strncmp(probs[k].name, argv[i], strlen(argv[i]));
+    if (want) bench(&probs[k]);
+  }
   return 0;
 }
