@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "randprog.h"
+#include "record_internal.h"
 
 /* The PDE example's stepper (examples/pde_sim.h), recorded. */
 struct pde {
@@ -389,6 +390,43 @@ START_TEST(cache_evicts) {
 }
 END_TEST
 
+/* Forged collisions: a tape whose first hash is set to another
+ * structure's is told apart by the second hash; with both forged, by the
+ * opcode counts. Either way: a miss, a collision counted, the right J. */
+START_TEST(cache_collision) {
+  double x1[BN] = {0.5, 0.3, 0.2, 0.1}, x3[BN] = {0.5, 0.3, 0.9, 0.1};
+  ade_tape *a, *b;
+  branchy(x1, &a), branchy(x3, &b);
+  uint64_t ha = hash_of(a), hb = hash_of(b);
+  ck_assert_uint_ne(ha, hb);
+  atomic_store(&b->shash[0], ha);
+  if (_i) atomic_store(&b->shash[1], atomic_load(&a->shash[1]));
+  ck_assert_uint_eq(hash_of(b), ha);
+  ade_plan_cache *c = NULL;
+  ade_elim_plan *pa = NULL, *pb = NULL;
+  int hit = -1;
+  ck_assert_int_eq(ade_plan_cache_create(&c, 4), ADE_OK);
+  ck_assert_int_eq(ade_plan_cache_get(c, a, ADE_ELIM_AUTO, &pa, &hit, NULL), ADE_OK);
+  ck_assert_int_eq(ade_plan_cache_get(c, b, ADE_ELIM_AUTO, &pb, &hit, NULL), ADE_OK);
+  ck_assert_int_eq(hit, 0);
+  ck_assert_ptr_ne(pa, pb);
+  ade_plan_cache_stats cs;
+  ade_plan_cache_report(c, &cs);
+  ck_assert_uint_eq(cs.collisions, 1);
+  ck_assert_uint_eq(cs.misses, 2);
+  ade_sparse *J = NULL;
+  double D[2 * BN];
+  ck_assert_int_eq(ade_elim_plan_pattern(pb, &J), ADE_OK);
+  ck_assert_int_eq(ade_elim_plan_jacobian(pb, b, NULL, J), ADE_OK);
+  ck_assert_int_eq(ade_jacobian_dense(b, ADE_FORWARD, NULL, D), ADE_OK);
+  same_as_dense(J, D, 1e-14);
+  ade_sparse_free(J);
+  ade_elim_plan_free(pa), ade_elim_plan_free(pb);
+  ade_plan_cache_free(c);
+  ade_tape_free(a), ade_tape_free(b);
+}
+END_TEST
+
 START_TEST(cache_errors) {
   ade_plan_cache *c = NULL;
   ade_elim_plan *p = NULL;
@@ -660,6 +698,7 @@ static Suite *suite(void) {
   tcase_set_timeout(c, 60);
   tcase_add_loop_test(c, cache_hit, 0, 12);
   tcase_add_test(c, cache_evicts);
+  tcase_add_loop_test(c, cache_collision, 0, 2);
   tcase_add_test(c, cache_errors);
   tcase_add_loop_test(c, loop_branch_flip, 0, 2);
   tcase_add_test(c, cache_threads);
