@@ -93,6 +93,11 @@ static int try_cpr(const ade_cgraph *g, const sweeps *p, int modes, ade__choice 
     st = col ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a coloring");
     if (!st && !P) st = ade_cgraph_pattern(g, &P);
     if (!st) st = ade_sparse_color(P, mode, ADE_COLOR_BEST, col, &nc);
+    if (st == ADE_ENOMEM && c->method >= 0) { /* beyond the memory limit: keep the elimination */
+      ade__free(col);
+      st = ADE_OK;
+      break;
+    }
     if (!st && (uint64_t)nc * g->nedges < c->cost) {
       ade_seq_free(c->seq), c->seq = NULL;
       ade__free(c->color), c->color = col, col = NULL;

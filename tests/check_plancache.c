@@ -279,6 +279,35 @@ START_TEST(auto_pde) {
 }
 END_TEST
 
+/* Under a memory limit the reachability bitsets do not fit (4096
+ * independents: 512 bytes a vertex) while the graph does: auto falls back
+ * to the bounds n|E|, m|E| for the sweeps and is still right and no worse. */
+START_TEST(auto_memlimit) {
+  enum { NB = 4096 };
+  ade_tape *t;
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double *v = malloc(sizeof *v * NB);
+  for (int i = 0; i < NB; i++) v[i] = ade_indep(0.1 + 0.001 * i);
+  for (int i = 0; i < NB; i++) ade_dep(ADE_MUL(ADE_SIN(v[i]), ADE_ADD(v[(i + 1) % NB], v[(i + 7) % NB])));
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  free(v);
+  ade_tape_set_memory_limit(t, (size_t)6 << 20); /* graph 4.1 MiB, bitsets 8.4 MiB */
+  ade_sparse *J = NULL, *K = NULL;
+  ade_jacobian_report r, rm;
+  ck_assert_msg(ade_jacobian(t, ADE_ELIM_AUTO, NULL, &J, &r) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_int_eq(ade_jacobian(t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, &K, &rm), ADE_OK);
+  ck_assert_uint_le(r.fma, rm.fma);
+  ck_assert_uint_le(r.fma, r.forward_cost);
+  ck_assert_uint_le(r.fma, r.reverse_cost);
+  ck_assert_uint_eq(J->nnz, K->nnz);
+  ck_assert_uint_eq(J->nnz, 3 * NB);
+  for (size_t k = 0; k < J->nnz; k++) ade_assert_rel(J->val[k], K->val[k], 1e-15);
+  ade_sparse_free(J), ade_sparse_free(K);
+  ade_tape_free(t);
+}
+END_TEST
+
 START_TEST(method_names) {
   ck_assert_int_eq(ade_elim_method_parse("auto"), ADE_ELIM_AUTO);
   ck_assert_int_eq(ade_elim_method_parse("cpr-forward"), ADE_ELIM_CPR_FORWARD);
@@ -692,6 +721,7 @@ static Suite *suite(void) {
   tcase_add_loop_test(a, auto_random, 0, 60);
   tcase_add_loop_test(a, auto_stencil, 0, 4);
   tcase_add_test(a, auto_pde);
+  tcase_add_test(a, auto_memlimit);
   tcase_add_test(a, method_names);
   suite_add_tcase(s, a);
   TCase *c = tcase_create("cache");
