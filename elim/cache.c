@@ -325,8 +325,8 @@ int ade_jacobian_loop_eval(ade_jacobian_loop *L, const double *x, const ade_spar
   if (st == ADE_WBRANCH && L->rec && x) { /* record at x, continue on the new tape */
     ade_tape *t = NULL;
     st = L->rec(L->ud, x, &t);
-    if (!st && !t) st = ade__fail(ADE_EINVAL, "the recorder returned no tape");
-    if (!st) {
+    if (st >= 0 && !t) st = ade__fail(ADE_EINVAL, "the recorder returned no tape");
+    if (st >= 0) {
       st = retape(L, t, 1);
       if (st < 0) ade_tape_free(t);
     }

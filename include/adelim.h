@@ -890,7 +890,9 @@ ADE_API void ade_plan_cache_report(ade_plan_cache *c, ade_plan_cache_stats *s);
  * one thread at a time; its cache may be shared. */
 typedef struct ade_jacobian_loop ade_jacobian_loop;
 /*! A recorder: record the function at x (n values) onto a new finished
- * tape *t (the loop owns and frees it). @return ADE_OK or an error. */
+ * tape *t, which the loop then owns and frees. @return ADE_OK (a warning
+ * is taken as OK) or an error (then *t is ignored: the recorder frees
+ * what it made). */
 typedef int (*ade_record_fn)(void *ud, const double *x, ade_tape **t);
 typedef struct ade_jacobian_loop_stats {
   uint64_t evals;          /* ade_jacobian_loop_eval calls that gave J */
