@@ -111,6 +111,18 @@ static int try_cpr(const ade_cgraph *g, const sweeps *p, int modes, ade__choice 
   return st;
 }
 
+/* The vertex sweep's sequence without running it: the intermediates in id
+ * order (forward) or against it; its cost is the exact prediction. */
+static int sweep_seq(const ade_cgraph *g, int reverse, uint64_t cost, ade_elim_seq **sp) {
+  int st = ade_seq_create(sp, ADE_SEQ_VERTEX);
+  for (size_t t = 0; !st && t < g->nv; t++) {
+    const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
+    if (v->alive && v->kind == ADE__Z) st = ade_seq_push(*sp, v->id, 0, 0);
+  }
+  if (!st) (*sp)->cost = cost;
+  return st;
+}
+
 /* The automatic rule (doc/elimination.md): the Markowitz orderings
  * counted (they run), the vertex sweeps predicted exactly, CPR when its
  * lower bound is below the best so far; the least fma wins, ties going to
@@ -137,7 +149,10 @@ static int choose_auto(const ade_cgraph *g, ade__choice *c) {
     uint64_t cost = k ? p.fwd : p.rev;
     if (cost < c->cost) ade_seq_free(c->seq), c->seq = NULL, c->cost = cost, c->method = sweep[k];
   }
-  return st ? st : try_cpr(g, &p, 3, c);
+  if (!st) st = try_cpr(g, &p, 3, c);
+  if (!st && p.exact && !c->seq && !ade__choice_cpr(c)) /* a sweep, its cost known: no need to run it */
+    st = sweep_seq(g, c->method == ADE_ORDER_VERTEX_REVERSE, c->cost, &c->seq);
+  return st;
 }
 
 /* CPR in one mode, whatever it costs. */
