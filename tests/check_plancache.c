@@ -15,6 +15,7 @@ struct pde {
 #define real ade_double
 #define REAL_C(c) ade_passive(c)
 #define PDE(name) name##_a
+#define PART(name, code) code /* newer pde_sim.h: regions, not needed here */
 #include "../examples/pde_sim.h"
 
 static ade_tape *record_pde(const struct pde *p, const double *u0) {
