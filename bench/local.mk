@@ -122,3 +122,11 @@ EXTRA_PROGRAMS += %D%/bench_order
 %C%_bench_order_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_order_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_order$(EXEEXT)
+
+# bench_loop: derivatives in a loop: plan cache hits and Jacobian loops
+# against the plan's own run, and the automatic method's fma.
+EXTRA_PROGRAMS += %D%/bench_loop
+%C%_bench_loop_SOURCES = %D%/bench_loop.c
+%C%_bench_loop_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_loop_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_loop_LDADD = $(BENCH_LDADD)

@@ -182,13 +182,14 @@ static const char *kind_of(const char *name) {
  * plan (timed: graph, ordering, elimination), then the plan run once more
  * (timed: the replay). */
 /* The row it added, or NULL when the method failed. */
-static row *run_plan(cmp *c, const char *name, const char *kind, const ade_jacobian_options *o, double extra,
-                     int limited) {
+static row *run_plan(cmp *c, const char *name, const char *kind, int method, const ade_jacobian_options *o,
+                     double extra, int limited) {
   row *w = NULL;
   ade_elim_plan *plan = NULL;
   ade_sparse *J = NULL;
   ade_jacobian_report r;
-  int st = ade_elim_plan_create(&plan, c->t, 0, o, &r);
+  int st = ade_elim_plan_create(&plan, c->t, method, o, &r);
+  if (st >= 0 && !kind) kind = ade_elim_method_name(r.method); /* auto: what it chose */
   if (st >= 0) st = ade_elim_plan_pattern(plan, &J);
   double t0 = now();
   if (st >= 0) st = ade_elim_plan_jacobian(plan, c->t, NULL, J);
@@ -225,8 +226,8 @@ static void run_orderings(cmp *c) {
     if (os < 0) {
       method_failed(c, name, os);
     } else {
-      ade_jacobian_options jo = {s, 0};
-      run_plan(c, name, kind_of(name), &jo, t1 - t0, limited);
+      ade_jacobian_options jo = {s, 0, NULL};
+      run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
     }
     ade_seq_free(s);
   }
@@ -260,8 +261,8 @@ static void run_optimizers(cmp *c) {
     } else if (os < 0) { /* reported, but not a failure of compare */
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
-      ade_jacobian_options o = {s, 0};
-      run_plan(c, label, kind >= 0 && kind < 3 ? kinds[kind] : "other", &o, t1 - t0, rep.limited);
+      ade_jacobian_options o = {s, 0, NULL};
+      run_plan(c, label, kind >= 0 && kind < 3 ? kinds[kind] : "other", 0, &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
   }
@@ -480,11 +481,13 @@ static int compare_jacobian(cmp *c, int fmt) {
   c->fmt = fmt;
   start_clock(c);
   c->nsteps = 2 * (size_t)dense_ok(c) + 2 + (c->optimize ? ade_opt_num_variants() : 0);
-  c->nsteps += ADE_ORDER_COUNT;
+  c->nsteps += ADE_ORDER_COUNT + 1;
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
   if (fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, heads, minw, NCOLS, 2);
   run_dense(c);
   run_orderings(c);
+  progress(c, "auto");
+  run_plan(c, "auto", NULL, ADE_ELIM_AUTO, NULL, 0, 0); /* kind: the method it chose */
   if (c->optimize) run_optimizers(c);
   run_cpr(c);
   row_done(c, add_row(c, "newsam-ramsdell", "bound", c->b.nr));

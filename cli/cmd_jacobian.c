@@ -20,7 +20,10 @@ const char cli_jacobian_usage[] =
     "after, the dense forward and reverse vector mode costs n|E| and m|E|,\n"
     "and the time.\n"
     "\n"
-    "  --method NAME   an elimination ordering (default vertex-markowitz):\n"
+    "  --method NAME   auto (the default): the least fma of vertex-markowitz,\n"
+    "                  vertex-relative, vertex-reverse, vertex-forward and\n"
+    "                  CPR (doc/elimination.md); cpr-forward, cpr-reverse;\n"
+    "                  an elimination ordering:\n"
     "                  vertex-forward, vertex-reverse, vertex-markowitz,\n"
     "                  vertex-relative, edge-forward, edge-reverse,\n"
     "                  edge-markowitz, edge-fillin, face-forward,\n"
@@ -145,14 +148,18 @@ static void print_opt(const char *name, int kind, const ade_opt_report *o) {
 static void print_report(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J) {
   printf("tape: ");
   cli_put_text(stdout, a->tape);
-  printf("\nmethod: %s\n", a->seq ? "sequence from file" : a->method);
+  if (a->seq) printf("\nmethod: sequence from file\n");
+  else if (r->method >= 0 && strcmp(a->method, ade_elim_method_name(r->method)))
+    printf("\nmethod: %s (chose %s)\n", a->method, ade_elim_method_name(r->method));
+  else printf("\nmethod: %s\n", a->method);
   printf("c-graph: %zu %s, %zu %s (%zu %s dropped)\n", r->vertices_before,
          cli_plural(r->vertices_before, "vertex", "vertices"), r->edges_before,
          cli_plural(r->edges_before, "edge", "edges"), r->dropped, cli_plural(r->dropped, "operation", "operations"));
   printf("fma: %" PRIu64 " (forward vector mode n|E| = %" PRIu64 ", reverse vector mode m|E| = %" PRIu64
          ")\n", r->fma, r->forward_cost, r->reverse_cost);
-  printf("fill-in: %" PRIu64 ", absorbed: %" PRIu64 ", merged: %" PRIu64 ", steps: %zu\n", r->fill,
-         r->absorbed, r->merged, r->steps);
+  if (r->colors) printf("colors: %zu (CPR: one vector sweep direction each)\n", r->colors);
+  else printf("fill-in: %" PRIu64 ", absorbed: %" PRIu64 ", merged: %" PRIu64 ", steps: %zu\n", r->fill,
+              r->absorbed, r->merged, r->steps);
   printf("Jacobian: %zu x %zu, %zu %s (bipartite graph: %zu %s, %zu %s)\n", J->m, J->n, J->nnz,
          cli_plural(J->nnz, "nonzero", "nonzeros"), r->vertices_after, cli_plural(r->vertices_after, "vertex", "vertices"),
          r->edges_after, cli_plural(r->edges_after, "edge", "edges"));
@@ -242,6 +249,9 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_open(&j, NULL, '{', 0);
   cli_json_str(&j, "tape", a->tape);
   cli_json_str(&j, "method", a->seq ? "sequence" : a->method);
+  if (r->method >= 0) cli_json_str(&j, "chosen", ade_elim_method_name(r->method));
+  else cli_json_null(&j, "chosen");
+  cli_json_u64(&j, "colors", r->colors);
   if (a->seq) cli_json_str(&j, "sequence", a->seq);
   else cli_json_null(&j, "sequence");
   cli_json_u64(&j, "vertices", r->vertices_before);
@@ -280,7 +290,7 @@ static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits
 
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   jac_args a;
-  ade_jacobian_options o = {NULL, 0};
+  ade_jacobian_options o = {NULL, 0, NULL};
   ade_jacobian_report r;
   ade_opt_report orep;
   ade_parts_report prep;
@@ -293,8 +303,8 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   memset(&orep, 0, sizeof orep);
   int rc = parse(self, argc, argv, &a), st, kind = ADE_SEQ_EDGE, optimizer = -1;
   if (rc >= 0) return rc;
-  if (!a.method) a.method = a.hier ? "hierarchy" : "vertex-markowitz";
-  int method = ade_order_parse(a.method);
+  if (!a.method) a.method = a.hier ? "hierarchy" : a.parts ? "vertex-markowitz" : "auto";
+  int method = ade_elim_method_parse(a.method);
   if (method < 0 && (optimizer = ade_opt_parse(a.method, &kind)) < 0)
     return cli_usage_error(self, "unknown method '%s' (see --help)", a.method);
   if (a.kind && optimizer >= 0 && (kind = kind_of(a.kind)) < 0)
@@ -322,9 +332,12 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) < 0)
     rc = a.seq ? cli_file_error(a.seq, "cannot apply to the tape", st, CLI_IO_SEQ)
                : cli_tape_error(a.tape, "jacobian", st);
+  if (rc < 0 && a.save && !a.seq && !chosen && (r.method < 0 || r.method >= ADE_ORDER_COUNT))
+    rc = cli_usage_error(self, "--save-sequence: %s%s%s is CPR, not an elimination sequence", a.method,
+                         method == r.method ? "" : " chose ", method == r.method ? "" : ade_elim_method_name(r.method));
   if (rc < 0 && a.save && !a.seq) { /* the sequence the method chose, bound to the graph */
     st = ADE_OK;
-    if (!chosen && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, method, &chosen);
+    if (!chosen && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, r.method, &chosen);
     if (st >= 0) st = ade_seq_save(chosen, a.save);
     if (st < 0) rc = cli_file_error(a.save, "cannot save sequence", st, CLI_IO_WRITE);
   }

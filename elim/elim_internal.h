@@ -103,10 +103,28 @@ int ade__seq_apply_step(ade_cgraph *g, int kind, const ade_elim_step *st, uint64
 /* ade_jacobian and its kin: the c-graph of t, with the report's
  * before-figures (dropped, vertices/edges before, dense costs). */
 int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r);
-/* The sequence to eliminate with: o->seq if given, else method's ordering
- * of g into *own (the caller frees it). */
-int ade__jacobian_seq(const ade_cgraph *g, int method, const ade_jacobian_options *o,
-                      ade_elim_seq **own, const ade_elim_seq **use);
+/* Plans (plan.c): another reference to p; the report of its creation. */
+void ade__plan_retain(ade_elim_plan *p);
+const ade_jacobian_report *ade__plan_report(const ade_elim_plan *p);
+
+/* Methods (auto.c): an ordering, ADE_ELIM_AUTO or ADE_ELIM_CPR_*. The
+ * choice for g: an elimination sequence (ours, or the caller's o->seq), or
+ * CPR's pattern and coloring; cost: its fma (counted or predicted exactly). */
+#define ADE__AUTO_BITS ((size_t)64 << 20) /* auto's reachability bitsets at most */
+typedef struct ade__choice {
+  int method;                 /* an ordering, ADE_ELIM_CPR_*; -1: o->seq */
+  uint64_t cost;
+  ade_elim_seq *seq;          /* the ordering's, freed with the choice */
+  const ade_elim_seq *given;  /* o->seq */
+  ade_sparse *P;              /* CPR: J's pattern, the coloring of its */
+  size_t *color, ncolors;     /* columns (forward) or rows (reverse) */
+} ade__choice;
+int ade__method_valid(int method);
+int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, ade__choice *c);
+void ade__choice_free(ade__choice *c);
+static inline int ade__choice_cpr(const ade__choice *c) {
+  return c->method == ADE_ELIM_CPR_FORWARD || c->method == ADE_ELIM_CPR_REVERSE;
+}
 
 /* Converters (sequence.c): a vertex sequence as the equivalent edge
  * sequence (Rule 3) and face sequence, by simulation on copies. */

@@ -48,13 +48,25 @@ int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r) {
   return ADE_OK;
 }
 
-int ade__jacobian_seq(const ade_cgraph *g, int method, const ade_jacobian_options *o,
-                      ade_elim_seq **own, const ade_elim_seq **use) {
-  *own = NULL;
-  *use = o ? o->seq : NULL;
-  if (*use) return ADE_OK;
-  int st = ade_elim_order(g, method, own);
-  *use = *own;
+/* CPR's Jacobian at the recorded point on the chosen pattern (taken from c). */
+static int by_cpr(ade_tape *t, const ade_cgraph *g, ade__choice *c, ade_sparse **J, ade_jacobian_report *r) {
+  int mode = c->method == ADE_ELIM_CPR_FORWARD ? ADE_FORWARD : ADE_REVERSE;
+  int st = ade_jacobian_cpr_values(t, mode, NULL, c->color, c->ncolors, c->P);
+  if (st < 0) return st;
+  *J = c->P, c->P = NULL;
+  r->fma = c->cost, r->colors = c->ncolors, r->steps = (c->ncolors + 63) / 64;
+  r->vertices_after = g->n + g->m, r->edges_after = (*J)->nnz;
+  return ADE_OK;
+}
+
+/* The plan of t's structure from the cache, run at the recorded point. */
+static int by_cache(ade_tape *t, int method, ade_plan_cache *c, ade_sparse **J, ade_jacobian_report *r) {
+  ade_elim_plan *p = NULL;
+  int st = ade_plan_cache_get(c, t, method, &p, NULL, r);
+  if (!st) st = ade_elim_plan_pattern(p, J);
+  if (!st) st = ade_elim_plan_jacobian(p, t, NULL, *J);
+  if (st < 0) ade_sparse_free(*J), *J = NULL;
+  ade_elim_plan_free(p);
   return st;
 }
 
@@ -62,18 +74,25 @@ int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o, ade_spa
                  ade_jacobian_report *report) {
   ade_jacobian_report r;
   ade_cgraph *g = NULL;
-  ade_elim_seq *s = NULL;
+  ade__choice c;
   double t0 = ade__now();
   memset(&r, 0, sizeof r);
   if (!J) return ade__fail(ADE_EINVAL, "ade_jacobian: NULL result pointer");
   *J = NULL;
-  if ((!o || !o->seq) && (method < 0 || method >= ADE_ORDER_COUNT))
+  if ((!o || !o->seq) && !ade__method_valid(method))
     return ade__fail(ADE_EINVAL, "ade_jacobian: unknown method %d", method);
-  const ade_elim_seq *use = NULL;
-  int st = ade__graph_from_tape(t, &g, &r);
-  if (!st) st = ade__jacobian_seq(g, method, o, &s, &use);
-  if (!st) st = eliminate(g, use, o && o->check, J, &r);
-  ade_seq_free(s);
+  int st;
+  if (o && o->cache && !o->seq && !o->check) {
+    st = by_cache(t, method, o->cache, J, &r);
+  } else {
+    st = ade__graph_from_tape(t, &g, &r);
+    if (!st) st = ade__choose(g, method, o, &c);
+    if (!st) {
+      r.method = c.method;
+      st = ade__choice_cpr(&c) ? by_cpr(t, g, &c, J, &r) : eliminate(g, c.seq ? c.seq : c.given, o && o->check, J, &r);
+      ade__choice_free(&c);
+    }
+  }
   ade_cgraph_free(g);
   r.seconds = ade__now() - t0;
   if (report) *report = r;

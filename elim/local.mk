@@ -30,7 +30,9 @@ libadelim_core_la_SOURCES += \
 	%D%/cpr.c \
 	%D%/dot.c \
 	%D%/plan.c \
-	%D%/parts.c
+	%D%/parts.c \
+	%D%/auto.c \
+	%D%/cache.c
 
 check_PROGRAMS += tests/check_cpr
 tests_check_cpr_SOURCES = tests/check_cpr.c tests/randprog.h

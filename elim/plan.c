@@ -1,4 +1,5 @@
 /* plan.c: compiled eliminations: the arithmetic an elimination sequence executes on a tape's c-graph, kept as a straight-line program over value slots and run again on the tape's partials without building the graph. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "elim_internal.h"
@@ -11,12 +12,15 @@ struct ade_elim_plan {
   size_t *init;          /* per tape operand (in linearized order): its slot, 0 = none */
   size_t ninit;          /* slots 1..ninit hold the partials (the c-graph's edges) */
   ade__planrec prog;     /* the multiply-adds (and merges) of the elimination */
-  size_t nslot;
-  double *val;
+  size_t nslot;          /* values of a run (in the tape's workspace: the plan is read only) */
   size_t m, n, nnz;
   size_t *rowptr, *col;  /* J's structure */
   size_t *out;           /* the slot of each entry of J */
   uint64_t fma;
+  int method;            /* an ordering, ADE_ELIM_CPR_*; -1: a caller's sequence */
+  size_t *color, ncolors; /* CPR: the coloring of columns (forward) or rows (reverse) */
+  ade_jacobian_report rep; /* of its creation (a cache hands it out again) */
+  _Atomic size_t refs;   /* owners: the creator, caches, loops */
 };
 
 int ade__plan_reserve(ade__planrec *r, size_t k) {
@@ -48,15 +52,19 @@ int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b) {
   return ADE_OK;
 }
 
+void ade__plan_retain(ade_elim_plan *p) { atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed); }
+
+const ade_jacobian_report *ade__plan_report(const ade_elim_plan *p) { return &p->rep; }
+
 void ade_elim_plan_free(ade_elim_plan *p) {
-  if (!p) return;
+  if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
   ade__free(p->chunk_ops);
   ade__free(p->init);
   ade__free(p->prog.kind);
   ade__free(p->prog.d);
   ade__free(p->prog.a);
   ade__free(p->prog.b);
-  ade__free(p->val);
+  ade__free(p->color);
   ade__free(p->rowptr);
   ade__free(p->col);
   ade__free(p->out);
@@ -194,36 +202,53 @@ static int compile(ade_elim_plan *p, ade_cgraph *g, const ade_elim_seq *s, ade_j
   return st;
 }
 
+/* CPR's plan: the pattern and the coloring (taken from c). */
+static int take_cpr(ade_elim_plan *p, const ade_cgraph *g, ade__choice *c, ade_jacobian_report *r) {
+  ade_sparse *P = c->P;
+  p->rowptr = ade__alloc((P->m + 1) * sizeof *p->rowptr);
+  p->col = ade__alloc((P->nnz + 1) * sizeof *p->col);
+  if (!p->rowptr || !p->col) return ade__fail(ADE_ENOMEM, "out of memory for %zu Jacobian entries", P->nnz);
+  memcpy(p->rowptr, P->rowptr, (P->m + 1) * sizeof *p->rowptr);
+  memcpy(p->col, P->col, P->nnz * sizeof *p->col);
+  p->nnz = P->nnz;
+  p->color = c->color, c->color = NULL;
+  p->ncolors = c->ncolors;
+  p->fma = c->cost;
+  r->fma = c->cost, r->colors = c->ncolors, r->vertices_after = g->n + g->m, r->edges_after = p->nnz;
+  r->steps = (c->ncolors + 63) / 64;
+  return ADE_OK;
+}
+
 static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_jacobian_options *o,
                        ade_jacobian_report *report) {
   ade_jacobian_report r;
   ade_cgraph *g = NULL;
-  ade_elim_seq *s = NULL;
+  ade__choice c = {0};
   double t0 = ade__now();
   memset(&r, 0, sizeof r);
   if (!pp) return ade__fail(ADE_EINVAL, "ade_elim_plan_create: NULL result pointer");
   *pp = NULL;
-  if ((!o || !o->seq) && (method < 0 || method >= ADE_ORDER_COUNT))
+  if ((!o || !o->seq) && !ade__method_valid(method))
     return ade__fail(ADE_EINVAL, "ade_elim_plan_create: unknown method %d", method);
   int st = ade__tape_usable(t);
   if (st) return st;
   ade_elim_plan *p = ade__calloc(1, sizeof *p);
-  const ade_elim_seq *use = NULL;
+  if (p) atomic_init(&p->refs, 1);
   st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
+  if (!st) st = ade__choose(g, method, o, &c);
   if (!st) {
-    p->m = g->m, p->n = g->n;
-    st = map_inputs(p, t, g);
+    p->m = g->m, p->n = g->n, p->method = r.method = c.method;
+    if (ade__choice_cpr(&c)) st = take_cpr(p, g, &c, &r);
+    else st = map_inputs(p, t, g);
   }
-  if (!st) st = ade__jacobian_seq(g, method, o, &s, &use);
-  if (!st) st = compile(p, g, use, &r);
-  if (!st) st = ade__budget(t->memlimit, ade__mul_size(p->nslot, sizeof *p->val), "a plan's %zu values", p->nslot);
-  if (!st && !(p->val = ade__alloc(p->nslot * sizeof *p->val)))
-    st = ade__fail(ADE_ENOMEM, "out of memory for %zu plan values", p->nslot);
-  ade_seq_free(s);
+  if (!st && !p->color) st = compile(p, g, c.seq ? c.seq : c.given, &r);
+  if (!st) st = ade__budget(t->memlimit, ade__mul_size(p->nslot, sizeof(double)), "a plan's %zu values", p->nslot);
+  if (!st) p->records = t->meta.records, p->nchunks = t->meta.nchunks;
+  ade__choice_free(&c);
   ade_cgraph_free(g);
-  if (st) ade_elim_plan_free(p);
-  else *pp = p;
   r.seconds = ade__now() - t0;
+  if (st) ade_elim_plan_free(p);
+  else p->rep = r, *pp = p;
   if (report) *report = r;
   return st;
 }
@@ -237,6 +262,8 @@ int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *shared, int method, const
 
 uint64_t ade_elim_plan_fma(const ade_elim_plan *p) { return p ? p->fma : 0; }
 
+int ade_elim_plan_method(const ade_elim_plan *p) { return p ? p->method : -1; }
+
 int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J) {
   if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_pattern: NULL argument");
   int st = ade_sparse_create(J, p->m, p->n, p->nnz, 0);
@@ -249,11 +276,11 @@ int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J) {
 
 /* ------------------------------------------------------------ execute */
 
-/* Slots 1..ninit: each c-graph edge's label, the sum of its partials. */
-static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V) {
+/* Slots 1..ninit of val: each c-graph edge's label, the sum of its partials. */
+static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V, double *val) {
   const ade__lin *L;
   size_t k = 0;
-  memset(p->val, 0, (p->ninit + 1) * sizeof *p->val);
+  memset(val, 0, (p->ninit + 1) * sizeof *val);
   for (size_t c = 0; c < p->nchunks; c++) {
     int st = ade__lin_at(t, c, V, &L);
     if (st) return st;
@@ -262,16 +289,15 @@ static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V) {
                        (unsigned)L->pos[L->n], p->chunk_ops[c]);
     const size_t *init = p->init + k;
     for (size_t q = 0; q < p->chunk_ops[c]; q++)
-      if (init[q]) p->val[init[q]] += L->d[q];
+      if (init[q]) val[init[q]] += L->d[q];
     k += p->chunk_ops[c];
   }
   return ADE_OK;
 }
 
 /* The elimination's arithmetic, step by step as the engines did it. */
-static void run_program(const ade_elim_plan *p) {
+static void run_program(const ade_elim_plan *p, double *v) {
   const ade__planrec *r = &p->prog;
-  double *v = p->val;
   for (size_t k = 0; k < r->n; k++) {
     switch (r->kind[k]) {
     case ADE__P_SET: v[r->d[k]] = v[r->a[k]] * v[r->b[k]]; break;
@@ -292,25 +318,29 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
   if (J->m != p->m || J->n != p->n || J->nnz != p->nnz || J->symmetric)
     return ade__fail(ADE_EINVAL, "J is %zu x %zu with %zu entries; the plan's Jacobian %zu x %zu with %zu", J->m,
                      J->n, J->nnz, p->m, p->n, p->nnz);
-  double *V = NULL;
+  if (p->color) /* CPR: compressed sweeps */
+    return ade_jacobian_cpr_values(t, p->method == ADE_ELIM_CPR_FORWARD ? ADE_FORWARD : ADE_REVERSE, x, p->color,
+                                   p->ncolors, J);
+  /* The workspace: the values at x (when kept), then the plan's slots. */
+  size_t nV = x && !ade__point_wanted(t, x) ? (size_t)t->meta.records + 1 : 0;
+  double *W = ade__work(t, nV + p->nslot), *V = nV ? W : NULL, *val = W ? W + nV : NULL;
+  if (!W) return ade__fail(ADE_ENOMEM, "out of memory for %zu values", nV + p->nslot);
   if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
     st = ade__point_begin(t, x);
     if (st) return st;
     if (t->pt.flips)
       warn = ade__fail(ADE_WBRANCH, "%llu recorded comparison(s) differ at this point, first at op %llu",
                        (unsigned long long)t->pt.flips, (unsigned long long)t->pt.first_flip);
-    st = load_inputs(p, t, NULL);
+    st = load_inputs(p, t, NULL, val);
     ade__point_end(t);
   } else if (x) { /* the values at x, then partials there */
-    if (!(V = ade__work(t, (size_t)t->meta.records + 1)))
-      return ade__fail(ADE_ENOMEM, "out of memory for %llu values", (unsigned long long)t->meta.records + 1);
     st = ade__replay_values(t, x, V);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   }
-  if (!st && !ade__point_wanted(t, x)) st = load_inputs(p, t, V);
+  if (!st && !ade__point_wanted(t, x)) st = load_inputs(p, t, V, val);
   if (st) return st;
-  run_program(p);
-  for (size_t k = 0; k < p->nnz; k++) J->val[k] = p->val[p->out[k]];
+  run_program(p, val);
+  for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->out[k]];
   return warn;
 }
 

@@ -39,7 +39,8 @@ extern "C" {
   X(ENOTFOUND, -11, "not found")                                               \
   X(ECYCLE, -12, "graph has a cycle")                                          \
   X(ELIMIT, -13, "time or node limit reached")                                 \
-  X(WBRANCH, 1, "a recorded branch would go the other way at this point")
+  X(WBRANCH, 1, "a recorded branch would go the other way at this point")     \
+  X(WPATTERN, 2, "the Jacobian's sparsity pattern changed")
 
 enum ade_status {
 #define ADE__STATUS_ENUM(name, value, msg) ADE_##name = value,
@@ -160,6 +161,18 @@ ADE_API int ade_tape_from_bytes(ade_tape **tape, const void *bytes, size_t size)
  * ADE_ETRUNC, ADE_EUNSUPPORTED, ADE_ENOMEM, ADE_EIO) with ade_errmsg()
  * naming the chunk and record. */
 ADE_API int ade_tape_verify(ade_tape *tape);
+/*! ade_tape_structure_hash: *h = a 64-bit hash of the finished tape's
+ * structure: its opcodes, which record each operand is (or that it is a
+ * constant), the chunk boundaries, the independents and the dependents, in
+ * order; not values. Two recordings of the same code path (at different
+ * points) hash alike; a different path (a branch went the other way, another
+ * size) hashes differently, up to collisions, which the plan cache guards
+ * against with a second, independent hash and the tape's counts. Computed
+ * while recording (free), or from the chunks' opcode and operand columns
+ * on the first call for a tape read from bytes or a file; kept on the tape.
+ * Safe to call from several threads. @return ADE_OK, ADE_EINVAL,
+ * ADE_ESTATE (unfinished or incomplete tape), read errors. */
+ADE_API int ade_tape_structure_hash(ade_tape *tape, uint64_t *h);
 /*! ade_tape_free: release a tape (NULL is fine). A tape still recording is
  * finished first. */
 ADE_API void ade_tape_free(ade_tape *tape);
@@ -636,10 +649,42 @@ ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 ADE_API int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
                                    int *limited);
 
+/* Methods of ade_jacobian, ade_elim_plan_create and ade_jacobian_loop
+ * beside the orderings (enum ade_order), doc/elimination.md:
+ *   ADE_ELIM_AUTO         the recommended method: the least fma of
+ *                         vertex-markowitz and vertex-relative (run and
+ *                         counted), vertex-reverse and vertex-forward (their
+ *                         costs predicted exactly from reachability counts;
+ *                         never more than the vector modes m|E| and n|E|)
+ *                         and CPR forward and reverse (colors |E|, tried when
+ *                         the most entries in a row or column of J times |E|
+ *                         is below the best so far); ties go to elimination.
+ *                         With a plan cache it is chosen once per structure.
+ *   ADE_ELIM_CPR_FORWARD, ADE_ELIM_CPR_REVERSE
+ *                         CPR compression (ade_jacobian_cpr) as a method. */
+enum ade_elim_method { ADE_ELIM_AUTO = 100, ADE_ELIM_CPR_FORWARD = 101, ADE_ELIM_CPR_REVERSE = 102 };
+/*! ade_elim_method_name / ade_elim_method_parse: "auto", "cpr-forward",
+ * "cpr-reverse" and the orderings' names <-> method (-1 if unknown). */
+ADE_API const char *ade_elim_method_name(int method);
+ADE_API int ade_elim_method_parse(const char *name);
+
+/* A plan cache (elim/cache.c): compiled plans kept by the structure hash of
+ * the tapes they were made for, so that recording the same code path again
+ * (the next Newton iteration or time step) finds its plan instead of
+ * building the graph and ordering it again. The library keeps no global
+ * state: the cache is the caller's object. One cache may be shared by
+ * several threads (a mutex guards lookups and inserts; plans are read only
+ * while they run). */
+typedef struct ade_plan_cache ade_plan_cache;
+
 /* Jacobians by elimination. */
 typedef struct ade_jacobian_options {
   const ade_elim_seq *seq; /* apply this sequence instead of an ordering */
   int check;               /* nonzero: check graph invariants after each step */
+  ade_plan_cache *cache;   /* non-NULL (and seq, check unset): ade_jacobian
+                              evaluates the cached plan of the tape's structure
+                              and method at the recorded point, building and
+                              caching it on a miss */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {
@@ -656,12 +701,19 @@ typedef struct ade_jacobian_report {
   double seconds;           /* graph construction, ordering and elimination */
   size_t colors;            /* ade_jacobian_cpr: directions (forward) or weights
                                (reverse) of the compressed sweeps; else 0 */
+  int method;               /* the method used: the ordering, ADE_ELIM_CPR_*
+                               (ADE_ELIM_AUTO: the one it chose), -1 for o->seq */
+  int cached;               /* 1: the plan came from o->cache (the graph
+                               figures are those of when it was built) */
 } ade_jacobian_report;
 
 /*! ade_jacobian: the sparse m x n Jacobian of a tape at its recorded point by
  * eliminating its c-graph with the ordering `method` (enum ade_order), or
- * with o->seq. report may be NULL. @return ADE_OK, ADE_EINVAL, ADE_ESTATE,
- * ADE_ENOMEM, ADE_ELIMIT, tape read errors. */
+ * with o->seq, or by a method of enum ade_elim_method (ADE_ELIM_AUTO is the
+ * recommended one). With o->cache, the plan of the tape's structure and
+ * method is looked up (built and kept on a miss) and run. report may be
+ * NULL. @return ADE_OK, ADE_EINVAL, ADE_ESTATE, ADE_ENOMEM, ADE_ELIMIT,
+ * tape read errors. */
 ADE_API int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o,
                          ade_sparse **J, ade_jacobian_report *report);
 
@@ -827,11 +879,16 @@ ADE_API int ade_chain_bracket(size_t q, const size_t *d, const uint64_t *tangent
  * building or searching the graph again (doc/elimination.md). */
 typedef struct ade_elim_plan ade_elim_plan;
 /*! ade_elim_plan_create: compile the elimination of t's c-graph by the
- * ordering `method` (enum ade_order) or by o->seq. report (may be NULL) as
- * for ade_jacobian. @return as ade_jacobian. */
+ * ordering `method` (enum ade_order) or by o->seq; with ADE_ELIM_CPR_* (or
+ * ADE_ELIM_AUTO choosing CPR) the plan is CPR's pattern and coloring and
+ * runs compressed sweeps. o->cache is not used. report (may be NULL) as
+ * for ade_jacobian. A plan may be run by several threads at once. It is
+ * valid for every tape of the same structure (ade_tape_structure_hash).
+ * @return as ade_jacobian. */
 ADE_API int ade_elim_plan_create(ade_elim_plan **p, ade_tape *t, int method,
                                  const ade_jacobian_options *o, ade_jacobian_report *report);
-/*! ade_elim_plan_free: release p (NULL is fine). */
+/*! ade_elim_plan_free: release p (NULL is fine); a plan held by a cache
+ * or a loop as well lives on until they release it too. */
 ADE_API void ade_elim_plan_free(ade_elim_plan *p);
 /*! ade_elim_plan_fma: the multiply-adds one run executes (the sequence's cost). */
 ADE_API uint64_t ade_elim_plan_fma(const ade_elim_plan *p);
@@ -843,6 +900,97 @@ ADE_API int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J);
  * that of the recorded operation sequence), ADE_EINVAL (another tape or J's
  * shape), ADE_ENOMEM, tape read errors. */
 ADE_API int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J);
+/*! ade_elim_plan_method: the method the plan runs (an ordering,
+ * ADE_ELIM_CPR_FORWARD or _REVERSE; -1: a caller's sequence). */
+ADE_API int ade_elim_plan_method(const ade_elim_plan *p);
+
+/* ------------------------------------------ plan caches and Jacobian loops */
+
+typedef struct ade_plan_cache_stats {
+  uint64_t hits, misses;   /* lookups that found a plan / built one */
+  uint64_t collisions;     /* first hash equal, second hash or counts not */
+  uint64_t evictions;      /* plans dropped for room (least recently used) */
+  size_t entries, capacity;
+} ade_plan_cache_stats;
+
+/*! ade_plan_cache_create: an empty cache of at most capacity plans (0: 16).
+ * @return ADE_OK, ADE_EINVAL (NULL c), ADE_ENOMEM. */
+ADE_API int ade_plan_cache_create(ade_plan_cache **c, size_t capacity);
+/*! ade_plan_cache_free: release c and its references to plans (NULL is fine). */
+ADE_API void ade_plan_cache_free(ade_plan_cache *c);
+/*! ade_plan_cache_get: *p = the plan for t's structure and method (enum
+ * ade_order or ade_elim_method): found by ade_tape_structure_hash, checked
+ * against a second independent hash and t's counts (records, chunks and
+ * operands per chunk, independents, dependents, opcode counts), or built
+ * by ade_elim_plan_create and kept. *hit (may be NULL) = 1 if found. The
+ * caller owns a reference: ade_elim_plan_free it when done (it stays valid
+ * if the cache drops it). report (may be NULL): the plan's creation report
+ * (cached = 1 on a hit). @return as ade_elim_plan_create. */
+ADE_API int ade_plan_cache_get(ade_plan_cache *c, ade_tape *t, int method, ade_elim_plan **p, int *hit,
+                               ade_jacobian_report *report);
+/*! ade_plan_cache_report: the cache's counters. */
+ADE_API void ade_plan_cache_report(ade_plan_cache *c, ade_plan_cache_stats *s);
+
+/* Derivatives in a loop (doc/user-guide.md): record once, get the pattern
+ * once, evaluate the Jacobian at every new point by the tape's plan. When a
+ * recorded comparison comes out differently at a new point (ADE_WBRANCH),
+ * the tape no longer describes the function there: record again at that
+ * point (a recorder callback does it for the loop) and the loop finds or
+ * builds the plan of the new structure. The pattern the loop hands out is
+ * the union of the patterns of all the structures it has seen, so it only
+ * ever grows: entries absent on the current path hold 0. A loop is used by
+ * one thread at a time; its cache may be shared. */
+typedef struct ade_jacobian_loop ade_jacobian_loop;
+/*! A recorder: record the function at x (n values) onto a new finished
+ * tape *t, which the loop then owns and frees. @return ADE_OK (a warning
+ * is taken as OK) or an error (then *t is ignored: the recorder frees
+ * what it made). */
+typedef int (*ade_record_fn)(void *ud, const double *x, ade_tape **t);
+typedef struct ade_jacobian_loop_stats {
+  uint64_t evals;          /* ade_jacobian_loop_eval calls that gave J */
+  uint64_t retapes;        /* new tapes taken (the first not counted) */
+  uint64_t plans_built;    /* cache misses: plans built */
+  uint64_t pattern_growths;/* retapes that added entries to the pattern */
+  int method;              /* of the current plan (auto: the one it chose) */
+  uint64_t fma;            /* the current plan's multiply-adds per evaluation */
+} ade_jacobian_loop_stats;
+/*! ade_jacobian_loop_create: a loop over t (a finished tape the caller
+ * keeps alive while the loop uses it) by method (ADE_ELIM_AUTO
+ * recommended), with plans from cache (NULL: a private cache of 8).
+ * @return as ade_plan_cache_get. */
+ADE_API int ade_jacobian_loop_create(ade_jacobian_loop **L, ade_tape *t, int method, ade_plan_cache *cache);
+/*! ade_jacobian_loop_free: release L, the tapes its recorder made and its
+ * plans (NULL is fine). */
+ADE_API void ade_jacobian_loop_free(ade_jacobian_loop *L);
+/*! ade_jacobian_loop_set_recorder: on ADE_WBRANCH, ade_jacobian_loop_eval
+ * calls fn(ud, x, &t) and continues on t (NULL fn: it returns ADE_WBRANCH). */
+ADE_API void ade_jacobian_loop_set_recorder(ade_jacobian_loop *L, ade_record_fn fn, void *ud);
+/*! ade_jacobian_loop_matrix: the loop's m x n CSR matrix: the pattern
+ * (columns ascending in each row) and the values of the last evaluation.
+ * The pointer stays valid until the pattern grows (ADE_WPATTERN). */
+ADE_API const ade_sparse *ade_jacobian_loop_matrix(const ade_jacobian_loop *L);
+/*! ade_jacobian_loop_triplets: the pattern as row[k], col[k] (nnz each, in
+ * the order of the matrix's values), as solvers taking triplets want them.
+ * @return ADE_OK, ADE_EINVAL. */
+ADE_API int ade_jacobian_loop_triplets(const ade_jacobian_loop *L, size_t *row, size_t *col);
+/*! ade_jacobian_loop_eval: the Jacobian at x (n values; NULL: the tape's
+ * recorded point) into the loop's matrix; *J (may be NULL) = that matrix.
+ * @return ADE_OK; ADE_WBRANCH (no recorder: a recorded comparison differs
+ * at x; J is that of the recorded path); ADE_WPATTERN (a recorder made a
+ * new tape at x whose pattern has entries the loop's had not: J is right
+ * at x, on the grown pattern, and earlier matrix pointers are stale);
+ * errors: ADE_EINVAL, ADE_ENOMEM, the recorder's, read errors. */
+ADE_API int ade_jacobian_loop_eval(ade_jacobian_loop *L, const double *x, const ade_sparse **J);
+/*! ade_jacobian_loop_retape: continue on t (a finished tape of the same
+ * function, e.g. recorded again after ADE_WBRANCH; the caller keeps it
+ * alive): its plan from the cache or built. @return ADE_OK (the pattern
+ * holds t's), ADE_WPATTERN (it grew), ADE_EINVAL (another n or m), errors
+ * as ade_plan_cache_get. On error the loop keeps its tape. */
+ADE_API int ade_jacobian_loop_retape(ade_jacobian_loop *L, ade_tape *t);
+/*! ade_jacobian_loop_tape: the tape the loop evaluates now. */
+ADE_API ade_tape *ade_jacobian_loop_tape(const ade_jacobian_loop *L);
+/*! ade_jacobian_loop_report: the loop's counters. */
+ADE_API void ade_jacobian_loop_report(const ade_jacobian_loop *L, ade_jacobian_loop_stats *s);
 
 /* Sparse Jacobians by Curtis-Powell-Reid (CPR) compression: the pattern of
  * J from the c-graph, a greedy distance-2 coloring of its columns (forward)

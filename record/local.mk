@@ -7,4 +7,5 @@ libadelim_core_la_SOURCES += \
 	%D%/record.c \
 	%D%/callsite.c \
 	%D%/reader.c \
-	%D%/inspect.c
+	%D%/inspect.c \
+	%D%/shash.c

@@ -65,6 +65,11 @@ int ade__writer_flush(ade_tape *t) {
   int st = ade__chunk_write(&t->store, t->cctx, t->wlevel, (uint32_t)t->meta.nchunks, w->first,
                             w->n, w->col, w->scratch, &e);
   if (st) return st;
+  if (t->shrec_chunks == t->meta.nchunks) { /* the structure hash while the columns are hot */
+    ade__shash_chunk(t->shrec, w->first, w->n, w->col[ADE__COL_OPS].p, w->col[ADE__COL_OPS].len,
+                     w->col[ADE__COL_REFS].p, w->col[ADE__COL_REFS].len);
+    t->shrec_chunks++;
+  }
   ade__meta_add_chunk(&t->meta, &e);
   for (int op = 0; op < 256; op++) t->meta.opcount[op] += w->opcount[op];
   memset(w->opcount, 0, sizeof w->opcount);

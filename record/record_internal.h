@@ -123,6 +123,14 @@ struct ade_tape {
   ade__store store;
   ade__header hdr;
   ade__meta meta;
+  /* Structure hash (shash.c): two independent hashes of the opcode and
+   * operand-reference columns, accumulated by the recorder as it flushes
+   * chunks (shrec_chunks of them), and the final hashes once computed
+   * (shash_set = 1; published on the tape itself, never on a clone). */
+  uint64_t shrec[2];
+  size_t shrec_chunks;
+  _Atomic uint64_t shash[2];
+  _Atomic int shash_set;
   void *cctx, *dctx;
   ade__writer *w;      /* while recording */
   ade__chunkdata cd;   /* reading */
@@ -164,6 +172,12 @@ int ade__writer_flush(ade_tape *t);
 extern _Thread_local ade_tape *ade__cur __attribute__((tls_model("initial-exec")));
 static inline ade_tape *ade__current(void) { return ade__cur; }
 
+
+/* Structure hash (shash.c): absorb a chunk's opcode and reference columns
+ * into h (two hashes); ade__tape_shape: t's two final hashes. */
+void ade__shash_chunk(uint64_t h[2], uint64_t first, size_t records, const unsigned char *ops,
+                      size_t nops, const unsigned char *refs, size_t nrefs);
+int ade__tape_shape(ade_tape *t, uint64_t h[2]);
 
 /* Reading. */
 int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, size_t *cap);

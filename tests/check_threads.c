@@ -78,6 +78,10 @@ static void evaluate(ade_tape *t, int grad, const double *x, out *o) {
   for (int k = 0; k < ADE_ORDER_COUNT; k++) /* at the recorded point */
     put_result(o, ade_jacobian(t, k, NULL, &A, NULL), &A);
   put_result(o, ade_jacobian_cpr(t, ADE_FORWARD, x, &A, NULL), &A);
+  put_result(o, ade_jacobian(t, ADE_ELIM_AUTO, NULL, &A, NULL), &A);
+  uint64_t h = 0;
+  FAILS(o, ade_tape_structure_hash(t, &h));
+  put(o, (const double[]){(double)(h >> 32), (double)(h & 0xffffffffu)}, 2);
   ade_elim_plan *p = NULL;
   if (ade_elim_plan_create(&p, t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL) < 0 ||
       ade_elim_plan_pattern(p, &A) < 0)

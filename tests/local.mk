@@ -34,6 +34,14 @@ check_PROGRAMS += %D%/check_threads
 %C%_check_threads_LDFLAGS = -pthread
 TESTS += %D%/check_threads
 
+check_PROGRAMS += %D%/check_plancache
+%C%_check_plancache_SOURCES = %D%/check_plancache.c %D%/randprog.h
+%C%_check_plancache_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_plancache_CFLAGS = $(TEST_CFLAGS) -pthread
+%C%_check_plancache_LDADD = $(TEST_LDADD)
+%C%_check_plancache_LDFLAGS = -pthread
+TESTS += %D%/check_plancache
+
 include tests/fuzz/local.mk
 
 # Build an example against the installed library through pkg-config.

@@ -1,0 +1,338 @@
+/* cache.c: plan caches keyed by the structure hash of a tape, and Jacobian loops (record once, plan once, evaluate at many points). */
+#include <pthread.h>
+
+#include "elim_internal.h"
+#include "eval_internal.h"
+
+/* What a tape's structure must match besides the first hash: the second,
+ * independent hash and the counts a plan depends on. */
+typedef struct shape {
+  uint64_t h[2];
+  uint64_t records;
+  size_t nchunks, n, m;
+  uint64_t opcount[256];
+  uint32_t *chunkrec; /* records of each chunk */
+} shape;
+
+typedef struct entry {
+  shape s;
+  int method;
+  ade_elim_plan *p;
+  uint64_t used; /* the cache's tick at the last hit: least recently used goes first */
+} entry;
+
+struct ade_plan_cache {
+  pthread_mutex_t mu;
+  size_t cap, n;
+  entry *e;
+  uint64_t tick;
+  ade_plan_cache_stats st;
+};
+
+static int shape_of(ade_tape *t, shape *s) {
+  int st = ade__tape_shape(t, s->h);
+  if (st) return st;
+  const ade__meta *m = &t->meta;
+  s->records = m->records, s->nchunks = m->nchunks, s->n = m->nindep, s->m = m->ndep;
+  memcpy(s->opcount, m->opcount, sizeof s->opcount);
+  s->chunkrec = NULL;
+  return ADE_OK;
+}
+
+/* The same structure: second hash, counts, and chunk by chunk. */
+static int shape_same(const shape *a, const ade_tape *t, const shape *b) {
+  if (a->h[1] != b->h[1] || a->records != b->records || a->nchunks != b->nchunks || a->n != b->n ||
+      a->m != b->m || memcmp(a->opcount, b->opcount, sizeof a->opcount))
+    return 0;
+  for (size_t c = 0; c < a->nchunks; c++)
+    if (a->chunkrec[c] != t->meta.chunks[c].records) return 0;
+  return 1;
+}
+
+static int shape_keep(shape *s, const ade_tape *t) {
+  s->chunkrec = ade__alloc((s->nchunks + 1) * sizeof *s->chunkrec);
+  if (!s->chunkrec) return ade__fail(ADE_ENOMEM, "out of memory for a cache entry");
+  for (size_t c = 0; c < s->nchunks; c++) s->chunkrec[c] = t->meta.chunks[c].records;
+  return ADE_OK;
+}
+
+int ade_plan_cache_create(ade_plan_cache **cp, size_t capacity) {
+  if (!cp) return ade__fail(ADE_EINVAL, "ade_plan_cache_create: NULL result pointer");
+  *cp = NULL;
+  if (!capacity) capacity = 16;
+  if (capacity > ((size_t)1 << 20)) return ade__fail(ADE_EINVAL, "a plan cache of %zu plans is too large", capacity);
+  ade_plan_cache *c = ade__calloc(1, sizeof *c);
+  if (c && !(c->e = ade__calloc(capacity, sizeof *c->e))) ade__free(c), c = NULL;
+  if (!c) return ade__fail(ADE_ENOMEM, "out of memory for a plan cache");
+  if (pthread_mutex_init(&c->mu, NULL)) {
+    ade__free(c->e);
+    ade__free(c);
+    return ade__fail(ADE_ENOMEM, "cannot create a mutex");
+  }
+  c->cap = c->st.capacity = capacity;
+  *cp = c;
+  return ADE_OK;
+}
+
+static void entry_free(entry *e) {
+  ade_elim_plan_free(e->p);
+  ade__free(e->s.chunkrec);
+  memset(e, 0, sizeof *e);
+}
+
+void ade_plan_cache_free(ade_plan_cache *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) entry_free(&c->e[i]);
+  pthread_mutex_destroy(&c->mu);
+  ade__free(c->e);
+  ade__free(c);
+}
+
+void ade_plan_cache_report(ade_plan_cache *c, ade_plan_cache_stats *s) {
+  if (!c || !s) return;
+  pthread_mutex_lock(&c->mu);
+  *s = c->st;
+  s->entries = c->n;
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* Under the lock: the entry for (s, method), retained, or NULL. */
+static ade_elim_plan *lookup(ade_plan_cache *c, const ade_tape *t, const shape *s, int method) {
+  for (size_t i = 0; i < c->n; i++) {
+    entry *e = &c->e[i];
+    if (e->s.h[0] != s->h[0] || e->method != method) continue;
+    if (!shape_same(&e->s, t, s)) {
+      c->st.collisions++;
+      continue;
+    }
+    e->used = ++c->tick;
+    ade__plan_retain(e->p);
+    return e->p;
+  }
+  return NULL;
+}
+
+/* Under the lock: keep p for (s, method) (s's chunk list is taken), in a
+ * free slot or the least recently used one's. Another thread may have
+ * inserted the same structure meanwhile: then p is simply not kept. */
+static void insert(ade_plan_cache *c, const ade_tape *t, shape *s, int method, ade_elim_plan *p) {
+  for (size_t i = 0; i < c->n; i++)
+    if (c->e[i].s.h[0] == s->h[0] && c->e[i].method == method && shape_same(&c->e[i].s, t, s)) return;
+  size_t k = c->n;
+  if (k == c->cap) {
+    k = 0;
+    for (size_t i = 1; i < c->n; i++)
+      if (c->e[i].used < c->e[k].used) k = i;
+    entry_free(&c->e[k]);
+    c->st.evictions++;
+  } else {
+    c->n++;
+  }
+  ade__plan_retain(p);
+  c->e[k] = (entry){*s, method, p, ++c->tick};
+  s->chunkrec = NULL;
+}
+
+int ade_plan_cache_get(ade_plan_cache *c, ade_tape *t, int method, ade_elim_plan **pp, int *hit,
+                       ade_jacobian_report *report) {
+  shape s;
+  if (!c || !pp) return ade__fail(ADE_EINVAL, "ade_plan_cache_get: NULL argument");
+  *pp = NULL;
+  if (hit) *hit = 0;
+  if (!ade__method_valid(method)) return ade__fail(ADE_EINVAL, "ade_plan_cache_get: unknown method %d", method);
+  int st = shape_of(t, &s);
+  if (st) return st;
+  pthread_mutex_lock(&c->mu);
+  ade_elim_plan *p = lookup(c, t, &s, method);
+  if (p) c->st.hits++;
+  pthread_mutex_unlock(&c->mu);
+  if (p) { /* the creation report, as a hit */
+    if (report) *report = *ade__plan_report(p), report->cached = 1;
+    if (hit) *hit = 1;
+    *pp = p;
+    return ADE_OK;
+  }
+  /* A miss: build outside the lock (other threads go on), then keep it. */
+  st = ade_elim_plan_create(&p, t, method, NULL, report);
+  if (!st) st = shape_keep(&s, t);
+  if (!st) {
+    pthread_mutex_lock(&c->mu);
+    c->st.misses++;
+    insert(c, t, &s, method, p);
+    pthread_mutex_unlock(&c->mu);
+    *pp = p;
+  } else {
+    ade_elim_plan_free(p);
+  }
+  ade__free(s.chunkrec);
+  return st;
+}
+
+/* ------------------------------------------------------- Jacobian loops */
+
+struct ade_jacobian_loop {
+  ade_plan_cache *cache, *own;  /* own: the private cache, if the caller gave none */
+  int method;
+  ade_tape *t;                  /* the tape evaluated */
+  int owned;                    /* t came from the recorder: ours to free */
+  ade_elim_plan *p;             /* t's plan */
+  ade_sparse *P;                /* the plan's own pattern (its values at x) */
+  ade_sparse *J;                /* the union of the patterns seen, values at x */
+  size_t *pos;                  /* entry k of P is entry pos[k] of J */
+  int same;                     /* P's pattern is J's: no scatter */
+  ade_record_fn rec;
+  void *ud;
+  ade_jacobian_loop_stats st;
+};
+
+/* The union of J's pattern and P's into *U (NULL if P adds nothing), and
+ * the position in it (or in J) of each of P's entries. */
+static int merge(const ade_sparse *J, const ade_sparse *P, ade_sparse **U, size_t *pos) {
+  size_t add = 0;
+  *U = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t nz = 0;
+    for (size_t i = 0; i < P->m; i++) {
+      size_t a = J->rowptr[i], b = P->rowptr[i];
+      if (pass) (*U)->rowptr[i] = nz;
+      while (a < J->rowptr[i + 1] || b < P->rowptr[i + 1]) {
+        size_t ca = a < J->rowptr[i + 1] ? J->col[a] : SIZE_MAX, cb = b < P->rowptr[i + 1] ? P->col[b] : SIZE_MAX;
+        size_t col = ca < cb ? ca : cb;
+        if (cb == col) pos[b++] = nz;
+        if (ca == col) a++;
+        else if (!pass) add++;
+        if (pass) (*U)->col[nz] = col, (*U)->val[nz] = 0;
+        nz++;
+      }
+    }
+    if (!pass && !add) return ADE_OK; /* pos is into J */
+    if (pass) (*U)->rowptr[P->m] = nz;
+    else {
+      int st = ade_sparse_create(U, J->m, J->n, nz, 0);
+      if (st) return st;
+    }
+  }
+  return ADE_OK;
+}
+
+/* Take tape t (owned or not) with its plan p: pattern, union, map. */
+static int take(ade_jacobian_loop *L, ade_tape *t, int owned, ade_elim_plan *p) {
+  ade_sparse *P = NULL, *U = NULL;
+  size_t *pos = NULL;
+  int st = ade_elim_plan_pattern(p, &P), grew = 0;
+  if (!st && !(pos = ade__alloc((P->nnz + 1) * sizeof *pos))) st = ade__fail(ADE_ENOMEM, "out of memory for a loop");
+  if (!st && L->J && (P->m != L->J->m || P->n != L->J->n))
+    st = ade__fail(ADE_EINVAL, "the new tape's Jacobian is %zu x %zu, the loop's %zu x %zu", P->m, P->n, L->J->m,
+                   L->J->n);
+  if (!st && L->J) st = merge(L->J, P, &U, pos);
+  if (!st && !L->J) { /* the first: its own pattern */
+    st = ade_elim_plan_pattern(p, &U);
+    for (size_t k = 0; !st && k < P->nnz; k++) pos[k] = k;
+  }
+  if (st) {
+    ade_sparse_free(P);
+    ade__free(pos);
+    ade_elim_plan_free(p);
+    return st;
+  }
+  if (U) grew = L->J != NULL, ade_sparse_free(L->J), L->J = U;
+  if (L->owned && L->t != t) ade_tape_free(L->t);
+  ade_elim_plan_free(L->p);
+  ade_sparse_free(L->P);
+  ade__free(L->pos);
+  L->t = t, L->owned = owned, L->p = p, L->P = P, L->pos = pos;
+  L->same = P->nnz == L->J->nnz;
+  L->st.method = ade_elim_plan_method(p);
+  L->st.fma = ade_elim_plan_fma(p);
+  L->st.pattern_growths += (uint64_t)grew;
+  return grew ? ADE_WPATTERN : ADE_OK;
+}
+
+/* t's plan from the cache, then take it. */
+static int retape(ade_jacobian_loop *L, ade_tape *t, int owned) {
+  ade_elim_plan *p = NULL;
+  int hit = 0, st = ade_plan_cache_get(L->cache, t, L->method, &p, &hit, NULL);
+  if (st) return st;
+  L->st.plans_built += !hit;
+  return take(L, t, owned, p);
+}
+
+int ade_jacobian_loop_create(ade_jacobian_loop **Lp, ade_tape *t, int method, ade_plan_cache *cache) {
+  if (!Lp) return ade__fail(ADE_EINVAL, "ade_jacobian_loop_create: NULL result pointer");
+  *Lp = NULL;
+  ade_jacobian_loop *L = ade__calloc(1, sizeof *L);
+  if (!L) return ade__fail(ADE_ENOMEM, "out of memory for a Jacobian loop");
+  L->method = method;
+  L->cache = cache;
+  int st = cache ? ADE_OK : ade_plan_cache_create(&L->own, 8);
+  if (!cache) L->cache = L->own;
+  if (!st) st = retape(L, t, 0);
+  if (st) ade_jacobian_loop_free(L);
+  else *Lp = L;
+  return st;
+}
+
+void ade_jacobian_loop_free(ade_jacobian_loop *L) {
+  if (!L) return;
+  if (L->owned) ade_tape_free(L->t);
+  ade_elim_plan_free(L->p);
+  ade_sparse_free(L->P);
+  ade_sparse_free(L->J);
+  ade__free(L->pos);
+  ade_plan_cache_free(L->own);
+  ade__free(L);
+}
+
+void ade_jacobian_loop_set_recorder(ade_jacobian_loop *L, ade_record_fn fn, void *ud) {
+  if (L) L->rec = fn, L->ud = ud;
+}
+
+const ade_sparse *ade_jacobian_loop_matrix(const ade_jacobian_loop *L) { return L ? L->J : NULL; }
+
+ade_tape *ade_jacobian_loop_tape(const ade_jacobian_loop *L) { return L ? L->t : NULL; }
+
+void ade_jacobian_loop_report(const ade_jacobian_loop *L, ade_jacobian_loop_stats *s) {
+  if (L && s) *s = L->st;
+}
+
+int ade_jacobian_loop_triplets(const ade_jacobian_loop *L, size_t *row, size_t *col) {
+  if (!L || !row || !col) return ade__fail(ADE_EINVAL, "ade_jacobian_loop_triplets: NULL argument");
+  for (size_t i = 0; i < L->J->m; i++)
+    for (size_t k = L->J->rowptr[i]; k < L->J->rowptr[i + 1]; k++) row[k] = i, col[k] = L->J->col[k];
+  return ADE_OK;
+}
+
+int ade_jacobian_loop_retape(ade_jacobian_loop *L, ade_tape *t) {
+  if (!L || !t) return ade__fail(ADE_EINVAL, "ade_jacobian_loop_retape: NULL argument");
+  int st = retape(L, t, 0);
+  L->st.retapes += st >= 0;
+  return st;
+}
+
+/* The plan at x into L->J (scattered onto the union pattern). */
+static int run(ade_jacobian_loop *L, const double *x) {
+  ade_sparse *T = L->same ? L->J : L->P;
+  int st = ade_elim_plan_jacobian(L->p, L->t, x, T);
+  if (st < 0 || L->same) return st;
+  memset(L->J->val, 0, L->J->nnz * sizeof *L->J->val);
+  for (size_t k = 0; k < T->nnz; k++) L->J->val[L->pos[k]] = T->val[k];
+  return st;
+}
+
+int ade_jacobian_loop_eval(ade_jacobian_loop *L, const double *x, const ade_sparse **J) {
+  if (!L) return ade__fail(ADE_EINVAL, "ade_jacobian_loop_eval: NULL loop");
+  int st = run(L, x), grew = 0;
+  if (st == ADE_WBRANCH && L->rec && x) { /* record at x, continue on the new tape */
+    ade_tape *t = NULL;
+    st = L->rec(L->ud, x, &t);
+    if (st >= 0 && !t) st = ade__fail(ADE_EINVAL, "the recorder returned no tape");
+    if (st >= 0) {
+      st = retape(L, t, 1);
+      if (st < 0) ade_tape_free(t);
+    }
+    if (st >= 0) L->st.retapes++, grew = st == ADE_WPATTERN, st = run(L, x);
+  }
+  if (st >= 0) L->st.evals++;
+  if (J) *J = L->J;
+  return st == ADE_OK && grew ? ADE_WPATTERN : st;
+}
