@@ -122,3 +122,13 @@ EXTRA_PROGRAMS += %D%/bench_order
 %C%_bench_order_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_order_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_order$(EXEEXT)
+
+# bench_hesscolor: sparse Hessians at new points, edge pushing against a
+# star-colored plan, and ADE_HESS_AUTO's choice (doc/benchmarks.md).
+EXTRA_PROGRAMS += %D%/bench_hesscolor
+%C%_bench_hesscolor_SOURCES = %D%/bench_hesscolor.c %D%/bench_hessian.h %D%/hessian_problems.h \
+	%D%/bench_util.c %D%/bench_util.h
+%C%_bench_hesscolor_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_hesscolor_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_hesscolor_LDADD = $(BENCH_LDADD)
+bench: %D%/bench_hesscolor$(EXEEXT)
