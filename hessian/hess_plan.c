@@ -104,6 +104,11 @@ static int plan_create(ade_hess_plan **pp, ade_tape *t, int method, ade_hess_rep
     p->ep_fma = rep.fma;
     memset(p->P->val, 0, p->P->nnz * sizeof *p->P->val);
   }
+  if (!st && (method == ADE_HESS_STAR || method == ADE_HESS_AUTO))
+    /* The graph (2 per entry), the color-count map (2 entries per edge at
+     * most half full, key and value), recovery's arrays, per vertex 4. */
+    st = ade__budget(t->memlimit, ade__mul_size(p->P->nnz + p->n + 1, 16 * sizeof(size_t)),
+                     "the star coloring of a pattern with %zu entries", p->P->nnz);
   if (!st && (method == ADE_HESS_STAR || method == ADE_HESS_AUTO)) {
     p->color = ade__alloc((p->n + 1) * sizeof *p->color);
     p->src = ade__alloc((p->P->nnz + 1) * sizeof *p->src);
