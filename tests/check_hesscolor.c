@@ -1,4 +1,5 @@
 /* check_hesscolor.c: star coloring, compressed Hessians and Hessian plans against forward-over-reverse, edge pushing and an independent star checker. */
+#include <pthread.h>
 #include <string.h>
 
 #include "hessian_internal.h"
@@ -401,6 +402,56 @@ START_TEST(out_of_memory) {
 }
 END_TEST
 
+/* One plan and one tape shared by four threads, each at its own points
+ * with its own H: the values bitwise those of one thread alone. */
+typedef struct job {
+  ade_hess_plan *P;
+  ade_tape *t;
+  double x[5], *val;
+  int st;
+} job;
+
+static void *job_run(void *v) {
+  job *j = v;
+  ade_sparse *H = NULL;
+  ade_hess_options o = {j->x, NULL, NULL};
+  j->st = ade_hess_plan_pattern(j->P, &H);
+  for (int r = 0; r < 20 && !j->st; r++) j->st = ade_hess_plan_hessian(j->P, j->t, &o, H, NULL);
+  if (!j->st) memcpy(j->val, H->val, H->nnz * sizeof *H->val);
+  ade_sparse_free(H);
+  return NULL;
+}
+
+START_TEST(shared_plan) {
+  randprog p = rp_make(77, 5, 1, 80);
+  double x[5] = {0.3, -0.7, 1.1, 0.5, -0.2};
+  ade_tape *t = rp_record(&p, x, NULL);
+  ade_hess_plan *P;
+  ck_assert_int_eq(ade_hess_plan_create(&P, t, ADE_HESS_STAR, NULL), ADE_OK);
+  ade_sparse *H;
+  ck_assert_int_eq(ade_hess_plan_pattern(P, &H), ADE_OK);
+  job J[4];
+  pthread_t th[4];
+  for (int k = 0; k < 4; k++) {
+    J[k] = (job){P, t, {0}, malloc(sizeof(double) * (H->nnz + 1)), -1};
+    for (int i = 0; i < 5; i++) J[k].x[i] = x[i] + 0.1 * (k + 1) * (i % 2 ? 1 : -1);
+  }
+  for (int k = 0; k < 4; k++) ck_assert_int_eq(pthread_create(&th[k], NULL, job_run, &J[k]), 0);
+  for (int k = 0; k < 4; k++) ck_assert_int_eq(pthread_join(th[k], NULL), 0);
+  for (int k = 0; k < 4; k++) {
+    ck_assert_int_ge(J[k].st, 0);
+    ade_hess_options o = {J[k].x, NULL, NULL};
+    ck_assert_int_ge(ade_hess_plan_hessian(P, t, &o, H, NULL), 0);
+    ck_assert(H->nnz == 0 || memcmp(H->val, J[k].val, H->nnz * sizeof *H->val) == 0);
+    free(J[k].val);
+  }
+  ade_sparse_free(H);
+  ade_hess_plan_free(P);
+  ade_tape_free(t);
+  rp_free(&p);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("hesscolor");
   TCase *tc = tcase_create("coloring");
@@ -412,6 +463,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, random_plans, 0, 400);
   tcase_add_test(tc, auto_choice);
+  tcase_add_test(tc, shared_plan);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, out_of_memory);
   suite_add_tcase(s, tc);
