@@ -157,8 +157,8 @@ void ade__hvp_end(ade__hvp *f);
 
 /* ADE_HESS_AUTO's rule (hess_plan.c): star when its predicted fma are
  * fewer than this many times edge pushing's. bench_hesscolor measured an
- * edge-push multiply-add (hashed rows of the live Hessian) at 50 to 140 ns
- * and a compressed sweep's (arrays, directions innermost) at 2 to 12 ns:
+ * edge-push multiply-add (hashed rows of the live Hessian) at 50 to 200 ns
+ * and a compressed sweep's (arrays, directions innermost) at 2 to 18 ns:
  * break-even weights 10 to 70 on its problems; 16 picks the faster method
  * on all eight of them (doc/hessians.md). */
 #define ADE__HESS_EP_WEIGHT 16
