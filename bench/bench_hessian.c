@@ -37,7 +37,7 @@
 #undef BH_REAL
 #undef BH_FN
 
-#define NM ADE_HESS_NMETHODS
+#define NM (ADE_HESS_EDGE_PUSH_PREACC + 1) /* the one-shot methods; star plans: bench_hesscolor */
 #define SKIPPED (-1.0) /* a time not measured on purpose */
 #define FAILED (-2.0)  /* a call that returned an error */
 

@@ -130,3 +130,13 @@ EXTRA_PROGRAMS += %D%/bench_loop
 %C%_bench_loop_CPPFLAGS = $(BENCH_CPPFLAGS)
 %C%_bench_loop_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_loop_LDADD = $(BENCH_LDADD)
+
+# bench_hesscolor: sparse Hessians at new points, edge pushing against a
+# star-colored plan, and ADE_HESS_AUTO's choice (doc/benchmarks.md).
+EXTRA_PROGRAMS += %D%/bench_hesscolor
+%C%_bench_hesscolor_SOURCES = %D%/bench_hesscolor.c %D%/bench_hessian.h %D%/hessian_problems.h \
+	%D%/bench_util.c %D%/bench_util.h
+%C%_bench_hesscolor_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_hesscolor_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_hesscolor_LDADD = $(BENCH_LDADD)
+bench: %D%/bench_hesscolor$(EXEEXT)

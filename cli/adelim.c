@@ -45,8 +45,10 @@ static int unknown_command(const char *name);
   "prints the same for every method, one row each.\n"                          \
   "\n"                                                                         \
   "  --method M      edge-push (default), ve-reverse, ve-markowitz,\n"         \
-  "                  for-over-rev, edge-push-preacc, or all (one column\n"     \
-  "                  per method, with the error against for-over-rev)\n"       \
+  "                  for-over-rev, edge-push-preacc, star (pattern, star\n"    \
+  "                  coloring, one Hessian-vector product per color), auto\n"  \
+  "                  (one call: edge-push), or all (one column per\n"         \
+  "                  method, with the error against for-over-rev)\n"          \
   "  --weights W     comma-separated weights, one per dependent (required\n"  \
   "                  when the tape has more than one)\n"                       \
   "  --out FILE      write H as a Matrix Market file (symmetric)\n"           \

@@ -171,7 +171,7 @@ void cli_hess_free(cli_hess *res, size_t nm);
 /* The error column of res[0..nm-1]: max |H - H_ref| / max |H_ref|, H_ref
  * by for-over-rev when it is among them and succeeded. */
 void cli_hess_errors(cli_hess *res, size_t nm);
-#define CLI_HESS_NCOLS 9
+#define CLI_HESS_NCOLS 10
 extern const char *const cli_hess_heads[CLI_HESS_NCOLS];
 /* The cells of one method's row ("" when not defined). */
 void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]);

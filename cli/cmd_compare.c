@@ -508,7 +508,7 @@ static int by_hess_fma(const void *a, const void *b) {
 /* The Hessian methods one at a time, for-over-rev (the reference) first,
  * each row printed in text as soon as its error is known. */
 static int run_hessians(cmp *c, const double *w, cli_hess *res) {
-  static const int hminw[CLI_HESS_NCOLS] = {16, 22, 16, 8, 8, 8, 8, 8, 7};
+  static const int hminw[CLI_HESS_NCOLS] = {16, 22, 16, 8, 8, 8, 8, 6, 8, 7};
   char cl[CLI_GRID_MAXCOLS][CLI_CELL];
   int status = CLI_OK;
   res[0].method = ADE_HESS_FOR_OVER_REV;

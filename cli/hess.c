@@ -82,7 +82,8 @@ void cli_hess_free(cli_hess *res, size_t nm) {
 }
 
 const char *const cli_hess_heads[CLI_HESS_NCOLS] = {"method", "value", "nonzeros (lower)", "updates",
-                                                   "fma", "max live", "vertices", "seconds", "error"};
+                                                   "fma", "max live", "vertices", "colors", "seconds",
+                                                   "error"};
 
 void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]) {
   const ade_hess_report *r = &h->r;
@@ -94,8 +95,9 @@ void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]) {
   for (int k = 5; k < CLI_HESS_NCOLS; k++) out[k][0] = '\0';
   if (r->max_live) snprintf(out[5], CLI_CELL, "%zu", r->max_live);
   if (r->vertices) snprintf(out[6], CLI_CELL, "%zu", r->vertices);
-  snprintf(out[7], CLI_CELL, "%.3g", r->seconds);
-  if (h->err >= 0) snprintf(out[8], CLI_CELL, "%.2g", h->err);
+  if (r->colors) snprintf(out[7], CLI_CELL, "%zu", r->colors);
+  snprintf(out[8], CLI_CELL, "%.3g", r->seconds);
+  if (h->err >= 0) snprintf(out[9], CLI_CELL, "%.2g", h->err);
 }
 
 /* The methods that succeeded, in the order given. */
@@ -142,6 +144,7 @@ void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm) {
     cli_json_u64(j, "fma", h->r.fma);
     cli_json_opt(j, "max_live", h->r.max_live > 0, (double)h->r.max_live);
     cli_json_opt(j, "vertices", h->r.vertices > 0, (double)h->r.vertices);
+    cli_json_opt(j, "colors", h->r.colors > 0, (double)h->r.colors);
     cli_json_num(j, "seconds", h->r.seconds);
     cli_json_opt(j, "error", h->err >= 0, h->err);
     cli_json_close(j);

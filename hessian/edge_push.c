@@ -33,6 +33,7 @@ typedef struct ep {
   ade__buf *pend; /* uint64_t ids */
   size_t limit, rowbytes; /* the tape's memory limit; bytes of the rows */
   int over;               /* ep_budget failed (its message stands) */
+  int structural;         /* the pattern: structural partials, no values */
 } ep;
 
 /* Within the tape's memory limit with cap live slots? The slot arrays,
@@ -229,7 +230,8 @@ static int step(ep *e, const ade__view *v, uint32_t i, const double *V, uint32_t
     return process(e, s, S->np, S->id, S->d, S->h);
   }
   ade__local L;
-  ade__hess_local(v, i, V, &L);
+  if (e->structural) ade__hess_local_struct(v, i, &L);
+  else ade__hess_local(v, i, V, &L);
   return process(e, s, L.np, L.id, L.d, L.h);
 }
 
@@ -311,6 +313,8 @@ static int run(ade_tape *t, const double *V, const double *w, int preacc, ade_sp
                ade_hess_report *r, ade__hlog *log) {
   ep e;
   memset(&e, 0, sizeof e);
+  e.structural = preacc < 0;
+  if (preacc < 0) preacc = 0;
   e.m = &t->meta;
   e.log = log;
   e.limit = t->memlimit;
@@ -340,4 +344,8 @@ int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H
 int ade__edge_push_preacc(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
                           ade_hess_report *r, ade__hlog *log) {
   return run(t, V, w, 1, H, g, r, log);
+}
+
+int ade__edge_push_pattern(ade_tape *t, ade_sparse **H, ade_hess_report *r) {
+  return run(t, NULL, NULL, -1, H, NULL, r, NULL);
 }

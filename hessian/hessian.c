@@ -5,7 +5,7 @@
 #include "hessian_internal.h"
 
 static const char *const method_names[ADE_HESS_NMETHODS] = {
-    "edge-push", "ve-reverse", "ve-markowitz", "for-over-rev", "edge-push-preacc"};
+    "edge-push", "ve-reverse", "ve-markowitz", "for-over-rev", "edge-push-preacc", "star", "auto"};
 
 const char *ade_hess_method_name(int method) {
   return method >= 0 && method < ADE_HESS_NMETHODS ? method_names[method] : NULL;
@@ -54,6 +54,50 @@ void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local
       L->h[p * (p + 1) / 2 + q] += (j != l && p == q ? 2 : 1) * h[j * (j + 1) / 2 + l];
     }
   L->np = ade__local_drop(L->np, L->id, L->d, L->h);
+}
+
+/* Which second partials an operation can have nonzero anywhere: a bit per
+ * packed entry h[a*(a+1)/2 + b]. Every active operation may have all
+ * (the safe default a new row gets) except these, whose second partials are
+ * zero at every point by their rule (ops_rules.h); check_hesscolor tests
+ * each mask against the rules at random points. */
+static unsigned struct_h(unsigned op) {
+  switch (op) {
+  case ADE_OP_DEP: case ADE_OP_ADD: case ADE_OP_SUB: case ADE_OP_NEG: case ADE_OP_FABS:
+  case ADE_OP_FMIN: case ADE_OP_FMAX: case ADE_OP_COPYSIGN: return 0;
+  case ADE_OP_MUL: case ADE_OP_FMA: return 1u << 1; /* h_ab */
+  case ADE_OP_DIV: return 1u << 1 | 1u << 2;        /* h_ab, h_bb: a/b is linear in a */
+  default: return 0x3fu;
+  }
+}
+
+unsigned ade__hess_struct_mask(unsigned op) {
+  return op < ADE_OP_COUNT && !(ade__optab[op].flags & ADE__PASSIVE) ? struct_h(op) : 0;
+}
+
+void ade__hess_local_struct(const ade__view *v, uint32_t i, ade__local *L) {
+  unsigned op = v->op[i], mask = ade__hess_struct_mask(op);
+  const int k = ade__optab[op].arity;
+  int pos[ADE__MAX_ARITY];
+  L->np = 0;
+  if (k == 0 || (ade__optab[op].flags & ADE__PASSIVE)) return;
+  memset(L->h, 0, sizeof L->h);
+  const uint64_t *arg = ade__view_arg(v, i);
+  for (int j = 0; j < k; j++) { /* first partials: 1 (positive sums never cancel) */
+    int q = 0;
+    pos[j] = -1;
+    if (!arg[j]) continue;
+    while (q < L->np && L->id[q] != arg[j]) q++;
+    if (q == L->np) L->id[L->np++] = arg[j];
+    L->d[q] = 1;
+    pos[j] = q;
+  }
+  for (int j = 0; j < k; j++)
+    for (int l = 0; l <= j; l++)
+      if (pos[j] >= 0 && pos[l] >= 0 && (mask >> (j * (j + 1) / 2 + l) & 1u)) {
+        int p = ADE__MAX(pos[j], pos[l]), q = ADE__MIN(pos[j], pos[l]);
+        L->h[p * (p + 1) / 2 + q] = 1;
+      }
 }
 
 /* In place: entry (q, o) moves to (map[q], map[o]), never to a later
@@ -119,7 +163,7 @@ void ade__hlog_sort(ade__hlog *g) {
   if (g && g->n) qsort(g->e, g->n, 3 * sizeof *g->e, ent_cmp);
 }
 
-static int check_args(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H) {
+int ade__hess_check(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H) {
   int st = ade__tape_usable(t);
   if (st) return st;
   if (!H) return ade__fail(ADE_EINVAL, "ade_hessian: H is NULL");
@@ -134,7 +178,7 @@ static int check_args(ade_tape *t, int method, const ade_hess_options *o, ade_sp
 }
 
 /* f = sum w_i y_i from the dependents' values. */
-static int weighted_value(ade_tape *t, const double *V, const double *w, double *f) {
+int ade__hess_value(ade_tape *t, const double *V, const double *w, double *f) {
   const ade__meta *m = &t->meta;
   *f = 0;
   size_t j = 0;
@@ -151,38 +195,64 @@ static int weighted_value(ade_tape *t, const double *V, const double *w, double 
   return ADE_OK;
 }
 
-static int hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
-                   ade_hess_report *r) {
-  ade_hess_report rep;
-  memset(&rep, 0, sizeof rep);
-  double t0 = ade__now(), *V = NULL;
-  if (H) *H = NULL;
-  int st = check_args(t, method, o, H), warn = ADE_OK, point = 0;
-  const double *x = o ? o->x : NULL, *w = o ? o->w : NULL;
-  double *g = o ? o->grad : NULL;
-  if (!st && ade__point_wanted(t, x)) { /* no value array: views at x (point.c) */
+int ade__hess_point_begin(ade_tape *t, const double *x, ade__hpoint *hp) {
+  int st = ADE_OK;
+  memset(hp, 0, sizeof *hp);
+  if (ade__point_wanted(t, x)) { /* no value array: views at x (point.c) */
     st = ade__point_begin(t, x);
-    point = !st;
-    if (point && t->pt.flips) warn = ADE_WBRANCH;
-  } else if (!st && x) {
-    V = ade__alloc(ade__mul_size((size_t)t->meta.records + 1, sizeof *V));
-    st = V ? ade__replay_values(t, x, V) : ade__fail(ADE_ENOMEM, "out of memory for the values at x");
+    hp->point = !st;
+    if (hp->point && t->pt.flips) hp->warn = ADE_WBRANCH;
+  } else if (x) {
+    hp->V = ade__alloc(ade__mul_size((size_t)t->meta.records + 1, sizeof *hp->V));
+    st = hp->V ? ade__replay_values(t, x, hp->V) : ade__fail(ADE_ENOMEM, "out of memory for the values at x");
     if (st == ADE_WBRANCH) {
-      warn = st;
+      hp->warn = st;
       st = ADE_OK;
     }
   }
-  if (!st) st = weighted_value(t, V, w, &rep.value);
-  if (!st) {
-    switch (method) {
-    case ADE_HESS_EDGE_PUSH: st = ade__edge_push(t, V, w, H, g, &rep, NULL); break;
-    case ADE_HESS_FOR_OVER_REV: st = ade__for_over_rev(t, V, w, H, g, &rep); break;
-    case ADE_HESS_EDGE_PUSH_PREACC: st = ade__edge_push_preacc(t, V, w, H, g, &rep, NULL); break;
-    default: st = ade__vertex_elim(t, V, w, method, H, g, &rep, NULL); break;
-    }
+  return st;
+}
+
+void ade__hess_point_end(ade_tape *t, ade__hpoint *hp) {
+  ade__free(hp->V);
+  hp->V = NULL;
+  if (hp->point) ade__point_end(t);
+  hp->point = 0;
+}
+
+int ade__hess_warn(int st, int warn) {
+  if (!st && warn) ade__fail(warn, "recorded comparisons differ at this point; the Hessian is that "
+                             "of the recorded operation sequence");
+  return st ? st : warn;
+}
+
+/* One method at the point set up (hp); *H gets its result. */
+int ade__hess_method(ade_tape *t, int method, const ade__hpoint *hp, const double *w, ade_sparse **H, double *g,
+                     ade_hess_report *rep) {
+  switch (method) {
+  case ADE_HESS_AUTO: /* one call: the star method's pattern alone costs an edge push */
+  case ADE_HESS_EDGE_PUSH: return ade__edge_push(t, hp->V, w, H, g, rep, NULL);
+  case ADE_HESS_FOR_OVER_REV: return ade__for_over_rev(t, hp->V, w, H, g, rep);
+  case ADE_HESS_EDGE_PUSH_PREACC: return ade__edge_push_preacc(t, hp->V, w, H, g, rep, NULL);
+  case ADE_HESS_STAR: return ade__star_once(t, hp->V, w, H, g, rep);
+  default: return ade__vertex_elim(t, hp->V, w, method, H, g, rep, NULL);
   }
-  ade__free(V);
-  if (point) ade__point_end(t);
+}
+
+static int hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
+                   ade_hess_report *r) {
+  ade_hess_report rep;
+  ade__hpoint hp = {NULL, 0, 0};
+  memset(&rep, 0, sizeof rep);
+  double t0 = ade__now();
+  if (H) *H = NULL;
+  int st = ade__hess_check(t, method, o, H);
+  const double *x = o ? o->x : NULL, *w = o ? o->w : NULL;
+  double *g = o ? o->grad : NULL;
+  if (!st) st = ade__hess_point_begin(t, x, &hp);
+  if (!st) st = ade__hess_value(t, hp.V, w, &rep.value);
+  if (!st) st = ade__hess_method(t, method, &hp, w, H, g, &rep);
+  ade__hess_point_end(t, &hp);
   if (st && H) {
     ade_sparse_free(*H);
     *H = NULL;
@@ -190,9 +260,7 @@ static int hessian(ade_tape *t, int method, const ade_hess_options *o, ade_spars
   rep.nnz = !st && H && *H ? (*H)->nnz : 0;
   rep.seconds = ade__now() - t0;
   if (r) *r = rep;
-  if (!st && warn) ade__fail(warn, "recorded comparisons differ at this point; the Hessian is that "
-                             "of the recorded operation sequence");
-  return st ? st : warn;
+  return ade__hess_warn(st, hp.warn);
 }
 
 int ade_hessian(ade_tape *shared, int method, const ade_hess_options *o, ade_sparse **H,

@@ -18,6 +18,12 @@ typedef struct ade__local {
 /* Local partials of record i of the loaded view; V (NULL: recorded point)
  * holds the values at a new point. */
 void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local *L);
+/* The structure of record i's local partials: 1 where an operand's first
+ * partial or a second partial can be nonzero at some point, else 0 (no
+ * values read). ade__hess_struct_mask(op): the bits of the packed h that
+ * can be nonzero. */
+void ade__hess_local_struct(const ade__view *v, uint32_t i, ade__local *L);
+unsigned ade__hess_struct_mask(unsigned op);
 /* Drop the operands with no nonzero first or second partial from np
  * operands (id, d, packed h), compacting in place; @return the new np. */
 int ade__local_drop(int np, uint64_t *id, double *d, double *h);
@@ -122,13 +128,71 @@ int ade__edge_push(ade_tape *t, const double *V, const double *w, ade_sparse **H
 /* The same with statement-level preaccumulation (ade__stmt). */
 int ade__edge_push_preacc(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
                           ade_hess_report *r, ade__hlog *log);
+/* The structural Hessian pattern (values: positive counts, never 0) of
+ * every dependent of t with weight 1: edge pushing on the structural local
+ * partials of ade__hess_local_struct, whose sums of positive terms never
+ * cancel, so every entry that can be nonzero at some point is present.
+ * r->fma: the multiply-adds edge pushing would run (a bound at any point). */
+int ade__edge_push_pattern(ade_tape *t, ade_sparse **H, ade_hess_report *r);
 int ade__for_over_rev(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g,
                       ade_hess_report *r);
+/* Vector forward-over-reverse (hvp.c): p directions S (n x p, row-major)
+ * give HS = H S (n x p) and the gradient g (may be NULL) of sum w_i y_i at
+ * the values V (NULL: the recorded point or the tape's point). The state
+ * holds A (one adjoint per variable), T and B (p tangents and adjoint
+ * tangents per variable), allocated once by ade__hvp_begin within the
+ * tape's memory limit. */
+typedef struct ade__hvp {
+  ade_tape *t;
+  const double *V, *w;
+  size_t p;
+  double *A, *T, *B;
+  uint64_t fma;
+} ade__hvp;
+/* Directions per sweep: at most want, as many as the memory limit allows. */
+size_t ade__hvp_width(const ade_tape *t, size_t want);
+int ade__hvp_begin(ade__hvp *f, ade_tape *t, size_t p);
+int ade__hvp_run(ade__hvp *f, const double *V, const double *w, const double *S, double *HS, double *g);
+void ade__hvp_end(ade__hvp *f);
+
+/* ADE_HESS_AUTO's rule (hess_plan.c): star when its predicted fma are
+ * fewer than this many times edge pushing's. bench_hesscolor measured an
+ * edge-push multiply-add (hashed rows of the live Hessian) at 50 to 200 ns
+ * and a compressed sweep's (arrays, directions innermost) at 2 to 18 ns:
+ * break-even weights 10 to 70 on its problems; 16 picks the faster method
+ * on all eight of them (doc/hessians.md). */
+#define ADE__HESS_EP_WEIGHT 16
+
+/* Star coloring (color.c): the adjacency of a symmetric pattern (both
+ * directions, no diagonal) and the direct recovery map src (P->nnz
+ * entries: the place i * nc + c in B = H S of each entry of P);
+ * ADE_EINVAL if color is not a star coloring of P. */
+int ade__sym_adjacency(const ade_sparse *P, size_t **ptr, size_t **adj);
+int ade__star_recovery(const ade_sparse *P, const size_t *color, size_t nc, size_t *src);
+
 int ade__vertex_elim(ade_tape *t, const double *V, const double *w, int order, ade_sparse **H,
                      double *g, ade_hess_report *r, ade__hlog *log);
 /* A method of ade__vertex_elim for the tests only: ve-markowitz choosing
  * each pair by a linear scan (O(V^2)), the reference for its heap. */
 #define ADE__HESS_VE_MARKOWITZ_SCAN 0x100
+
+/* The dispatcher's pieces (hessian.c), shared with plans (plan.c): the
+ * argument checks of ade_hessian; the values at x (V, or the tape's point
+ * beyond the memory limit; warn = ADE_WBRANCH when a recorded comparison
+ * differs there); f = sum w_i y_i; one method there; the final status. */
+typedef struct ade__hpoint {
+  double *V;
+  int point, warn;
+} ade__hpoint;
+int ade__hess_check(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H);
+int ade__hess_point_begin(ade_tape *t, const double *x, ade__hpoint *hp);
+void ade__hess_point_end(ade_tape *t, ade__hpoint *hp);
+int ade__hess_value(ade_tape *t, const double *V, const double *w, double *f);
+int ade__hess_method(ade_tape *t, int method, const ade__hpoint *hp, const double *w, ade_sparse **H, double *g,
+                     ade_hess_report *rep);
+int ade__hess_warn(int st, int warn);
+/* ADE_HESS_STAR in one call (plan.c): pattern, coloring, products, recovery. */
+int ade__star_once(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g, ade_hess_report *r);
 
 /* Build the symmetric CSR result from n dense lower-triangle rows given as
  * (col, val) triplets; used by every method. */

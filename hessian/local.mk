@@ -5,7 +5,10 @@ libadelim_core_la_SOURCES += \
 	%D%/edge_push.c \
 	%D%/statement.c \
 	%D%/for_over_rev.c \
-	%D%/vertex_elim.c
+	%D%/vertex_elim.c \
+	%D%/color.c \
+	%D%/hvp.c \
+	%D%/hess_plan.c
 
 check_PROGRAMS += tests/check_hessian
 tests_check_hessian_SOURCES = tests/check_hessian.c tests/randprog.h
@@ -13,3 +16,11 @@ tests_check_hessian_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_hessian_CFLAGS = $(TEST_CFLAGS)
 tests_check_hessian_LDADD = $(TEST_LDADD)
 TESTS += tests/check_hessian
+
+check_PROGRAMS += tests/check_hesscolor
+tests_check_hesscolor_SOURCES = tests/check_hesscolor.c tests/randprog.h
+tests_check_hesscolor_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_hesscolor_CFLAGS = $(TEST_CFLAGS) -pthread
+tests_check_hesscolor_LDADD = $(TEST_LDADD)
+tests_check_hesscolor_LDFLAGS = -pthread
+TESTS += tests/check_hesscolor

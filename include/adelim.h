@@ -1083,15 +1083,30 @@ ADE_API int ade_cgraph_print_dot(const ade_cgraph *g, void *file);
  *                           in its chunk, is folded into its user, and one
  *                           global step per tree of up to 16 records pushes
  *                           its dense local derivatives onto the leaves.
- *                           Same memory bound as ADE_HESS_EDGE_PUSH. */
+ *                           Same memory bound as ADE_HESS_EDGE_PUSH.
+ *   ADE_HESS_STAR           compressed: the structural pattern of H (edge
+ *                           pushing on structural partials), a star
+ *                           coloring of it (Gebremedhin, Manne, Pothen),
+ *                           one vector forward-over-reverse sweep pair
+ *                           with a direction per color, and each entry read
+ *                           directly off H S. Worth it in a loop through
+ *                           ade_hess_plan, which keeps pattern and coloring;
+ *                           one ade_hessian call pays for both.
+ *   ADE_HESS_AUTO           in a plan: ADE_HESS_STAR or ADE_HESS_EDGE_PUSH,
+ *                           whichever the predicted cost per evaluation
+ *                           favours (doc/hessians.md states the rule). In
+ *                           one ade_hessian call: edge pushing, since the
+ *                           star method's pattern alone costs an edge push. */
 enum ade_hess_method {
   ADE_HESS_EDGE_PUSH = 0,
   ADE_HESS_VE_REVERSE = 1,
   ADE_HESS_VE_MARKOWITZ = 2,
   ADE_HESS_FOR_OVER_REV = 3,
-  ADE_HESS_EDGE_PUSH_PREACC = 4
+  ADE_HESS_EDGE_PUSH_PREACC = 4,
+  ADE_HESS_STAR = 5,
+  ADE_HESS_AUTO = 6
 };
-#define ADE_HESS_NMETHODS 5
+#define ADE_HESS_NMETHODS 7
 
 typedef struct ade_hess_options {
   const double *x;  /* the point (n values); NULL: the recorded point */
@@ -1107,6 +1122,7 @@ typedef struct ade_hess_report {
   size_t vertices;   /* vertex pairs eliminated (vertex elimination), else 0 */
   size_t nnz;        /* entries of the lower triangle of H */
   double seconds;    /* wall time of the call */
+  size_t colors;     /* star coloring's colors (ADE_HESS_STAR), else 0 */
 } ade_hess_report;
 
 /*! ade_hess_options_init: x = w = grad = NULL. */
@@ -1121,10 +1137,55 @@ ADE_API void ade_hess_options_init(ade_hess_options *o);
 ADE_API int ade_hessian(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H,
                         ade_hess_report *r);
 /*! ade_hess_method_name: "edge-push", "ve-reverse", "ve-markowitz",
- * "for-over-rev", "edge-push-preacc"; NULL for an unknown method. */
+ * "for-over-rev", "edge-push-preacc", "star", "auto"; NULL for an unknown
+ * method. */
 ADE_API const char *ade_hess_method_name(int method);
 /*! ade_hess_method_parse: the method named name, or -1. */
 ADE_API int ade_hess_method_parse(const char *name);
+
+/*! ade_sparse_star_color: a star coloring of the graph of symmetric P
+ * (vertices 0..n-1, an edge per off-diagonal entry): adjacent vertices
+ * differ and every path on four vertices has three colors, so H can be read
+ * directly off H S with S(j, color j) = 1 [Gebremedhin, Manne, Pothen
+ * 2005, Algorithm 4.1], greedy in the order `order` (enum ade_color_order;
+ * largest first: by degree). color gets n entries, *ncolors (may be NULL)
+ * the number of colors. @return ADE_OK, ADE_EINVAL (NULL, not square
+ * symmetric lower-triangle CSR), ADE_ENOMEM. */
+ADE_API int ade_sparse_star_color(const ade_sparse *P, int order, size_t *color, size_t *ncolors);
+
+/* Hessian plans: what a loop over new points needs once per tape structure.
+ * ade_hess_plan_create computes the structural pattern of H for every
+ * dependent (entries that can be nonzero at some point of the recorded
+ * operation sequence) and, for ADE_HESS_STAR and ADE_HESS_AUTO, its star
+ * coloring and recovery map; ade_hess_plan_hessian then runs only the
+ * compressed products (or the chosen method) at each new x, into H with
+ * the plan's pattern. */
+typedef struct ade_hess_plan ade_hess_plan;
+/*! ade_hess_plan_create: a plan for t by method (any ade_hess_method;
+ * ADE_HESS_AUTO decides here). r (may be NULL) reports the pattern's
+ * structural edge pushing (fma, updates), nnz, colors and seconds.
+ * @return ADE_OK, ADE_EINVAL, ADE_ESTATE, ADE_ENOMEM, read errors. */
+ADE_API int ade_hess_plan_create(ade_hess_plan **p, ade_tape *t, int method, ade_hess_report *r);
+/*! ade_hess_plan_free: release p (NULL is fine). */
+ADE_API void ade_hess_plan_free(ade_hess_plan *p);
+/*! ade_hess_plan_method: the method each evaluation runs (for ADE_HESS_AUTO
+ * its choice, ADE_HESS_STAR or ADE_HESS_EDGE_PUSH); -1 for NULL. */
+ADE_API int ade_hess_plan_method(const ade_hess_plan *p);
+/*! ade_hess_plan_colors: the number of colors (0 without a coloring);
+ * color (may be NULL) gets each independent's color. */
+ADE_API size_t ade_hess_plan_colors(const ade_hess_plan *p, size_t *color);
+/*! ade_hess_plan_cost: predicted multiply-adds of one evaluation by edge
+ * pushing (the pattern's structural count, a bound at every point) and by
+ * the star method (its sweeps, 0 without a coloring); either may be NULL. */
+ADE_API void ade_hess_plan_cost(const ade_hess_plan *p, uint64_t *edge_push, uint64_t *star);
+/*! ade_hess_plan_pattern: a new matrix with the plan's pattern (values 0). */
+ADE_API int ade_hess_plan_pattern(const ade_hess_plan *p, ade_sparse **H);
+/*! ade_hess_plan_hessian: H's values (H from ade_hess_plan_pattern) at
+ * o->x with weights o->w (o as for ade_hessian) on the tape the plan was
+ * made for. r may be NULL. @return as ade_hessian; ADE_EINVAL for another
+ * tape or H's shape. */
+ADE_API int ade_hess_plan_hessian(ade_hess_plan *p, ade_tape *t, const ade_hess_options *o, ade_sparse *H,
+                                  ade_hess_report *r);
 
 #ifdef __cplusplus
 }

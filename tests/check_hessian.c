@@ -110,7 +110,7 @@ static void fd_hessian(ade_tape *t, const double *x, const double *w, double *D)
 }
 
 static const int methods[] = {ADE_HESS_EDGE_PUSH, ADE_HESS_VE_REVERSE, ADE_HESS_VE_MARKOWITZ,
-                              ADE_HESS_EDGE_PUSH_PREACC};
+                              ADE_HESS_EDGE_PUSH_PREACC, ADE_HESS_STAR, ADE_HESS_AUTO};
 
 /* Preaccumulation against plain edge pushing: the same H to 1e-10
  * relative, every entry of preacc's structure in edge pushing's (a

@@ -55,7 +55,8 @@ static const double W[2] = {1.375, -0.625};
 /* The consumers: each runs one call on t and hashes its result into *h. */
 enum { C_CGRAPH, C_JACOBIAN, C_PLAN, C_CPR, C_DENSE, C_HESS, NCONS = C_HESS + ADE_HESS_NMETHODS };
 static const char *const cname[NCONS] = {"c-graph", "ade_jacobian", "plan", "cpr", "dense", "edge-push",
-                                         "ve-reverse", "ve-markowitz", "for-over-rev", "edge-push-preacc"};
+                                         "ve-reverse", "ve-markowitz", "for-over-rev", "edge-push-preacc",
+                                         "star", "auto"};
 
 static int consume(ade_tape *t, int c, uint64_t *h) {
   ade_sparse *A = NULL;
