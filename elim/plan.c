@@ -17,6 +17,7 @@ struct ade_elim_plan {
   size_t *rowptr, *col;  /* J's structure */
   size_t *out;           /* the slot of each entry of J */
   uint64_t fma;
+  int method;            /* the ordering, -1: o->seq */
 };
 
 int ade__plan_reserve(ade__planrec *r, size_t k) {
@@ -207,6 +208,7 @@ static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_ja
   st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
   if (!st) {
     p->m = g->m, p->n = g->n;
+    p->method = o && o->seq ? -1 : method;
     st = map_inputs(p, t, g);
   }
   if (!st) st = ade__jacobian_seq(g, method, o, &s, &use);
@@ -231,6 +233,11 @@ int ade_elim_plan_create(ade_elim_plan **pp, ade_tape *shared, int method, const
 }
 
 uint64_t ade_elim_plan_fma(const ade_elim_plan *p) { return p ? p->fma : 0; }
+
+void ade__plan_info(const ade_elim_plan *p, ade__planinfo *i) {
+  *i = (ade__planinfo){p->records, p->fma, p->nchunks, p->ninit, p->nslot, p->m, p->n, p->nnz,
+                       p->chunk_ops, p->init, p->rowptr, p->col, p->out, &p->prog, p->method};
+}
 
 int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J) {
   if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_pattern: NULL argument");

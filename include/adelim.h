@@ -791,6 +791,19 @@ ADE_API int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J);
  * that of the recorded operation sequence), ADE_EINVAL (another tape or J's
  * shape), ADE_ENOMEM, tape read errors. */
 ADE_API int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J);
+/*! ade_plan_codegen: p as portable C (C99, <math.h> only) to a stdio
+ * stream (FILE *): `int fname(const double *x, double *nz)` writes the
+ * values at x of J's nonzeros, in the CSR order of ade_elim_plan_pattern,
+ * by straight-line code (the tape's values and partials, then the plan's
+ * multiply-adds in its order), and returns 0, or the number of recorded
+ * comparisons that differ at x (the code is valid on the recorded path
+ * only, as ade_elim_plan_jacobian's ADE_WBRANCH); also `const long
+ * fname_m, fname_n, fname_nnz, fname_rowptr[], fname_col[]`, J's structure.
+ * Compiled without fma contraction (-ffp-contract=off) its results equal
+ * ade_elim_plan_jacobian's bitwise (doc/elimination.md). t is the tape p was
+ * compiled for; fname a C identifier. @return ADE_OK, ADE_EINVAL, ADE_EIO
+ * (write error), ADE_ENOMEM, tape read errors. */
+ADE_API int ade_plan_codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, void *file);
 
 /* Sparse Jacobians by Curtis-Powell-Reid (CPR) compression: the pattern of
  * J from the c-graph, a greedy distance-2 coloring of its columns (forward)

@@ -134,6 +134,17 @@ ADE__INLINE double ade__op_value_partials(unsigned op, const double *a, double *
   return r;
 }
 
+/* The rules of op as C source text (ade__opsrc); every field NULL for
+ * opcodes outside the table. */
+static inline ade__opsrc ade__op_source(unsigned op) {
+  switch (op) {
+#define ADE__OP_SRC(N, s, k, f) case ADE_OP_##N: return ade__src_##N();
+    ADE_OPS(ADE__OP_SRC)
+#undef ADE__OP_SRC
+  }
+  return (ade__opsrc){NULL, {NULL, NULL}, NULL};
+}
+
 /* 0 or the ade_diag_kind of op at (a, r); non-finite results included. */
 ADE__INLINE int ade__op_check(unsigned op, const double *a, double r) {
   switch (op) {
