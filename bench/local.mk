@@ -122,3 +122,13 @@ EXTRA_PROGRAMS += %D%/bench_order
 %C%_bench_order_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_order_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_order$(EXEEXT)
+
+# bench_codegen: the C of ade_plan_codegen compiled by the configured
+# compiler, against the interpreted plan and forward mode; compile times.
+EXTRA_PROGRAMS += %D%/bench_codegen
+%C%_bench_codegen_SOURCES = %D%/bench_codegen.c %D%/jacobian_problems.h %D%/bench_jacobian.h \
+	%D%/bj_problem.c
+%C%_bench_codegen_CPPFLAGS = $(BENCH_CPPFLAGS) -DBENCH_CC='"$(CC)"'
+%C%_bench_codegen_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_codegen_LDADD = $(BENCH_LDADD) -ldl
+bench: %D%/bench_codegen$(EXEEXT)

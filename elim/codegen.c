@@ -20,11 +20,20 @@ typedef struct gen {
   ade_tape *t;
   uint8_t *need;   /* per record id: NEEDED, REF */
   uint8_t *decl;   /* per slot: declared */
-  uint8_t *loaded; /* per record of a chunk: a partial goes to a slot */
+  size_t *vidx;    /* table form: each needed value's index, 0 = none */
+  uint8_t *loaded; /* per record of a chunk: bit j, operand j's partial goes to a slot */
   size_t loadcap;
   uint8_t used[ADE_OP_COUNT];
   int r_used;      /* the last substitution named the result r */
+  int table;       /* loops over tables instead of straight-line code */
+  size_t stmts;    /* statements of straight-line code */
+  size_t nrec, nload, ncmp; /* table form: needed records, slot loads, comparisons */
 } gen;
+
+/* Straight-line code takes the compiler superlinear time beyond some size
+ * (register allocation over one huge block, doc/benchmarks.md); larger
+ * plans are written as loops over tables. */
+#define TABLE_STMTS 50000
 
 enum { NEEDED = 1, REF = 2 };
 
@@ -51,6 +60,23 @@ static void operand(const ade__view *v, uint32_t i, int j, char *buf, size_t cap
 }
 
 static int is_ident(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9'); }
+
+/* Whether rule text src names the identifier id. */
+static int mentions(const char *src, const char *id) {
+  const size_t n = strlen(id);
+  for (const char *s = src; *s;) {
+    const char *from = s;
+    if (is_ident((unsigned char)*s) && !(*s >= '0' && *s <= '9')) {
+      while (is_ident((unsigned char)*s)) s++;
+      if ((size_t)(s - from) == n && !memcmp(from, id, n)) return 1;
+    } else if (*s >= '0' && *s <= '9') {
+      while (is_ident((unsigned char)*s) || *s == '.') s++;
+    } else {
+      s++;
+    }
+  }
+  return 0;
+}
 
 /* src with the rule's names x, y, r, da replaced by C text (da by the
  * substituted text of the first partial); numbers and other identifiers
@@ -117,9 +143,27 @@ static size_t mark_loaded(gen *g, const ade__view *v, size_t k) {
     g->loaded[i] = 0;
     if (!arity || (ade__optab[op].flags & ADE__PASSIVE)) continue;
     for (int j = 0; j < arity; j++)
-      if (arg[j] && g->P.init[k++]) g->loaded[i] = 1;
+      if (arg[j] && g->P.init[k++]) g->loaded[i] |= (uint8_t)(1u << j);
   }
   return k;
+}
+
+/* The operands (bit j: operand j) whose values the code of needed record i
+ * reads: all where its value is computed (REF: read by others, or named by
+ * its partials as r, or a comparison), else those its partials' rules name. */
+static unsigned operands_read(gen *g, unsigned op, uint32_t i, uint64_t rid) {
+  const ade__opsrc src = ade__op_source(op);
+  const int arity = ade__optab[op].arity;
+  unsigned reads = 0;
+  if (g->loaded[i] && src.fn) g->need[rid] |= REF;
+  for (int j = 0; !src.fn && j < arity; j++) {
+    const char *d = src.d[j];
+    if (!(g->loaded[i] >> j & 1)) continue;
+    if (mentions(d, "r") || (mentions(d, "da") && mentions(src.d[0], "r"))) g->need[rid] |= REF;
+    if (mentions(d, "x") || (mentions(d, "da") && mentions(src.d[0], "x"))) reads |= 1;
+    if (mentions(d, "y") || (mentions(d, "da") && mentions(src.d[0], "y"))) reads |= 2;
+  }
+  return (g->need[rid] & REF) || op >= ADE_OP_LT ? 7u : reads;
 }
 
 /* Backward over the tape: a record is needed if a partial of it goes to a
@@ -147,8 +191,10 @@ static int mark_needed(gen *g) {
       if (!(g->need[rid] & NEEDED) && !g->loaded[i] && op < ADE_OP_LT) continue;
       g->need[rid] |= NEEDED;
       g->used[op] = 1;
+      g->stmts += 1u + (g->loaded[i] != 0);
+      const unsigned reads = operands_read(g, op, i, rid);
       for (int j = 0; j < ade__optab[op].arity; j++)
-        if (arg[j]) g->need[arg[j]] |= NEEDED | REF;
+        if (arg[j] && (reads >> j & 1)) g->need[arg[j]] |= NEEDED | REF;
     }
   }
   return ADE_OK;
@@ -220,7 +266,7 @@ static int emit_expr(gen *g, const ade__view *v, uint32_t i, const ade__opsrc *s
     nd[j] = arg[j] && g->P.init[*k + (j && arg[0])];
     if (nd[j] && subst(g, src->d[j], name, d[j], sizeof d[j]) < 0) return ade__fail(ADE_EINVAL, "rule text too long");
   }
-  if ((g->need[rid] & REF) || g->r_used)
+  if (g->need[rid] & REF)
     fprintf(g->f, "  const double %s = %s; /* %s */\n", r, val, ade__optab[op].name);
   if (op >= ADE_OP_LT)
     fprintf(g->f, "  if ((%s) != %s) ++flips; /* %s */\n", val, v->val[i] != 0 ? "1.0" : "0.0",
@@ -277,7 +323,8 @@ static void emit_prelude(gen *g, const char *fname) {
              " * Compile without contracting a*b+c into fma (e.g. cc -O2\n"
              " * -ffp-contract=off; the pragma below is for compilers that honour it):\n"
              " * the results then equal ade_elim_plan_jacobian's bit for bit. */\n"
-             "#include <math.h>\n\n#pragma STDC FP_CONTRACT OFF\n\n",
+             "#include <math.h>\n\n#if !defined(__GNUC__) || defined(__clang__) /* GCC ignores it */\n"
+             "#pragma STDC FP_CONTRACT OFF\n#endif\n\n",
           fname, method ? method : "a given elimination sequence", (unsigned long long)P->fma, P->m, P->n,
           P->nnz, (unsigned long long)P->records, fname, fname, fname);
   fprintf(f, "/* The operation rules this code uses, from adelim's operation table. */\n");
@@ -338,6 +385,121 @@ static int emit_function(gen *g, const char *fname) {
   return ADE_OK;
 }
 
+/* ------------------------------------------------- the table form */
+
+/* One case of the record loop: the row's value and the partials that go to
+ * slots (L[j], 0: none), from the table's text with its own names x, y, r,
+ * da in scope, in the interpreter's order. */
+static void table_case(gen *g, unsigned op) {
+  const ade__opsrc src = ade__op_source(op);
+  const int arity = ade__optab[op].arity;
+  FILE *f = g->f;
+  fprintf(f, "    case %u: { /* %s */\n", op, ade__optab[op].name);
+  if (op == ADE_OP_INDEP) {
+    fprintf(f, "      r = x[L[0]];\n      break;\n    }\n");
+    return;
+  }
+  if (src.fn) {
+    fprintf(f, "      double d[3], h[6];\n      r = ade__val_%s(a);\n", op_enum[op]);
+    fprintf(f, "      if (L[0] || L[1] || L[2]) {\n        (void)ade__der_%s(a, r, d, h);\n", op_enum[op]);
+    for (int j = 0; j < arity; j++) fprintf(f, "        if (L[%d]) s[L[%d]] += d[%d];\n", j, j, j);
+    fprintf(f, "      }\n      break;\n    }\n");
+    return;
+  }
+  fprintf(f, arity > 1 ? "      const double x = a[0], y = a[1];\n      (void)x, (void)y;\n"
+                       : "      const double x = a[0];\n      (void)x;\n");
+  fprintf(f, "      r = %s;\n", src.val);
+  if (op >= ADE_OP_LT) fprintf(f, "      if (r != (double)R->cmp) ++flips;\n");
+  if (!(ade__optab[op].flags & ADE__PASSIVE)) {
+    fprintf(f, "      if (L[0]%s) {\n        const double da = (%s);\n        (void)da;\n", arity > 1 ? " || L[1]" : "",
+            src.d[0]);
+    fprintf(f, "        if (L[0]) s[L[0]] += da;\n");
+    if (arity > 1) fprintf(f, "        if (L[1]) s[L[1]] += (%s);\n", src.d[1]);
+    fprintf(f, "      }\n");
+  }
+  fprintf(f, "      break;\n    }\n");
+}
+
+/* One record's row of the table: opcode, recorded comparison, operands
+ * (value index, 0: the constant c), the slots of the partials. */
+static void table_row(gen *g, const ade__view *v, uint32_t i, size_t *ix, size_t *k) {
+  const unsigned op = v->op[i];
+  const int arity = ade__optab[op].arity, active = arity && !(ade__optab[op].flags & ADE__PASSIVE);
+  const uint64_t rid = v->first + i + 1, *arg = ade__view_arg(v, i);
+  const double *argv = ade__view_argv(v, i);
+  size_t ld[3] = {0, 0, 0}, gi[3] = {0, 0, 0};
+  char c[3][48];
+  if (op == ADE_OP_INDEP) ld[0] = (*ix)++;
+  for (int j = 0; j < 3; j++) snprintf(c[j], sizeof c[j], "0");
+  for (int j = 0; j < arity; j++) {
+    if (arg[j]) gi[j] = g->vidx[arg[j]];
+    else literal(c[j], sizeof c[j], argv[j]);
+    if (active && arg[j]) ld[j] = g->P.init[(*k)++];
+  }
+  if (!(g->need[rid] & NEEDED) && !(op == ADE_OP_INDEP && (g->need[rid] & REF))) return;
+  g->vidx[rid] = ++g->nrec;
+  fprintf(g->f, "  {%u, %d, {%zu, %zu, %zu}, {%s, %s, %s}, {%zu, %zu, %zu}}, /* v%zu: %s */\n", op,
+          op >= ADE_OP_LT && v->val[i] != 0, gi[0], gi[1], gi[2], c[0], c[1], c[2], ld[0], ld[1], ld[2], g->nrec,
+          ade__optab[op].name);
+}
+
+static void table_prog(gen *g, const char *fname) {
+  const ade__planrec *r = g->P.prog;
+  fprintf(g->f, "\n/* The elimination, in the plan's order: {kind, d, a, b}: kind 0 s[d] = s[a] * s[b],\n"
+                " * 1 s[d] += s[a] * s[b], 2 s[d] += s[a]. */\n"
+                "static const struct %s_step { unsigned char kind; long d, a, b; } %s_prog[%zu] = {\n",
+          fname, fname, r->n + 1);
+  for (size_t k = 0; k < r->n; k++) fprintf(g->f, "  {%u, %zu, %zu, %zu},\n", r->kind[k], r->d[k], r->a[k], r->b[k]);
+  fprintf(g->f, "  {2, 0, 0, 0} /* (one more step, on slot 0) */\n};\n\n");
+  char name[300];
+  snprintf(name, sizeof name, "%s_out", fname);
+  emit_array(g->f, name, "the slot of each of J's nonzeros", g->P.out, g->P.nnz);
+}
+
+static int emit_tables(gen *g, const char *fname) {
+  ade_tape *t = g->t;
+  size_t ix = 0, k = 0, nrec = (size_t)t->meta.records + 1;
+  FILE *f = g->f;
+  int st = ade__budget(t->memlimit, ade__mul_size(nrec, sizeof *g->vidx), "code generation's map of %zu records", nrec);
+  if (!st && !(g->vidx = ade__calloc(nrec, sizeof *g->vidx)))
+    st = ade__fail(ADE_ENOMEM, "out of memory generating code for %zu records", nrec);
+  if (st) return st;
+  fprintf(f, "\n/* The tape's records that matter, in order: {opcode, recorded comparison,\n"
+             " * operands (value index; 0: the constant c), constants c, the slot of\n"
+             " * each operand's partial (0: none; an independent: its index in x)}. */\n"
+             "struct %s_rec { unsigned char op, cmp; long arg[3]; double c[3]; long ld[3]; };\n"
+             "static const struct %s_rec %s_rec[] = {\n", fname, fname, fname);
+  for (size_t c = 0; c < g->P.nchunks; c++) {
+    if ((st = ade__view_load(t, c))) return st;
+    mark_loaded(g, &t->view, k);
+    for (uint32_t i = 0; i < t->view.n; i++) table_row(g, &t->view, i, &ix, &k);
+  }
+  fprintf(f, "  {%u, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}} /* (one more: a copy of v0) */\n};\n", ADE_OP_DEP);
+  table_prog(g, fname);
+  fprintf(f, "/* Values and slots (static: one per thread from C11 on; not reentrant\n"
+             " * before C11). */\n"
+             "#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n#define %s_LOCAL static _Thread_local\n"
+             "#else\n#define %s_LOCAL static\n#endif\n\n", fname, fname);
+  fprintf(f, "int %s(const double *x, double *nz) {\n  %s_LOCAL double v[%zu], s[%zu];\n  int flips = 0;\n"
+             "  for (long k = 1; k <= %zu; k++) s[k] = 0.0;\n\n"
+             "  /* The tape: values, recorded comparisons, partials into the slots s. */\n"
+             "  for (long i = 0; i < %zu; i++) {\n"
+             "    const struct %s_rec *R = &%s_rec[i];\n    const long *L = R->ld;\n    double a[3], r = 0.0;\n"
+             "    for (int j = 0; j < 3; j++) a[j] = R->arg[j] ? v[R->arg[j]] : R->c[j];\n"
+             "    switch (R->op) {\n", fname, fname, g->nrec + 2, g->P.nslot + 1, g->P.ninit, g->nrec, fname, fname);
+  for (unsigned op = 0; op < ADE_OP_COUNT; op++)
+    if (g->used[op] || op == ADE_OP_INDEP) table_case(g, op);
+  fprintf(f, "    }\n    v[i + 1] = r;\n  }\n\n"
+             "  /* The elimination: %zu steps, %llu multiply-adds, in the plan's order. */\n"
+             "  for (long k = 0; k < %zu; k++) {\n    const struct %s_step *P = &%s_prog[k];\n"
+             "    if (P->kind == 0) s[P->d] = s[P->a] * s[P->b];\n"
+             "    else if (P->kind == 1) s[P->d] += s[P->a] * s[P->b];\n    else s[P->d] += s[P->a];\n  }\n\n"
+             "  /* J's nonzeros, row by row. */\n  for (long k = 0; k < %zu; k++) nz[k] = s[%s_out[k]];\n"
+             "  return flips;\n}\n",
+          g->P.prog->n, (unsigned long long)g->P.fma, g->P.prog->n, fname, fname, g->P.nnz, fname);
+  return ADE_OK;
+}
+
 static int valid_name(const char *s) {
   if (!s || !*s || strlen(s) > 200 || (*s >= '0' && *s <= '9')) return 0;
   for (; *s; s++)
@@ -345,7 +507,7 @@ static int valid_name(const char *s) {
   return 1;
 }
 
-static int codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, FILE *f) {
+static int codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, FILE *f, size_t table_at) {
   gen g;
   memset(&g, 0, sizeof g);
   if (!p || !f) return ade__fail(ADE_EINVAL, "ade_plan_codegen: NULL argument");
@@ -366,19 +528,25 @@ static int codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, FILE 
     if (!g.need || !g.decl) st = ade__fail(ADE_ENOMEM, "out of memory generating code for %zu records", nrec);
   }
   if (!st) st = mark_needed(&g);
+  g.table = g.stmts + g.P.prog->n + g.P.nnz > table_at;
   if (!st) {
     emit_prelude(&g, fname);
-    st = emit_function(&g, fname);
+    st = g.table ? emit_tables(&g, fname) : emit_function(&g, fname);
   }
   if (!st && (fflush(f) || ferror(f))) st = ade__fail(ADE_EIO, "ade_plan_codegen: write error");
   ade__free(g.need);
+  ade__free(g.vidx);
   ade__free(g.decl);
   ade__free(g.loaded);
   return st;
 }
 
-int ade_plan_codegen(const ade_elim_plan *p, ade_tape *shared, const char *fname, void *file) {
+int ade__plan_codegen(const ade_elim_plan *p, ade_tape *shared, const char *fname, void *file, size_t table_at) {
   ade_tape *t;
   int st = ade__tape_borrow(shared, &t);
-  return ade__tape_release(shared, t, st ? st : codegen(p, t, fname, file));
+  return ade__tape_release(shared, t, st ? st : codegen(p, t, fname, file, table_at));
+}
+
+int ade_plan_codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, void *file) {
+  return ade__plan_codegen(p, t, fname, file, TABLE_STMTS);
 }

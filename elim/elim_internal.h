@@ -78,6 +78,9 @@ typedef struct ade__planinfo {
   int method;       /* the ordering it was compiled by, -1: a given sequence */
 } ade__planinfo;
 void ade__plan_info(const ade_elim_plan *p, ade__planinfo *info);
+/* ade_plan_codegen, writing loops over tables for plans of more than
+ * table_at statements of straight-line code (codegen.c). */
+int ade__plan_codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, void *file, size_t table_at);
 
 struct ade_elim_seq {
   int kind;
