@@ -36,6 +36,11 @@ static size_t dense_max = (size_t)1 << 24; /* entries of a dense forward Jacobia
 
 typedef int (*jacfn)(const double *x, double *nz);
 
+/* elim/codegen.c: tables beyond table_at statements (-T; default: the
+ * library's threshold, as ade_plan_codegen). */
+int ade__plan_codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, void *file, size_t table_at);
+static long table_at = -1;
+
 static double now(void)
 {
   struct timespec ts;
@@ -156,7 +161,7 @@ struct result {
   size_t n, m, nnz;
   uint64_t records, fma;
   double plan_s, gen_s, lines, bytes, cc_s, so_bytes, compiled_s, plan_x_s, fwd_s;
-  int fwd_dense, bitwise;
+  int fwd_dense, bitwise, tables;
 };
 
 static void run(int id, const char *dir, struct result *r)
@@ -183,11 +188,12 @@ static void run(int id, const char *dir, struct result *r)
     exit(1);
   }
   double t0 = now();
-  int st = ade_plan_codegen(plan, t, "jac", f);
+  int st = table_at < 0 ? ade_plan_codegen(plan, t, "jac", f) : ade__plan_codegen(plan, t, "jac", f, (size_t)table_at);
   if (st < 0)
     die("codegen", st);
   fclose(f);
   r->gen_s = now() - t0;
+
   struct stat sb;
   stat(src, &sb);
   r->bytes = (double)sb.st_size;
@@ -197,6 +203,8 @@ static void run(int id, const char *dir, struct result *r)
     r->lines = -1;
   if (wc)
     pclose(wc);
+  snprintf(cmd, sizeof cmd, "grep -q 'static const struct jac_rec' %s", src);
+  r->tables = system(cmd) == 0;
   snprintf(cmd, sizeof cmd, "%s %s -fPIC -shared -o %s %s -lm", BENCH_CC, cflags, so, src);
   fprintf(stderr, "  %s\n", cmd);
   t0 = now();
@@ -255,16 +263,16 @@ static void run(int id, const char *dir, struct result *r)
 
 static void print(const struct result *R, int np)
 {
-  printf("| problem | n x m | records | plan | fma | nnz(J) | C lines | C MiB | cc %s (s) | .so MiB "
+  printf("| problem | n x m | records | plan | fma | nnz(J) | form | C lines | C MiB | cc %s (s) | .so MiB "
          "| **compiled** | plan at x | forward at x | plan / compiled | forward / compiled | bitwise |\n",
          cflags);
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < np; i++) {
     const struct result *r = &R[i];
-    printf("| %s | %zu x %zu | %llu | %s | %llu | %zu | %.0f | %.1f | %.2f | %.1f | **%.3g ms** | %.3g ms "
+    printf("| %s | %zu x %zu | %llu | %s | %llu | %zu | %s | %.0f | %.1f | %.2f | %.1f | **%.3g ms** | %.3g ms "
            "| %.3g ms (%s) | %.1f | %.1f | %s |\n",
            r->name, r->n, r->m, (unsigned long long)r->records, r->method, (unsigned long long)r->fma, r->nnz,
-           r->lines, r->bytes / 1048576, r->cc_s, r->so_bytes / 1048576, 1e3 * r->compiled_s, 1e3 * r->plan_x_s,
+           r->tables ? "tables" : "straight", r->lines, r->bytes / 1048576, r->cc_s, r->so_bytes / 1048576, 1e3 * r->compiled_s, 1e3 * r->plan_x_s,
            1e3 * r->fwd_s, r->fwd_dense ? "dense" : "CPR", r->plan_x_s / r->compiled_s, r->fwd_s / r->compiled_s,
            r->bitwise ? "yes" : "NO");
   }
@@ -273,7 +281,7 @@ static void print(const struct result *R, int np)
 int main(int argc, char **argv)
 {
   int opt, only = -1, keep = 0;
-  while ((opt = getopt(argc, argv, "p:k:s:f:K")) != -1) {
+  while ((opt = getopt(argc, argv, "p:k:s:f:KT:")) != -1) {
     if (opt == 'K') {
       keep = 1;
       continue;
@@ -296,9 +304,11 @@ int main(int argc, char **argv)
       min_sample = atof(optarg);
     else if (opt == 'f')
       cflags = optarg;
+    else if (opt == 'T')
+      table_at = atol(optarg);
     else {
-      fprintf(stderr, "usage: bench_codegen [-p PROBLEM] [-k SAMPLES] [-s SECONDS] [-f CFLAGS] [-K]\n"
-                      "  -K keeps the generated files\n");
+      fprintf(stderr, "usage: bench_codegen [-p PROBLEM] [-k SAMPLES] [-s SECONDS] [-f CFLAGS] [-K] [-T N]\n"
+                      "  -K keeps the generated files; -T N: tables beyond N statements\n");
       return 2;
     }
   }

@@ -130,5 +130,6 @@ EXTRA_PROGRAMS += %D%/bench_codegen
 	%D%/bj_problem.c
 %C%_bench_codegen_CPPFLAGS = $(BENCH_CPPFLAGS) -DBENCH_CC='"$(CC)"'
 %C%_bench_codegen_CFLAGS = $(BENCH_CFLAGS)
-%C%_bench_codegen_LDADD = $(BENCH_LDADD) -ldl
+# The convenience library: -T reaches the internal ade__plan_codegen.
+%C%_bench_codegen_LDADD = libadelim-core.la $(ADE_DEPS_LIBS) -ldl
 bench: %D%/bench_codegen$(EXEEXT)

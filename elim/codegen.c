@@ -480,13 +480,13 @@ static int emit_tables(gen *g, const char *fname) {
              " * before C11). */\n"
              "#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n#define %s_LOCAL static _Thread_local\n"
              "#else\n#define %s_LOCAL static\n#endif\n\n", fname, fname);
-  fprintf(f, "int %s(const double *x, double *nz) {\n  %s_LOCAL double v[%zu], s[%zu];\n  int flips = 0;\n"
+  fprintf(f, "static int %s_run(const double *x, double *nz, double *v, double *s) {\n  int flips = 0;\n"
              "  for (long k = 1; k <= %zu; k++) s[k] = 0.0;\n\n"
              "  /* The tape: values, recorded comparisons, partials into the slots s. */\n"
              "  for (long i = 0; i < %zu; i++) {\n"
              "    const struct %s_rec *R = &%s_rec[i];\n    const long *L = R->ld;\n    double a[3], r = 0.0;\n"
              "    for (int j = 0; j < 3; j++) a[j] = R->arg[j] ? v[R->arg[j]] : R->c[j];\n"
-             "    switch (R->op) {\n", fname, fname, g->nrec + 2, g->P.nslot + 1, g->P.ninit, g->nrec, fname, fname);
+             "    switch (R->op) {\n", fname, g->P.ninit, g->nrec, fname, fname);
   for (unsigned op = 0; op < ADE_OP_COUNT; op++)
     if (g->used[op] || op == ADE_OP_INDEP) table_case(g, op);
   fprintf(f, "    }\n    v[i + 1] = r;\n  }\n\n"
@@ -497,6 +497,11 @@ static int emit_tables(gen *g, const char *fname) {
              "  /* J's nonzeros, row by row. */\n  for (long k = 0; k < %zu; k++) nz[k] = s[%s_out[k]];\n"
              "  return flips;\n}\n",
           g->P.prog->n, (unsigned long long)g->P.fma, g->P.prog->n, fname, fname, g->P.nnz, fname);
+  /* Called through a volatile pointer, never inlined: compilers would
+   * look up a thread-local array's address again at every access. */
+  fprintf(f, "\nint %s(const double *x, double *nz) {\n  %s_LOCAL double v[%zu], s[%zu];\n"
+             "  static int (*volatile run)(const double *, double *, double *, double *) = %s_run;\n"
+             "  return run(x, nz, v, s);\n}\n", fname, fname, g->nrec + 2, g->P.nslot + 1, fname);
   return ADE_OK;
 }
 
