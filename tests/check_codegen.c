@@ -200,6 +200,30 @@ START_TEST(bad_arguments) {
 }
 END_TEST
 
+/* Every allocation failing in turn: ENOMEM, nothing leaked, then success. */
+START_TEST(out_of_memory) {
+  double x[NIN] = {0.31, -0.42, 0.53, 0.17, -0.29, 0.66};
+  ade_tape *t = record_all(6, x);
+  ade_elim_plan *p;
+  ck_assert_int_eq(ade_elim_plan_create(&p, t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL), ADE_OK);
+  int st = ADE_ENOMEM;
+  for (long k = 0; st == ADE_ENOMEM && k < 10000; k++)
+    for (int form = 0; form < 2; form++) {
+      FILE *f = tmpfile();
+      ade_test_alloc a = {k, 0, 0};
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      st = form ? ade__plan_codegen(p, t, "jac", f, 0) : ade_plan_codegen(p, t, "jac", f);
+      ade_set_allocator(NULL, NULL);
+      fclose(f);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "k=%ld: %d %s", k, st, ade_errmsg());
+      ck_assert_msg(a.live == 0, "k=%ld: %ld blocks leaked", k, a.live);
+    }
+  ck_assert_int_eq(st, ADE_OK);
+  ade_elim_plan_free(p);
+  ade_tape_free(t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("codegen");
   TCase *tc = tcase_create("codegen");
@@ -207,6 +231,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, compiled_equals_interpreter);
   tcase_add_test(tc, every_opcode_emitted);
   tcase_add_test(tc, bad_arguments);
+  tcase_add_test(tc, out_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }
