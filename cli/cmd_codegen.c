@@ -13,7 +13,7 @@ const char cli_codegen_usage[] =
     "    int FN(const double *x, double *nz)\n"
     "that writes the values at x of the Jacobian's nonzeros (row by row,\n"
     "columns ascending) by straight-line code (loops over tables beyond\n"
-    "50,000 statements), the elimination's multiply-adds in the plan's\n"
+    "25,000 statements), the elimination's multiply-adds in the plan's\n"
     "order, and returns 0, or the number of recorded comparisons that\n"
     "differ at x (the code follows the recorded path only); and the\n"
     "structure FN_m, FN_n, FN_nnz, FN_rowptr, FN_col.\n"

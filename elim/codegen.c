@@ -33,7 +33,7 @@ typedef struct gen {
 /* Straight-line code takes the compiler superlinear time beyond some size
  * (register allocation over one huge block, doc/benchmarks.md); larger
  * plans are written as loops over tables. */
-#define TABLE_STMTS 50000
+#define TABLE_STMTS 25000
 
 enum { NEEDED = 1, REF = 2 };
 
