@@ -1,4 +1,4 @@
-/* codegen.c: a compiled elimination plan as portable C: one straight-line function from x to the values of J's nonzeros. */
+/* codegen.c: a compiled elimination plan as portable C: one function from x to the values of J's nonzeros, straight-line (or loops over tables for large plans). */
 #include <stdio.h>
 
 #include "elim_internal.h"
@@ -24,10 +24,9 @@ typedef struct gen {
   uint8_t *loaded; /* per record of a chunk: bit j, operand j's partial goes to a slot */
   size_t loadcap;
   uint8_t used[ADE_OP_COUNT];
-  int r_used;      /* the last substitution named the result r */
   int table;       /* loops over tables instead of straight-line code */
   size_t stmts;    /* statements of straight-line code */
-  size_t nrec, nload, ncmp; /* table form: needed records, slot loads, comparisons */
+  size_t nrec;     /* table form: records in the table */
 } gen;
 
 /* Straight-line code takes the compiler superlinear time beyond some size
@@ -81,7 +80,7 @@ static int mentions(const char *src, const char *id) {
 /* src with the rule's names x, y, r, da replaced by C text (da by the
  * substituted text of the first partial); numbers and other identifiers
  * copied. Returns the length, or -1 if it would not fit. */
-static int subst(gen *g, const char *src, const char *const name[4], char *out, size_t cap) {
+static int subst(const char *src, const char *const name[4], char *out, size_t cap) {
   static const char *const key[4] = {"x", "y", "r", "da"};
   size_t n = 0;
   for (const char *s = src; *s;) {
@@ -91,7 +90,6 @@ static int subst(gen *g, const char *src, const char *const name[4], char *out, 
       while (is_ident((unsigned char)*s)) s++;
       for (int k = 0; k < 4; k++)
         if (name[k] && strlen(key[k]) == (size_t)(s - from) && !memcmp(from, key[k], (size_t)(s - from))) rep = name[k];
-      if (rep == name[2] && rep) g->r_used = 1;
     } else if ((*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9')) {
       while (is_ident((unsigned char)*s) || *s == '.' ||
              ((*s == '+' || *s == '-') && strchr("eEpP", s[-1]))) s++;
@@ -254,17 +252,15 @@ static int emit_expr(gen *g, const ade__view *v, uint32_t i, const ade__opsrc *s
   int nd[2] = {0, 0};
   for (int j = 0; j < arity; j++) operand(v, i, j, a[j], sizeof a[j]);
   snprintf(r, sizeof r, "v%llu", (unsigned long long)rid);
-  g->r_used = 0;
-  if (subst(g, src->val, name, val, sizeof val) < 0) return ade__fail(ADE_EINVAL, "rule text too long");
-  g->r_used = 0;
+  if (subst(src->val, name, val, sizeof val) < 0) return ade__fail(ADE_EINVAL, "rule text too long");
   if (g->loaded[i] && arity > 1) { /* da, named by the second partial's rule */
-    if (subst(g, src->d[0], name, d[0], sizeof d[0]) < 0) return ade__fail(ADE_EINVAL, "rule text too long");
+    if (subst(src->d[0], name, d[0], sizeof d[0]) < 0) return ade__fail(ADE_EINVAL, "rule text too long");
     snprintf(da, sizeof da, "(%s)", d[0]);
     name[3] = da;
   }
   for (int j = 0; g->loaded[i] && j < arity; j++) {
     nd[j] = arg[j] && g->P.init[*k + (j && arg[0])];
-    if (nd[j] && subst(g, src->d[j], name, d[j], sizeof d[j]) < 0) return ade__fail(ADE_EINVAL, "rule text too long");
+    if (nd[j] && subst(src->d[j], name, d[j], sizeof d[j]) < 0) return ade__fail(ADE_EINVAL, "rule text too long");
   }
   if (g->need[rid] & REF)
     fprintf(g->f, "  const double %s = %s; /* %s */\n", r, val, ade__optab[op].name);
