@@ -60,25 +60,35 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Seconds per call: the median of `samples` samples of repeated calls. */
+/* Seconds per call of each of the k calls f[i](ctx): the median of
+ * `samples` samples of repeated calls, the calls taking turns within each
+ * sample so that a load on the machine weighs on all alike. */
 typedef int (*call)(void *ctx);
-static double timeit(call f, void *ctx)
+static void timeit(int k, const call *f, void *ctx, double *sec)
 {
-  double t0 = now();
-  if (f(ctx) < 0)
-    return -1;
-  double one = now() - t0, s[64];
-  long reps = one >= min_sample ? 1 : (long)(min_sample / fmax(one, 1e-8)) + 1;
-  int k = samples < 64 ? samples : 64;
+  long reps[8];
+  double s[8][64];
+  int ns = samples < 64 ? samples : 64;
   for (int i = 0; i < k; i++) {
-    t0 = now();
-    for (long r = 0; r < reps; r++)
-      if (f(ctx) < 0)
-        return -1;
-    s[i] = (now() - t0) / (double)reps;
+    double t0 = now();
+    if (f[i](ctx) < 0) {
+      fprintf(stderr, "bench_codegen: a timed call failed: %s\n", ade_errmsg());
+      exit(1);
+    }
+    double one = now() - t0;
+    reps[i] = one >= min_sample ? 1 : (long)(min_sample / fmax(one, 1e-8)) + 1;
   }
-  qsort(s, (size_t)k, sizeof *s, cmp_double);
-  return s[k / 2];
+  for (int q = 0; q < ns; q++)
+    for (int i = 0; i < k; i++) {
+      double t0 = now();
+      for (long r = 0; r < reps[i]; r++)
+        f[i](ctx);
+      s[i][q] = (now() - t0) / (double)reps[i];
+    }
+  for (int i = 0; i < k; i++) {
+    qsort(s[i], (size_t)ns, sizeof s[i][0], cmp_double);
+    sec[i] = s[i][ns / 2];
+  }
 }
 
 struct ctx {
@@ -232,13 +242,9 @@ static void run(int id, const char *dir, struct result *r)
   int flips = c.fn(x, c.nz);
   st = ade_elim_plan_jacobian(plan, t, x, c.J);
   r->bitwise = flips == 0 && st == ADE_OK && !memcmp(c.nz, c.J->val, c.J->nnz * sizeof *c.nz);
-  fprintf(stderr, "  timing ...\n");
-  r->compiled_s = timeit(call_compiled, &c);
-  r->plan_x_s = timeit(call_plan, &c);
-  r->fwd_dense = p.n * p.m <= dense_max;
+  r->fwd_dense = !p.sparse && p.n * p.m <= dense_max;
   if (r->fwd_dense) {
     c.D = malloc(p.n * p.m * sizeof *c.D);
-    r->fwd_s = timeit(call_dense, &c);
   } else { /* sparse: CPR forward, pattern and coloring excluded */
     ade_cgraph *g = NULL;
     if ((st = ade_cgraph_from_tape(&g, t, NULL)) < 0 || (st = ade_cgraph_pattern(g, &c.P)) < 0)
@@ -247,8 +253,12 @@ static void run(int id, const char *dir, struct result *r)
     c.color = malloc(p.n * sizeof *c.color);
     if ((st = ade_sparse_color(c.P, ADE_FORWARD, ADE_COLOR_NATURAL, c.color, &c.ncolors)) < 0)
       die("coloring", st);
-    r->fwd_s = timeit(call_cpr, &c);
   }
+  fprintf(stderr, "  timing ...\n");
+  const call f3[3] = {call_compiled, call_plan, r->fwd_dense ? call_dense : call_cpr};
+  double sec[3];
+  timeit(3, f3, &c, sec);
+  r->compiled_s = sec[0], r->plan_x_s = sec[1], r->fwd_s = sec[2];
   dlclose(h);
   free(c.D);
   free(c.color);
