@@ -236,4 +236,10 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) { return ade_test_run(suite()); }
+int main(void) {
+  if (system(ADE_TEST_CC " --version >/dev/null 2>&1") != 0) {
+    printf("SKIP: the compiler '%s' does not run\n", ADE_TEST_CC);
+    return 77; /* automake: skipped */
+  }
+  return ade_test_run(suite());
+}
