@@ -99,6 +99,7 @@ struct ctx {
   const double *x;
   double *nz, *D;
   size_t *color, ncolors;
+  struct bj_adolc *adolc;
 };
 
 static int call_compiled(void *v)
@@ -121,6 +122,17 @@ static int call_cpr(void *v)
   struct ctx *c = v;
   return ade_jacobian_cpr_values(c->t, ADE_FORWARD, c->x, c->color, c->ncolors, c->P);
 }
+
+#ifdef BENCH_HAVE_ADOLC
+static int call_adolc_dense(void *v)
+{
+  return bj_adolc_dense(((struct ctx *)v)->adolc, NULL);
+}
+static int call_adolc_compressed(void *v)
+{
+  return bj_adolc_compressed(((struct ctx *)v)->adolc, NULL);
+}
+#endif
 
 static ade_tape *record(const struct bj_problem *p)
 {
@@ -170,7 +182,7 @@ struct result {
   const char *name, *method;
   size_t n, m, nnz;
   uint64_t records, fma;
-  double plan_s, gen_s, lines, bytes, cc_s, so_bytes, compiled_s, plan_x_s, fwd_s;
+  double plan_s, gen_s, lines, bytes, cc_s, so_bytes, compiled_s, plan_x_s, fwd_s, adolc_s;
   int fwd_dense, bitwise, tables;
 };
 
@@ -230,7 +242,7 @@ static void run(int id, const char *dir, struct result *r)
     fprintf(stderr, "bench_codegen: %s\n", dlerror());
     exit(1);
   }
-  struct ctx c = {t, plan, NULL, NULL, (jacfn)(uintptr_t)dlsym(h, "jac"), NULL, NULL, NULL, NULL, 0};
+  struct ctx c = {t, plan, NULL, NULL, (jacfn)(uintptr_t)dlsym(h, "jac"), NULL, NULL, NULL, NULL, 0, NULL};
   double *x = malloc(p.n * sizeof *x);
   for (size_t i = 0; i < p.n; i++) /* a new point near the recorded one */
     x[i] = p.x[i] * (1 + 1e-3 * sin((double)i + 1)) + 1e-4;
@@ -251,14 +263,29 @@ static void run(int id, const char *dir, struct result *r)
       die("pattern", st);
     ade_cgraph_free(g);
     c.color = malloc(p.n * sizeof *c.color);
-    if ((st = ade_sparse_color(c.P, ADE_FORWARD, ADE_COLOR_NATURAL, c.color, &c.ncolors)) < 0)
+    if ((st = ade_sparse_color(c.P, ADE_FORWARD, ADE_COLOR_BEST, c.color, &c.ncolors)) < 0)
       die("coloring", st);
   }
+  call fs[4] = {call_compiled, call_plan, r->fwd_dense ? call_dense : call_cpr, NULL};
+  int nf = 3;
+  r->adolc_s = -1;
+#ifdef BENCH_HAVE_ADOLC /* jacobian(), or fov_forward with the same seed */
+  double rec_s;
+  if (!(c.adolc = bj_adolc_create(&p, r->fwd_dense ? 0 : c.ncolors, &rec_s)))
+    exit(1);
+  if (!r->fwd_dense)
+    bj_adolc_seed(c.adolc, c.color);
+  fs[nf++] = r->fwd_dense ? call_adolc_dense : call_adolc_compressed;
+#endif
   fprintf(stderr, "  timing ...\n");
-  const call f3[3] = {call_compiled, call_plan, r->fwd_dense ? call_dense : call_cpr};
-  double sec[3];
-  timeit(3, f3, &c, sec);
+  double sec[4];
+  timeit(nf, fs, &c, sec);
   r->compiled_s = sec[0], r->plan_x_s = sec[1], r->fwd_s = sec[2];
+  if (nf > 3)
+    r->adolc_s = sec[3];
+#ifdef BENCH_HAVE_ADOLC
+  bj_adolc_free(c.adolc);
+#endif
   dlclose(h);
   free(c.D);
   free(c.color);
@@ -274,17 +301,23 @@ static void run(int id, const char *dir, struct result *r)
 static void print(const struct result *R, int np)
 {
   printf("| problem | n x m | records | plan | fma | nnz(J) | form | C lines | C MiB | cc %s (s) | .so MiB "
-         "| **compiled** | plan at x | forward at x | plan / compiled | forward / compiled | bitwise |\n",
+         "| **compiled** | plan at x | forward at x | ADOL-C | plan / compiled | forward / compiled "
+         "| ADOL-C / compiled | bitwise |\n",
          cflags);
-  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int i = 0; i < np; i++) {
     const struct result *r = &R[i];
+    char adolc[32] = "-", ratio[32] = "-";
+    if (r->adolc_s > 0) {
+      snprintf(adolc, sizeof adolc, "%.3g ms", 1e3 * r->adolc_s);
+      snprintf(ratio, sizeof ratio, "%.1f", r->adolc_s / r->compiled_s);
+    }
     printf("| %s | %zu x %zu | %llu | %s | %llu | %zu | %s | %.0f | %.1f | %.2f | %.1f | **%.3g ms** | %.3g ms "
-           "| %.3g ms (%s) | %.1f | %.1f | %s |\n",
+           "| %.3g ms (%s) | %s | %.1f | %.1f | %s | %s |\n",
            r->name, r->n, r->m, (unsigned long long)r->records, r->method, (unsigned long long)r->fma, r->nnz,
-           r->tables ? "tables" : "straight", r->lines, r->bytes / 1048576, r->cc_s, r->so_bytes / 1048576, 1e3 * r->compiled_s, 1e3 * r->plan_x_s,
-           1e3 * r->fwd_s, r->fwd_dense ? "dense" : "CPR", r->plan_x_s / r->compiled_s, r->fwd_s / r->compiled_s,
-           r->bitwise ? "yes" : "NO");
+           r->tables ? "tables" : "straight", r->lines, r->bytes / 1048576, r->cc_s, r->so_bytes / 1048576,
+           1e3 * r->compiled_s, 1e3 * r->plan_x_s, 1e3 * r->fwd_s, r->fwd_dense ? "dense" : "CPR", adolc,
+           r->plan_x_s / r->compiled_s, r->fwd_s / r->compiled_s, ratio, r->bitwise ? "yes" : "NO");
   }
 }
 

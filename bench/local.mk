@@ -132,4 +132,17 @@ EXTRA_PROGRAMS += %D%/bench_codegen
 %C%_bench_codegen_CFLAGS = $(BENCH_CFLAGS)
 # The convenience library: -T reaches the internal ade__plan_codegen.
 %C%_bench_codegen_LDADD = libadelim-core.la $(ADE_DEPS_LIBS) -ldl
+%C%_bench_codegen_CXXFLAGS = -O2 -ffp-contract=off
+if WITH_ADOLC
+%C%_bench_codegen_SOURCES += %D%/bench_jacobian_adolc.cpp
+%C%_bench_codegen_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_codegen_LDADD += $(ADOLC_LIBS)
+%C%_bench_codegen_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_codegen_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_codegen_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_codegen_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
 bench: %D%/bench_codegen$(EXEEXT)
