@@ -20,6 +20,9 @@
  *   int ade__chk_NAME(const double *a, double r)
  *     the same diagnosis without computing partials (cheap: run while
  *     recording); 0 or an ade_diag_kind.
+ *   ade__opsrc ade__src_NAME(void)
+ *     the value and first partials as C source text, made by the rule
+ *     macros from the same tokens (code generation, elim/codegen.c).
  * Operands may be constants on the tape; their partials are then unused. */
 #define ADE_OPS(X)                                                             \
   X(INDEP, "indep", 0, ADE__STORE)       /* r = x_i (an independent) */        \
