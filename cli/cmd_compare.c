@@ -407,7 +407,7 @@ static void print_cheapest(const cmp *c) {
 static void print_limited_note(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
     if (c->rows[i].limited) {
-      printf("\n* stopped at its time limit (%.3g s); the rest eliminated in forward or reverse order\n",
+      printf("\n* stopped at its time limit (%.3g s): the best sequence by then (an ordering: the sweep of the cheaper vector mode)\n",
              c->order_limit);
       return;
     }

@@ -12,8 +12,8 @@ const char cli_jacobian_usage[] =
     "Usage: adelim jacobian [--method NAME] [--kind K] [--time-limit S]\n"
     "                       [--node-limit N] [--threads N] [--hierarchy H]\n"
     "                       [--seed N] [--iterations N] [--sequence FILE]\n"
-    "                       [--save-sequence FILE] [--out J.mtx] [--values]\n"
-    "                       [--json] TAPE\n"
+    "                       [--save-sequence FILE] [--parts regions]\n"
+    "                       [--out J.mtx] [--values] [--json] TAPE\n"
     "\n"
     "Build the linearized computational graph of the tape, eliminate it and\n"
     "print the cost: multiply-adds (fma), fill-in, graph sizes before and\n"
@@ -41,6 +41,11 @@ const char cli_jacobian_usage[] =
     "                  apply the elimination sequence in FILE instead\n"
     "  --save-sequence FILE, --save-seq FILE\n"
     "                  write the sequence the method chose to FILE\n"
+    "  --parts regions two-level vertex elimination over the tape's regions\n"
+    "                  (ade_region_begin/end): each region's interior first,\n"
+    "                  identical regions solved once, then the rest; by the\n"
+    "                  optimizer given (vertex kind), else the best heuristic.\n"
+    "                  Not the --hierarchy filters (those order one graph)\n"
     "  --out FILE      write the Jacobian as a Matrix Market file\n"
     "  --values        also print the Jacobian's nonzeros: one line 'row\n"
     "                  column value' each (1-based, %.17g), row by row,\n"
@@ -53,7 +58,7 @@ const char cli_jacobian_usage[] =
     "Searches longer than a second report their progress on stderr.\n";
 
 typedef struct jac_args {
-  const char *tape, *method, *seq, *save, *out, *kind, *time, *nodes, *threads, *hier, *seed, *iters;
+  const char *tape, *method, *seq, *save, *out, *kind, *time, *nodes, *threads, *hier, *seed, *iters, *parts;
   int json, values;
 } jac_args;
 
@@ -66,7 +71,8 @@ static int parse(const cli_cmd *self, int argc, char **argv, jac_args *a) {
                           {"node-limit", &a->nodes, NULL},  {"threads", &a->threads, NULL},
                           {"hierarchy", &a->hier, NULL},    {"seed", &a->seed, NULL},
                           {"iterations", &a->iters, NULL},  {"json", NULL, &a->json},
-                          {"values", NULL, &a->values},     {NULL, NULL, NULL}};
+                          {"values", NULL, &a->values},     {"parts", &a->parts, NULL},
+                          {NULL, NULL, NULL}};
   return cli_parse_tape(self, argc, argv, args, &a->tape);
 }
 
@@ -188,9 +194,49 @@ static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_repo
   cli_json_close(j);
 }
 
+/* Two-level elimination over the tape's regions: the sequence to apply. */
+static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int optimizer, ade_elim_seq **seq,
+                    ade_parts_report *rep) {
+  ade_stats s;
+  ade_cgraph *g = NULL;
+  size_t *part = NULL, nid = 0;
+  int st = ade_tape_stats(tape, &s);
+  if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
+  if (st >= 0) st = ade_tape_parts(tape, ADE_PARTS_REGIONS, part, nid, NULL);
+  if (st >= 0) st = ade_cgraph_from_tape(&g, tape, NULL);
+  if (st >= 0) st = ade_optimize_parts(g, part, nid, optimizer, l, seq, rep);
+  ade_cgraph_free(g);
+  free(part);
+  return st < 0 ? cli_tape_error(a->tape, "parts", st) : -1;
+}
+
+static void print_parts(const ade_parts_report *p) {
+  printf("parts: regions, %zu with an interior (%zu %s), %zu vertices eliminated first\n", p->parts, p->classes,
+         cli_plural(p->classes, "class", "classes"), p->interior);
+  printf("levels: first %" PRIu64 " fma + second %" PRIu64 " fma = %" PRIu64 "; one level: %" PRIu64
+         " fma; %s%s; %.6f s\n", p->local_cost, p->outer_cost, p->local_cost + p->outer_cost, p->flat_cost,
+         p->two_level ? "two levels used" : "one level used", p->limited ? " (a search stopped at its limit)" : "",
+         p->seconds);
+}
+
+static void json_parts(cli_json *j, const ade_parts_report *p) {
+  cli_json_open(j, "parts", '{', 1);
+  cli_json_str(j, "kind", "regions");
+  cli_json_u64(j, "parts", p->parts);
+  cli_json_u64(j, "classes", p->classes);
+  cli_json_u64(j, "interior", p->interior);
+  cli_json_u64(j, "first_level_fma", p->local_cost);
+  cli_json_u64(j, "second_level_fma", p->outer_cost);
+  cli_json_u64(j, "one_level_fma", p->flat_cost);
+  cli_json_bool(j, "two_level", p->two_level);
+  cli_json_bool(j, "limited", p->limited);
+  cli_json_num(j, "seconds", p->seconds);
+  cli_json_close(j);
+}
+
 /* The report as one JSON object: the figures of the text report. */
 static void print_json(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J, int kind,
-                       const ade_opt_report *o, int optimized) {
+                       const ade_opt_report *o, int optimized, const ade_parts_report *p) {
   cli_json j;
   cli_json_init(&j, stdout);
   cli_json_open(&j, NULL, '{', 0);
@@ -215,6 +261,7 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_u64(&j, "edges_after", r->edges_after);
   cli_json_num(&j, "seconds", r->seconds);
   if (optimized) json_opt(&j, a->method, kind, o);
+  if (p) json_parts(&j, p);
   if (a->values) print_values(J, &j);
   cli_json_close(&j);
 }
@@ -236,6 +283,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   ade_jacobian_options o = {NULL, 0};
   ade_jacobian_report r;
   ade_opt_report orep;
+  ade_parts_report prep;
   ade_opt_limits lim;
   ade_tape *tape = NULL;
   ade_elim_seq *seq = NULL, *chosen = NULL;
@@ -252,6 +300,15 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (a.kind && optimizer >= 0 && (kind = kind_of(a.kind)) < 0)
     return cli_usage_error(self, "unknown kind '%s' (vertex, edge or face)", a.kind);
   if (a.kind && optimizer < 0) return cli_usage_error(self, "--kind applies to optimizers, not to '%s'", a.method);
+  if (a.parts && strcmp(a.parts, "regions"))
+    return cli_usage_error(self, "unknown --parts '%s' (regions)", a.parts);
+  if (a.parts && a.seq) return cli_usage_error(self, "--parts builds a sequence: not with --sequence");
+  if (a.parts && optimizer >= 0) {
+    if (a.kind && kind != ADE_SEQ_VERTEX) return cli_usage_error(self, "--parts eliminates vertices: not --kind %s", a.kind);
+    kind = ADE_SEQ_VERTEX;
+  }
+  if (a.parts && optimizer < 0 && strcmp(a.method, "vertex-markowitz"))
+    return cli_usage_error(self, "--parts takes an optimizer (or none), not the ordering '%s'", a.method);
   if (a.hier && optimizer != ADE_OPT_HIERARCHY)
     return cli_usage_error(self, "--hierarchy goes with the hierarchy optimizer, not with '%s'", a.method);
   if ((rc = limits(self, &a, &lim)) >= 0) return rc;
@@ -259,7 +316,8 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
     return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(optimizer), kind_names[kind]);
   if ((st = ade_tape_open(&tape, a.tape)) < 0) return cli_tape_error(a.tape, "cannot open", st);
   if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_file_error(a.seq, "cannot load sequence", st, CLI_IO_SEQ);
-  if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);
+  if (rc < 0 && a.parts) rc = by_parts(&a, &lim, tape, optimizer, &chosen, &prep);
+  else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);
   o.seq = seq ? seq : chosen;
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) < 0)
     rc = a.seq ? cli_file_error(a.seq, "cannot apply to the tape", st, CLI_IO_SEQ)
@@ -272,10 +330,11 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   }
   if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_file_error(a.out, "cannot write", st, CLI_IO_WRITE);
   if (rc < 0 && a.json) {
-    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq);
+    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq && !a.parts, a.parts ? &prep : NULL);
   } else if (rc < 0) {
     print_report(&a, &r, J);
-    if (optimizer >= 0 && !a.seq) print_opt(a.method, kind, &orep);
+    if (optimizer >= 0 && !a.seq && !a.parts) print_opt(a.method, kind, &orep);
+    if (a.parts) print_parts(&prep);
     if (a.values) print_values(J, NULL);
   }
   if (rc < 0) rc = cli_finish(CLI_OK);

@@ -128,9 +128,13 @@ int ade__jacobian_seq(const ade_cgraph *g, int method, const ade_jacobian_option
  * sequence (Rule 3) and face sequence, by simulation on copies. */
 int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **es);
 int ade__seq_vertex_to_face(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **fs);
-/* An edge sequence as the equivalent face sequence (opt_common.c); *fill
- * (may be NULL) gets its fill-in. */
+/* An edge sequence as the equivalent face sequence (front/back elimination
+ * of an edge = its faces out of/into its dual vertex); *fill (may be NULL)
+ * gets its fill-in. */
 int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs, uint64_t *fill);
+/* An upper bound on the face eliminations of any complete face sequence
+ * (Lemma 4: the sum over X-Y paths of their lengths in faces), capped. */
+uint64_t ade__face_room(const ade_cgraph *g, uint64_t cap);
 /* The live intermediate vertices of dual d by the c-graph vertex (index in
  * g) they end at: first[j], then next[u] (dead ones stay listed; skip
  * them). Sync after face steps: it adds the vertices from seen on (new
@@ -153,18 +157,12 @@ int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
  * 0: none) they stop with ADE_ELIMIT if limited is NULL, else they complete
  * the sequence in forward order and set *limited = 1. */
 int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited);
-/* One ordering on the whole of g; *fill (may be NULL) gets the fill-in of
- * a face sequence (the new dual vertices, for renumbering). */
-int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
-                        int *limited);
 /* The ordering's own choices, without the comparison with the ordering it
  * generalizes, on the whole of g; scan: the reference implementation that
  * rescans every candidate at each step (the tests check that both give
  * the same sequence). */
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp);
 int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp);
-int ade__order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split,
-                     int *limited);
 
 /* The parts of a c-graph: its components once the vertices of the shared
  * kinds (a bit 1 << ADE__X, 1 << ADE__Y per kind) are taken out, each with

@@ -119,21 +119,6 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
   return settle(d, b);
 }
 
-/* Faces (i, j) of d with i entering c-graph vertex c, in list order. */
-int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s) {
-  for (size_t i = 0; i < d->nv; i++) {
-    const ade__vtx *v = &d->v[i];
-    if (!v->alive || v->kind != ADE__Z || v->ctgt != c) continue;
-    for (size_t k = 0; k < v->nout; k++) {
-      const ade__vtx *w = &d->v[d->e[v->out[k]].dst];
-      if (w->kind != ADE__Z) continue;
-      int st = ade_seq_push(s, v->id, w->id, 0);
-      if (st) return st;
-    }
-  }
-  return ADE_OK;
-}
-
 /* ------------------------------------------------------- dual index */
 
 int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {

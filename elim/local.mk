@@ -30,6 +30,7 @@ libadelim_core_la_SOURCES += \
 	%D%/cpr.c \
 	%D%/dot.c \
 	%D%/plan.c \
+	%D%/parts.c \
 	%D%/codegen.c
 
 # C generated from plans, compiled by the compiler configure found.

@@ -544,12 +544,71 @@ static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, i
   }
 }
 
+/* Whether every edge runs from a lower to a higher vertex index (always so
+ * for a c-graph from a tape: operands precede results). */
+static int index_topological(const ade_cgraph *g) {
+  for (size_t e = 0; e < g->eslots; e++)
+    if (g->e[e].src != ADE__NONE && g->e[e].src >= g->e[e].dst) return 0;
+  return 1;
+}
+
+/* The cost of vertex elimination in forward (reverse) index order without
+ * eliminating, for g whose index order is topological: eliminating j after
+ * all intermediates before it leaves it the independents it depends on as
+ * predecessors and its own successors (fill-in only enters later
+ * vertices), so it costs |X(j)| |S_j| (reverse: |P_j| |Y(j)|). X(j) is
+ * propagated 64 independents at a time as bits: O(|E| n / 64) time, one
+ * word per vertex. */
+static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
+  size_t nsrc = reverse ? g->m : g->n, nv = g->nv;
+  int st = ade__budget(g->memlimit, ade__mul_size(nv + 1, sizeof(uint64_t)), "the cost of a sweep of %zu vertices", nv);
+  uint64_t *w = st ? NULL : ade__alloc((nv + 1) * sizeof *w), total = 0;
+  if (!st && !w) st = ade__fail(ADE_ENOMEM, "out of memory for the cost of a sweep of %zu vertices", nv);
+  for (size_t b0 = 0; !st && b0 < nsrc; b0 += 64) {
+    memset(w, 0, nv * sizeof *w);
+    for (size_t i = b0; i < nsrc && i < b0 + 64; i++) w[reverse ? g->yv[i] : g->xv[i]] = UINT64_C(1) << (i - b0);
+    for (size_t t = 0; t < nv; t++) {
+      size_t j = reverse ? nv - 1 - t : t;
+      const ade__vtx *v = &g->v[j];
+      if (!v->alive) continue;
+      size_t deg = reverse ? v->nin : v->nout;
+      const size_t *adj = reverse ? v->in : v->out;
+      if (v->kind == ADE__Z) total += (uint64_t)__builtin_popcountll(w[j]) * deg;
+      for (size_t k = 0; k < deg; k++) w[reverse ? g->e[adj[k]].src : g->e[adj[k]].dst] |= w[j];
+    }
+  }
+  ade__free(w);
+  *cost = total;
+  return st;
+}
+
+/* Vertex elimination in forward or reverse index order: the intermediates
+ * listed, the cost by sweep_cost (plus what g has counted already, as an
+ * elimination on a copy of g would report). */
+static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
+  int st = sweep_cost(g, reverse, &s->cost);
+  s->cost += g->fma;
+  for (size_t t = 0; !st && t < g->nv; t++) {
+    const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
+    if (v->alive && v->kind == ADE__Z) st = ade_seq_push(s, v->id, 0, 0);
+  }
+  return st;
+}
+
 /* The ordering's own sequence; *fill (may be NULL) gets the fill-in. */
 static int own(const ade_cgraph *g, int order, int scan, double deadline, int *limited, ade_elim_seq **sp,
                uint64_t *fill) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
+  if (!scan && (order == ADE_ORDER_VERTEX_FORWARD || order == ADE_ORDER_VERTEX_REVERSE) && index_topological(g)) {
+    int st = ade_seq_create(&s, kind);
+    if (!st) s->fingerprint = ade__graph_fingerprint(g);
+    if (!st) st = vertex_sweep(g, order == ADE_ORDER_VERTEX_REVERSE, s);
+    if (st) ade_seq_free(s);
+    else *sp = s;
+    return st;
+  }
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
   if (!st) s->fingerprint = ade__graph_fingerprint(c);
@@ -567,22 +626,24 @@ int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) 
 }
 
 /* Replace *sp by ordering o's sequence, converted to *sp's kind, if that
- * costs less. */
-static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, uint64_t *fill) {
+ * costs less (*sp NULL: in any case, to kind). */
+static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, uint64_t *fill,
+                        int kind) {
   ade_elim_seq *t = NULL, *u = NULL;
   int st = own(g, o, 0, deadline, limited, &t, NULL);
-  if (!st && t->cost < (*sp)->cost && t->kind == ADE_SEQ_VERTEX) {
+  uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
+  if (!st && t->cost < bar && t->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
     st = ade__seq_vertex_to_edge(g, t, &u);
     ade_seq_free(t);
     t = u, u = NULL;
     if (!st) t->fingerprint = ade__graph_fingerprint(g);
   }
-  if (!st && t->cost < (*sp)->cost && (*sp)->kind == ADE_SEQ_FACE) {
+  if (!st && t->cost < bar && t->kind != ADE_SEQ_FACE && kind == ADE_SEQ_FACE) {
     st = ade__seq_edge_to_face(g, t, &u, fill);
     ade_seq_free(t);
     t = u, u = NULL;
   }
-  if (!st && t->cost < (*sp)->cost) {
+  if (!st && t->cost < bar) {
     ade_seq_free(*sp);
     *sp = t, t = NULL;
   }
@@ -590,14 +651,32 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limite
   return st;
 }
 
-/* One ordering on the whole of g, never worse than those it generalizes. */
-int ade__elim_order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
-                        int *limited) {
+/* One ordering on the whole of g, never worse than those it generalizes;
+ * *fill (may be NULL) gets the fill-in of a face sequence (the new dual
+ * vertices, for renumbering). */
+static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
+                     int *limited) {
   ade_elim_seq *s = NULL;
   uint64_t f = 0;
-  int st = own(g, order, 0, deadline, limited, &s, &f);
-  for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0; k++)
-    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &f);
+  int kind = orders[order].kind, st;
+  if (deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX) {
+    /* Anytime: the cheaper vector mode's sweep first (its cost is counted,
+     * not simulated), then the ordering until the deadline; out of time,
+     * the sweep is the answer, with no completion or comparison to pay. */
+    int mode = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
+    ade_elim_seq *t = NULL;
+    uint64_t tf = 0;
+    st = keep_cheaper(g, mode, 0, NULL, &s, &f, kind);
+    int gst = st ? st : own(g, order, 0, deadline, NULL, &t, &tf);
+    if (gst == ADE_ELIMIT) *limited = 1;
+    else if (!(st = gst) && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL, f = tf;
+    ade_seq_free(t);
+  } else {
+    st = own(g, order, 0, deadline, limited, &s, &f);
+  }
+  /* Out of time: the comparisons would take as long again. */
+  for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
+    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &f, kind);
   if (st) {
     ade_seq_free(s);
     return st;
@@ -627,9 +706,51 @@ int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ad
   return st;
 }
 
+/* With two or more components holding intermediate vertices, order each
+ * alone and concatenate (*split = 1): eliminations in different components
+ * touch disjoint vertices and edges, so they commute, the costs add up,
+ * and every ordering makes the same choices inside a component as on the
+ * whole graph (its keys compare the same). Otherwise *split = 0. */
+static int order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split,
+                       int *limited) {
+  ade__part P;
+  ade_elim_seq *s = NULL;
+  *split = 0;
+  int st = ade__part_split(g, 0, &P);
+  if (st || P.nz < 2) {
+    ade__part_free(&P);
+    return st;
+  }
+  long fill0 = (long)g->nedges + (long)g->m + 1;
+  uint64_t cost = 0;
+  st = ade_seq_create(&s, kind);
+  for (size_t c = 0; !st && c < P.ncomp; c++) {
+    ade_cgraph *h = NULL;
+    ade_elim_seq *cs = NULL;
+    uint64_t fill = 0;
+    if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
+    st = ade__part_graph(g, &P, c, &h);
+    if (!st) st = order_one(h, order, deadline, &cs, &fill, limited);
+    if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
+    if (!st) cost += cs->cost, fill0 += (long)fill;
+    ade_seq_free(cs);
+    ade_cgraph_free(h);
+  }
+  if (!st) st = ade__seq_bind_whole(g, s);
+  ade__part_free(&P);
+  if (st) {
+    ade_seq_free(s);
+    return st;
+  }
+  s->cost = cost;
+  *sp = s;
+  *split = 1;
+  return ADE_OK;
+}
+
 int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
   int split = 0;
   /* Several connected components: each is ordered alone (component.c). */
-  int st = ade__order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
-  return st || split ? st : ade__elim_order_one(g, order, deadline, sp, NULL, limited);
+  int st = order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
+  return st || split ? st : order_one(g, order, deadline, sp, NULL, limited);
 }

@@ -23,7 +23,7 @@ struct ade_elim_plan {
 int ade__plan_reserve(ade__planrec *r, size_t k) {
   if (!r || r->cap - r->n >= k) return ADE_OK;
   size_t nc = r->cap ? 2 * r->cap : 1024;
-  while (nc - r->n < k) nc *= 2;
+  if (nc - r->n < k) nc = r->n + k; /* a large request: exactly */
   int st = ade__budget(r->memlimit, ade__mul_size(nc, 1 + 3 * sizeof *r->d), "a plan of %zu steps", nc);
   if (st) return st;
   uint8_t *kd = ade__realloc(r->kind, nc);
@@ -170,6 +170,11 @@ static int compile(ade_elim_plan *p, ade_cgraph *g, const ade_elim_seq *s, ade_j
   if (d) w = d;
   if (!st) {
     p->prog.memlimit = g->memlimit;
+    /* One step per multiply-add: a sequence that knows its cost gets its
+     * plan's room at once (or ENOMEM now, not after eliminating). */
+    if (s->cost) st = ade__plan_reserve(&p->prog, (size_t)ADE__MIN(s->cost, (uint64_t)SIZE_MAX / 32));
+  }
+  if (!st) {
     w->rec = &p->prog;
     st = ade_seq_apply(w, s, &cost);
     w->rec = NULL;

@@ -260,3 +260,107 @@ int ade__seq_vertex_to_face(const ade_cgraph *g, const ade_elim_seq *vs, ade_eli
   else *fs = s;
   return st;
 }
+
+/* Faces (i, j) of d with i entering c-graph vertex c, in list order. */
+int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s) {
+  for (size_t i = 0; i < d->nv; i++) {
+    const ade__vtx *v = &d->v[i];
+    if (!v->alive || v->kind != ADE__Z || v->ctgt != c) continue;
+    for (size_t k = 0; k < v->nout; k++) {
+      const ade__vtx *w = &d->v[d->e[v->out[k]].dst];
+      if (w->kind != ADE__Z) continue;
+      int st = ade_seq_push(s, v->id, w->id, 0);
+      if (st) return st;
+    }
+  }
+  return ADE_OK;
+}
+
+/* ------------------------------------------------ edges to faces */
+
+/* The live intermediate dual vertex for c-graph edge (i, j) (the oldest,
+ * if several). */
+static size_t dual_of(const ade_cgraph *g, const ade_cgraph *d, ade__dual_index *x, long i, long j) {
+  size_t jv = ade__graph_vertex(g, j), best = ADE__NONE;
+  for (size_t k = jv == ADE__NONE ? ADE__NONE : ade__dual_index_live(x, d, jv); k != ADE__NONE; k = x->next[k])
+    if (d->v[k].csrc == i && k < best) best = k;
+  return best;
+}
+
+/* The first intermediate face out of (front) or into (back) dual vertex k. */
+static size_t next_face(const ade_cgraph *d, size_t k, int dir) {
+  const ade__vtx *v = &d->v[k];
+  size_t n = dir == ADE_FRONT ? v->nout : v->nin;
+  for (size_t x = 0; x < n; x++) {
+    const ade__edge *e = &d->e[dir == ADE_FRONT ? v->out[x] : v->in[x]];
+    size_t o = dir == ADE_FRONT ? e->dst : e->src;
+    if (d->v[o].kind == ADE__Z) return o;
+  }
+  return ADE__NONE;
+}
+
+/* Front (back) elimination of an edge is the elimination of all faces out
+ * of (into) its dual vertex (face-elimination paper, Section 3.3). */
+int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_seq **fs, uint64_t *fill) {
+  ade_cgraph *d = NULL;
+  ade_elim_seq *s = NULL;
+  ade__dual_index ix = {0};
+  int st = es->kind == ADE_SEQ_EDGE ? ade_cgraph_dual(&d, g) : ade__fail(ADE_EINVAL, "not an edge sequence");
+  if (!st) st = ade_seq_create(&s, ADE_SEQ_FACE);
+  if (!st) s->fingerprint = ade__graph_fingerprint(d);
+  if (!st) st = ade__dual_index_init(&ix, g, d);
+  for (size_t t = 0; !st && t < es->len; t++) {
+    const ade_elim_step *x = &es->step[t];
+    size_t k = dual_of(g, d, &ix, x->a, x->b), o;
+    if (k == ADE__NONE) st = ade__fail(ADE_EINVAL, "step %zu: no edge (%ld, %ld)", t + 1, x->a, x->b);
+    while (!st && k != ADE__NONE && (o = next_face(d, k, x->dir)) != ADE__NONE) {
+      size_t a = x->dir == ADE_FRONT ? k : o, b = x->dir == ADE_FRONT ? o : k;
+      st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
+      if (!st) st = ade__face_step(d, a, b);
+      if (!st) st = ade__dual_index_sync(&ix, g, d);
+      k = dual_of(g, d, &ix, x->a, x->b);
+    }
+  }
+  if (!st) s->cost = d->fma;
+  if (!st && fill) *fill = d->fill;
+  ade__dual_index_free(&ix);
+  ade_cgraph_free(d);
+  if (st) ade_seq_free(s);
+  else *fs = s;
+  return st;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b, uint64_t cap) { return a + b < a || a + b > cap ? cap : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b, uint64_t cap) { return a && b > cap / a ? cap : a * b; }
+
+/* sum over intermediates c of (X-c paths)(c-Y paths): the faces on all
+ * X~-Y~ paths of the dual, counted with multiplicity. */
+uint64_t ade__face_room(const ade_cgraph *g, uint64_t cap) {
+  size_t nv = g->nv, head = 0, tail = 0;
+  size_t *ord = ade__alloc((nv + 1) * sizeof *ord), *deg = ade__alloc((nv + 1) * sizeof *deg);
+  uint64_t *px = ade__calloc(nv + 1, sizeof *px), *py = ade__calloc(nv + 1, sizeof *py), sum = 0;
+  if (!ord || !deg || !px || !py) sum = cap;
+  for (size_t i = 0; sum < cap && i < nv; i++)
+    if (g->v[i].alive && !(deg[i] = g->v[i].nin)) ord[tail++] = i;
+  while (sum < cap && head < tail) {
+    const ade__vtx *v = &g->v[ord[head++]];
+    for (size_t k = 0; k < v->nout; k++)
+      if (!--deg[g->e[v->out[k]].dst]) ord[tail++] = g->e[v->out[k]].dst;
+  }
+  for (size_t t = 0; sum < cap && t < tail; t++) {
+    const ade__vtx *v = &g->v[ord[t]];
+    px[ord[t]] = v->kind == ADE__X ? 1 : px[ord[t]];
+    for (size_t k = 0; k < v->nout; k++) px[g->e[v->out[k]].dst] = sat_add(px[g->e[v->out[k]].dst], px[ord[t]], cap);
+  }
+  for (size_t t = tail; sum < cap && t-- > 0;) {
+    const ade__vtx *v = &g->v[ord[t]];
+    py[ord[t]] = v->kind == ADE__Y ? 1 : py[ord[t]];
+    for (size_t k = 0; k < v->nin; k++) py[g->e[v->in[k]].src] = sat_add(py[g->e[v->in[k]].src], py[ord[t]], cap);
+    if (v->kind == ADE__Z) sum = sat_add(sum, sat_mul(px[ord[t]], py[ord[t]], cap), cap);
+  }
+  ade__free(ord);
+  ade__free(deg);
+  ade__free(px);
+  ade__free(py);
+  return sum;
+}

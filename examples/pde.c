@@ -29,12 +29,14 @@ struct pde {
 #define real double
 #define REAL_C(c) (c)
 #define PDE(name) name##_d
+#define PART(name, code) code
 #include "pde_sim.h"
 
 #ifndef PDE_PLAIN
 #define real ade_double
 #define REAL_C(c) ade_passive(c)
 #define PDE(name) name##_a
+#define PART(name, code) (ade_region_begin(name), code, ade_region_end())
 #include "pde_sim.h"
 #endif
 

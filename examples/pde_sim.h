@@ -1,13 +1,16 @@
 /* pde_sim.h: the stepper of pde.c, written once for any scalar type `real`. */
 
-/* pde.c includes this file once per scalar type, with three macros defined:
+/* pde.c includes this file once per scalar type, with four macros defined:
  *   real       the scalar type: double, or ade_double to record;
  *   REAL_C(c)  the constant c as a real;
- *   PDE(name)  the name this instance gives each function, e.g. name##_d.
+ *   PDE(name)  the name this instance gives each function, e.g. name##_d;
+ *   PART(name, code)  code; when recording, inside a region called name
+ *              (ade_region_begin/end), a part for two-level elimination
+ *              (`adelim jacobian --parts regions`).
  * All arithmetic goes through the ADE_ macros of <adelim.h>: with double
  * operands they are plain double expressions, with an ade_double operand
  * they record. No include guard: the file is meant to be included twice.
- * It undefines the three macros at its end.
+ * It undefines the four macros at its end.
  *
  * The problem (struct pde, defined in pde.c) is the nonlinear heat equation
  *   u_t = (k(u) u_x)_x + q(u)  on (0, 1),  u(0) = u(1) = 0,
@@ -52,7 +55,7 @@ static real PDE(run)(const struct pde *p, real *u, real *w)
   u[0] = w[0] = u[p->n + 1] = w[p->n + 1] = REAL_C(0.0);
   for (int s = 0; s < p->steps; s++) {
     real *t = cur;
-    PDE(step)(p, cur, next);
+    PART("step", PDE(step)(p, cur, next));
     cur = next;
     next = t;
   }
@@ -66,3 +69,4 @@ static real PDE(run)(const struct pde *p, real *u, real *w)
 #undef real
 #undef REAL_C
 #undef PDE
+#undef PART

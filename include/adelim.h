@@ -91,6 +91,9 @@ typedef struct ade_tape_options {
   int level;           /* zstd level 1..19; 0 stores chunks raw; default 3 */
   uint32_t chunk_ops;  /* records per chunk; default 65536 */
   int capture;         /* nonzero: record call sites and region stacks */
+  int defer;           /* nonzero (memory tapes only): record chunks raw, as
+                        * fast as level 0, and compress them at level when
+                        * the tape is saved (ade_tape_save); default 0 */
 } ade_tape_options;
 
 /*! ade_tape_options_init: fill *o with the defaults. */
@@ -131,7 +134,9 @@ ADE_API int ade_tape_open(ade_tape **tape, const char *path);
 ADE_API int ade_tape_recover(ade_tape **tape, const char *path);
 /*! ade_tape_load: read a whole tape file into memory (same checks as open). */
 ADE_API int ade_tape_load(ade_tape **tape, const char *path);
-/*! ade_tape_save: write a finished tape to a file (bit-identical bytes),
+/*! ade_tape_save: write a finished tape to a file (bit-identical bytes;
+ * a tape recorded with o->defer gets its chunks and footer compressed at
+ * its level on the way, the bytes a recording at that level writes),
  * atomically: into a temporary file "<path>.XXXXXX" next to path, fsynced
  * and renamed onto path, the directory fsynced. On failure (or a crash)
  * path keeps its old contents; after a crash a stale "<path>.XXXXXX" may be
@@ -618,13 +623,16 @@ ADE_API int ade_order_parse(const char *name);
  * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (face step limit). */
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 /*! ade_elim_order_limited: ade_elim_order within about time_limit seconds
- * (0: none). A greedy edge or face ordering or a face sweep that runs out
- * of time eliminates what is left in the order of the cheaper vector mode:
- * forward (intermediates in id order, as front eliminations of their
- * in-edges or as the faces through them), or reverse (back eliminations of
- * their out-edges, from the last) when g has fewer dependents than
- * independents. The sequence is still complete, and *limited (may be NULL)
- * is set to 1; else *limited = 0. @return as ade_elim_order. */
+ * (0: none). A greedy edge or face ordering or a face sweep first takes
+ * the vertex sweep of the cheaper vector mode (reverse when g has fewer
+ * dependents than independents, else forward) as its kind, then runs until
+ * the limit; out of time it returns that sweep (complete) and sets
+ * *limited (may be NULL) to 1; else *limited = 0. An ordering still
+ * running at the limit is not compared with the orderings it generalizes
+ * (doc/elimination.md, "Time limits"). The vertex sweeps
+ * (forward, reverse) cost O(|E| n/64) (O(|E| m/64)) whatever their
+ * multiply-adds: their cost is counted, not simulated.
+ * @return as ade_elim_order. */
 ADE_API int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
                                    int *limited);
 
@@ -746,6 +754,50 @@ ADE_API int ade_opt_supports(int method, int kind);
  * for the method), ADE_ENOMEM. */
 ADE_API int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits,
                          ade_elim_seq **seq, ade_opt_report *report);
+
+/* Parts of a tape and two-level elimination (doc/elimination.md, "Parts").
+ * A partition names a part for each record id: part[id] in 0..nparts-1,
+ * or ADE_PART_NONE for records in no part. */
+#define ADE_PART_NONE SIZE_MAX
+enum ade_parts_kind {
+  ADE_PARTS_REGIONS = 0 /* the innermost region (ade_region_begin/end) holding the record */
+};
+/*! ade_tape_parts: the partition of t's records by kind into part[0..nid)
+ * (nid: at least the record count + 1; part[0] is ADE_PART_NONE), *nparts
+ * the number of parts (may be NULL). Regions still open when recording
+ * stopped end with the tape (ade_trace_off closes them).
+ * @return ADE_OK, ADE_EINVAL (NULL arguments, nid too small, unknown kind),
+ * ADE_ESTATE (an incomplete tape). */
+ADE_API int ade_tape_parts(const ade_tape *t, int kind, size_t *part, size_t nid, size_t *nparts);
+
+typedef struct ade_parts_report {
+  size_t parts;          /* parts with an interior (eliminated at the first level) */
+  size_t classes;        /* classes of identical parts: each solved once */
+  size_t interior;       /* vertices eliminated at the first level */
+  uint64_t local_cost;   /* fma of the first level */
+  uint64_t outer_cost;   /* fma of the second level */
+  uint64_t flat_cost;    /* the method on the whole graph in one level */
+  uint64_t cost;         /* of the sequence returned: the two levels' sum,
+                            or flat_cost if that is less */
+  int two_level;         /* 1: the two-level sequence is returned */
+  int limited;           /* a time or node limit cut a search short */
+  double seconds;
+} ade_parts_report;
+/*! ade_optimize_parts: a vertex sequence for g in two levels. First the
+ * interior of each part (its intermediates whose successors all lie in the
+ * part; vertex ids index part[0..nid)) is eliminated on a graph of its own
+ * (what feeds it as independents, the part's other vertices it feeds as
+ * dependents): the part's local Jacobian is preaccumulated, and parts with
+ * identical graphs (the time steps of a simulation) are solved once. Then
+ * what is left is eliminated as one graph. Each level uses method (an
+ * optimizer building vertex sequences, under limits), or the best
+ * heuristic ordering when method < 0. The method on the whole graph in one
+ * level is tried too, and the cheaper sequence returned (report->two_level
+ * says which). The sequence is bound to g and its cost set; report may be
+ * NULL. @return ADE_OK, ADE_EINVAL, ADE_ENOMEM,
+ * errors of the method. */
+ADE_API int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int method,
+                               const ade_opt_limits *limits, ade_elim_seq **seq, ade_parts_report *report);
 /*! ade_opt_num_variants / ade_opt_variant: the (method, kind) pairs that
  * `adelim compare` lists, with labels such as "bnb-edge".
  * @return ADE_OK, ADE_EINVAL (i out of range). */

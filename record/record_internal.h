@@ -116,6 +116,8 @@ struct ade_tape {
   int state;
   int recovered;       /* opened by ade_tape_recover: no footer */
   int nofooter;        /* recorded, but the footer could not be written */
+  int deferred;        /* recorded raw, compressed at hdr.level when saved (o->defer) */
+  int wlevel;          /* the level chunks are written at: 0 if deferred, else hdr.level */
   char why[512];       /* why the recording failed (ade__tape_usable's message) */
   uint64_t serial;     /* shifted into the high id bits; 0 unless created to record */
   ade__store store;

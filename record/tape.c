@@ -34,6 +34,7 @@ void ade_tape_options_init(ade_tape_options *o) {
   o->level = 3;
   o->chunk_ops = 65536;
   o->capture = 0;
+  o->defer = 0;
 }
 
 static ade_tape *tape_new(void) {
@@ -141,6 +142,8 @@ int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {
   if (o->level < 0 || o->level > 19 || o->chunk_ops < 1 || o->chunk_ops > ADE__MAX_CHUNK_RECORDS)
     return ade__fail(ADE_EINVAL, "tape options: level must be 0..19 and chunk_ops 1..%u",
                      ADE__MAX_CHUNK_RECORDS);
+  if (o->defer && o->path)
+    return ade__fail(ADE_EINVAL, "tape options: defer is for memory tapes (path must be NULL)");
   ade_tape *t = tape_new();
   int st = t ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory creating a tape");
   if (!st && !(t->serial = ade__serial_claim() << ADE__ID_BITS))
@@ -149,10 +152,12 @@ int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {
   if (!st) {
     t->hdr.capture = o->capture != 0;
     t->hdr.level = o->level;
+    t->deferred = o->defer != 0;
+    t->wlevel = t->deferred ? 0 : o->level;
     t->hdr.chunk_records = o->chunk_ops;
     t->meta.complete = 1;
     if (!(t->w = ade__calloc(1, sizeof *t->w)) ||
-        (o->level > 0 && !(t->cctx = ade__zstd_cctx(o->level))))
+        (t->wlevel > 0 && !(t->cctx = ade__zstd_cctx(t->wlevel))))
       st = ade__fail(ADE_ENOMEM, "out of memory creating a tape");
   }
   if (!st && o->path) st = ade__store_open_file(&t->store, o->path, 1);
@@ -210,7 +215,7 @@ static int finish(ade_tape *t, int *fst) {
       r->end_op = ADE__MIN(r->end_op, w->first);
     }
   }
-  *fst = ade__footer_write(&t->store, t->cctx, t->hdr.level, &t->meta);
+  *fst = ade__footer_write(&t->store, t->cctx, t->wlevel, &t->meta);
   if (*fst) { /* the bytes are not a tape: never complete, never handed out */
     t->meta.complete = 0;
     t->meta.status = st ? st : *fst;
@@ -417,10 +422,28 @@ int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
   return ADE_OK;
 }
 
+/* A deferred tape's bytes compressed at its level, atomically onto path. */
+static int save_compressed(const ade_tape *t, const char *path) {
+  ade__store out = {.fd = -1};
+  void *dctx = ade__zstd_dctx(), *cctx = ade__zstd_cctx(t->hdr.level);
+  int st = dctx && cctx ? ade__store_open_file(&out, path, 1)
+                        : ade__fail(ADE_ENOMEM, "out of memory saving a tape");
+  if (!st) st = ade__tape_recode(&t->store, dctx, &t->hdr, &t->meta, cctx, &out);
+  if (!st) {
+    st = ade__afile_commit(&out.out, 0);
+    out.fd = -1; /* closed by the commit, or by its abort */
+  }
+  ade__store_close(&out);
+  ade__zstd_free_dctx(dctx);
+  ade__zstd_free_cctx(cctx);
+  return st;
+}
+
 int ade_tape_save(const ade_tape *t, const char *path) {
   int st = tape_has_bytes(t);
   if (st) return st;
   if (!path) return ade__fail(ADE_EINVAL, "ade_tape_save: path is NULL");
+  if (t->deferred && t->hdr.level > 0) return save_compressed(t, path);
   ade__afile out;
   unsigned char buf[1 << 16];
   if ((st = ade__afile_open(&out, path))) return st;

@@ -304,6 +304,33 @@ int ade__footer_write(ade__store *s, void *cctx, int level, const ade__meta *m) 
   return st;
 }
 
+int ade__tape_recode(const ade__store *in, void *dctx, const ade__header *h, const ade__meta *m,
+                     void *cctx, ade__store *out) {
+  unsigned char hb[ADE__HEADER_SIZE];
+  ade__buf b[3] = {{0}, {0}, {0}};
+  ade__meta m2 = *m; /* the same tables but for the chunk index */
+  m2.chunks = m->nchunks ? ade__calloc(m->nchunks, sizeof *m2.chunks) : NULL;
+  int st = m->nchunks && !m2.chunks ? ade__fail(ADE_ENOMEM, "out of memory saving a tape") : ADE_OK;
+  ade__header_encode(hb, h);
+  if (!st) st = ade__store_append(out, hb, sizeof hb);
+  for (size_t i = 0; i < m->nchunks && !st; i++) {
+    const ade__chunkent *e = &m->chunks[i];
+    frame f;
+    st = frame_read(in, dctx, e->offset, "ADCK", &f, &b[0], &b[1]);
+    if (st) break;
+    frame g = {{'A', 'D', 'C', 'K'}, (uint32_t)i, e->records, 0, 0, e->first, 0, 0};
+    st = frame_write(out, cctx, h->level, &g, &b[1], &b[2], &m2.chunks[i].offset);
+    m2.chunks[i].first = e->first;
+    m2.chunks[i].records = e->records;
+    m2.chunks[i].raw_size = g.raw_size;
+    m2.chunks[i].stored_size = g.stored_size;
+  }
+  if (!st) st = ade__footer_write(out, cctx, h->level, &m2);
+  ade__free(m2.chunks);
+  for (int i = 0; i < 3; i++) ade__buf_free(&b[i]);
+  return st;
+}
+
 /* Chunks must tile the bytes between the header and the footer exactly. */
 static int check_chunk_index(const ade__meta *m, uint64_t footer_off) {
   uint64_t off = ADE__HEADER_SIZE, records = 0;

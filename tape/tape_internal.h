@@ -114,6 +114,11 @@ int ade__chunk_peek(const ade__store *s, uint64_t off, uint32_t index, uint64_t 
 /* Read, verify and decompress chunk index of meta into d. */
 int ade__chunk_read(const ade__store *s, void *dctx, const ade__meta *m, size_t index,
                     ade__buf *scratch, ade__chunkdata *d);
+/* Write the tape of header h and footer m read from in to out with every
+ * frame compressed at h->level by cctx: the bytes a recording at that
+ * level writes. */
+int ade__tape_recode(const ade__store *in, void *dctx, const ade__header *h, const ade__meta *m,
+                     void *cctx, ade__store *out);
 void *ade__zstd_cctx(int level);
 void *ade__zstd_dctx(void);
 void ade__zstd_free_cctx(void *c);

@@ -85,20 +85,25 @@ static void put_file(const char *p, const char *text) {
   ck_assert_int_eq(fclose(f), 0);
 }
 
-/* A tape of about ops records; variant changes its values (so its bytes). */
-static ade_tape *record_big(int ops, int variant, const char *file, int level) {
-  ade_tape_options o;
-  ade_tape_options_init(&o);
-  o.level = level;
-  o.path = file;
+/* A tape of about ops records with options o; variant changes its values
+ * (so its bytes). */
+static ade_tape *record_with(int ops, int variant, const ade_tape_options *o) {
   ade_tape *t;
-  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+  ck_assert_int_eq(ade_tape_create(&t, o), ADE_OK);
   ck_assert_int_eq(ade_trace_on(t), ADE_OK);
   ade_double x = ade_indep(1.385 + variant), a = x;
   for (int i = 0; i < ops / 2; i++) a = ADE_SIN(ADE_MUL(a, x));
   ade_dep(a);
   ck_assert_int_eq(ade_trace_off(), ADE_OK);
   return t;
+}
+
+static ade_tape *record_big(int ops, int variant, const char *file, int level) {
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.level = level;
+  o.path = file;
+  return record_with(ops, variant, &o);
 }
 
 /* The file at p opens, verifies, and holds exactly bytes. */
@@ -368,6 +373,77 @@ START_TEST(text_writers) {
 }
 END_TEST
 
+/* A tape recorded with defer keeps its chunks raw in memory and is saved
+ * compressed: the file holds the bytes the same recording at that level
+ * writes, and both give the same derivatives. Also with call sites (their
+ * strings live in the footer), several chunks, and level 0 (nothing to do). */
+START_TEST(deferred_compression) {
+  const int levels[] = {0, 1, 3, 9};
+  for (int k = 0; k < 8; k++) {
+    ade_tape_options o;
+    ade_tape_options_init(&o);
+    o.level = levels[k % 4];
+    o.capture = k >= 4;
+    o.chunk_ops = k % 2 ? 700 : 65536;
+    ade_tape *direct = record_with(3000 + 100 * k, k, &o);
+    o.defer = 1;
+    ade_tape *late = record_with(3000 + 100 * k, k, &o);
+    ade_stats sd, sl;
+    ck_assert_int_eq(ade_tape_stats(direct, &sd), ADE_OK);
+    ck_assert_int_eq(ade_tape_stats(late, &sl), ADE_OK);
+    ck_assert_uint_eq(sl.records, sd.records);
+    ck_assert_int_eq(sl.level, o.level);
+    if (o.level) ck_assert_uint_gt(sl.stored_bytes, sd.stored_bytes); /* raw until saved */
+    double x = 1.2 + k, gd, gl, fd, fl;
+    ck_assert_int_eq(ade_gradient(direct, &x, &fd, &gd), ADE_OK);
+    ck_assert_int_eq(ade_gradient(late, &x, &fl, &gl), ADE_OK);
+    ck_assert(memcmp(&gd, &gl, sizeof gd) == 0 && memcmp(&fd, &fl, sizeof fd) == 0);
+    ck_assert_int_eq(ade_tape_save(late, path), ADE_OK);
+    const void *b;
+    size_t n;
+    ck_assert_int_eq(ade_tape_bytes(direct, &b, &n), ADE_OK);
+    check_tape_file(path, b, n);
+    ck_assert_int_eq(temps(path, 0), 0);
+    ade_tape_free(direct);
+    ade_tape_free(late);
+  }
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.defer = 1;
+  o.path = path;
+  ade_tape *t;
+  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_EINVAL);
+  ck_assert_ptr_nonnull(strstr(ade_errmsg(), "defer"));
+}
+END_TEST
+
+/* A deferred tape's compressing save that fails leaves the target as it
+ * was and no temporary file. */
+START_TEST(deferred_save_fails_cleanly) {
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.defer = 1;
+  o.chunk_ops = 5000;
+  ade_tape *t = record_with(20000, 0, &o), *u = record_with(BIG_OPS / 4, 1, &o);
+  char missing[128];
+  snprintf(missing, sizeof missing, "%s/no-such-dir/t.adt", dir);
+  ck_assert_int_eq(ade_tape_save(t, missing), ADE_EIO);
+  ck_assert_ptr_nonnull(strstr(ade_errmsg(), missing));
+  ck_assert_int_eq(ade_tape_save(t, path), ADE_OK);
+  size_t n;
+  unsigned char *b = slurp(path, &n);
+  struct rlimit old;
+  limit_file_size(n + 100, &old); /* u's compressed bytes are larger */
+  ck_assert_int_eq(ade_tape_save(u, path), ADE_EIO);
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+  check_tape_file(path, b, n);
+  ck_assert_int_eq(temps(path, 0), 0);
+  free(b);
+  ade_tape_free(t);
+  ade_tape_free(u);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("save");
   TCase *tc = tcase_create("atomic");
@@ -380,6 +456,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, kill_during_streaming);
   tcase_add_test(tc, streaming_replaces_at_trace_off);
   tcase_add_test(tc, text_writers);
+  tcase_add_test(tc, deferred_compression);
+  tcase_add_test(tc, deferred_save_fails_cleanly);
   suite_add_tcase(s, tc);
   return s;
 }

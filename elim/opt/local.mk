@@ -12,7 +12,8 @@ libadelim_core_la_SOURCES += \
 	%D%/opt_hier.c \
 	%D%/opt_anneal.c \
 	%D%/opt_dp.c \
-	%D%/opt_split.c
+	%D%/optimize.c \
+	%D%/opt_parts.c
 
 check_PROGRAMS += tests/check_opt
 tests_check_opt_SOURCES = tests/check_opt.c
@@ -20,3 +21,10 @@ tests_check_opt_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_opt_CFLAGS = $(TEST_CFLAGS)
 tests_check_opt_LDADD = $(TEST_LDADD)
 TESTS += tests/check_opt
+
+check_PROGRAMS += tests/check_parts
+tests_check_parts_SOURCES = tests/check_parts.c tests/randprog.h
+tests_check_parts_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_parts_CFLAGS = $(TEST_CFLAGS)
+tests_check_parts_LDADD = $(TEST_LDADD)
+TESTS += tests/check_parts

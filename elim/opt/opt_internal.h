@@ -133,9 +133,13 @@ void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64
  * hierarchies completed cheaply when it expires. */
 int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best);
 int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
-/* An upper bound on the face eliminations of any complete face sequence
- * (Lemma 4: the sum over X-Y paths of their lengths in faces), capped. */
-uint64_t ade__face_room(const ade_cgraph *g, uint64_t cap);
+/* The key of a part's graph h into *key (grown as needed; *len words):
+ * sizes, vertex kinds in order, edges (local ends) in order. Two graphs
+ * with equal keys are equal up to the order-preserving map of their
+ * vertices, so one sequence fits both. */
+int ade__part_key(const ade_cgraph *h, uint64_t **key, size_t *cap, size_t *len);
+/* "vertex", "edge", "face" ("such" for another kind). */
+const char *ade__opt_kind_name(int kind);
 /* A sequence of the kind from steps. */
 int ade__seq_from_steps(int kind, const ade_elim_step *st, size_t n, ade_elim_seq **s);
 
@@ -155,12 +159,6 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
 int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
                     ade_opt_report *r);
 int ade__opt_dp(const ade_cgraph *g, int method, ade_elim_seq **seq, uint64_t *cost);
-/* opt_split.c: with two or more parts (components apart from the
- * independents, and for vertex and edge kinds the dependents), optimize each
- * class of identical parts once by ade_optimize and concatenate (*split =
- * 1; r gets the sums); otherwise *split = 0. */
-int ade__opt_split(const ade_cgraph *g, int kind, int method, const ade_opt_limits *l, ade_elim_seq **seq,
-                   ade_opt_report *r, int *split);
 
 /* Default hierarchy of a kind. */
 const char *ade__hier_default(int kind);

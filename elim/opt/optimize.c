@@ -1,4 +1,6 @@
-/* opt_split.c: ade_optimize on a c-graph of several parts: each class of identical parts optimized once, the sequences repeated on the others and concatenated. */
+/* optimize.c: ade_optimize, the optimizers' dispatcher (on top of them), and
+ * c-graphs of several parts: each class of identical parts optimized once,
+ * the sequences repeated on the others and concatenated. */
 #include "opt_internal.h"
 
 /* Parts meet only at independents (and, for vertex and edge sequences, at
@@ -17,24 +19,6 @@ typedef struct cls {
   size_t len;
   uint64_t cost;
 } cls;
-
-/* The key of part graph h: sizes, vertex kinds in order, edges (local ends) in order. */
-static int part_key(const ade_cgraph *h, uint64_t **key, size_t *cap, size_t *len) {
-  size_t need = 1 + (h->nv + 31) / 32 + h->nedges;
-  if (need > *cap) {
-    uint64_t *k = ade__realloc(*key, need * sizeof *k);
-    if (!k) return ade__fail(ADE_ENOMEM, "out of memory for the key of a part of %zu edges", h->nedges);
-    *key = k, *cap = need;
-  }
-  uint64_t *k = *key;
-  memset(k, 0, need * sizeof *k);
-  k[0] = (uint64_t)h->nv | (uint64_t)h->nedges << 32;
-  for (size_t v = 0; v < h->nv; v++) k[1 + v / 32] |= (uint64_t)h->v[v].kind << (2 * (v % 32));
-  for (size_t e = 0, w = 1 + (h->nv + 31) / 32; e < h->eslots; e++)
-    if (h->e[e].src != ADE__NONE) k[w++] = (uint64_t)h->e[e].src << 32 | h->e[e].dst;
-  *len = need;
-  return ADE_OK;
-}
 
 /* Face fill-ins that s makes on the dual of h. */
 static int face_fill(const ade_cgraph *h, const ade_elim_seq *s, size_t *fill) {
@@ -108,7 +92,7 @@ static int classify(const ade_cgraph *g, ade__part *P, size_t *cl, cls *ks, size
     ade_cgraph *h = NULL;
     if (!P->hasz[c]) continue;
     st = ade__part_graph(g, P, c, &h);
-    if (!st) st = part_key(h, &key, &cap, &len);
+    if (!st) st = ade__part_key(h, &key, &cap, &len);
     ade_cgraph_free(h);
     if (st) break;
     if (ade__table_get(&t, key, len, &val)) {
@@ -132,8 +116,12 @@ static void share_time(const ade_opt_limits *l, double t0, size_t left, ade_opt_
   sub->time_limit = rest > 1e-3 * (double)left ? rest / (double)left : 1e-3;
 }
 
-int ade__opt_split(const ade_cgraph *g, int kind, int method, const ade_opt_limits *l, ade_elim_seq **seq,
-                   ade_opt_report *r, int *split) {
+/* With two or more parts (components apart from the independents, and for
+ * vertex and edge kinds the dependents), optimize each class of identical
+ * parts once by ade_optimize and concatenate (*split = 1; r gets the
+ * sums); otherwise *split = 0. */
+static int opt_split(const ade_cgraph *g, int kind, int method, const ade_opt_limits *l, ade_elim_seq **seq,
+                     ade_opt_report *r, int *split) {
   ade__part P;
   ade_elim_seq *s = NULL;
   size_t nk = 0, *cl = NULL;
@@ -176,4 +164,57 @@ int ade__opt_split(const ade_cgraph *g, int kind, int method, const ade_opt_limi
   *seq = s;
   *split = 1;
   return ADE_OK;
+}
+
+int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits, ade_elim_seq **seq,
+                 ade_opt_report *report) {
+  ade_opt_limits def;
+  ade_opt_report r;
+  ade_elim_seq *s = NULL;
+  double t0 = ade__now();
+  memset(&r, 0, sizeof r);
+  if (!seq || !g || g->dual) return ade__fail(ADE_EINVAL, "ade_optimize: needs a c-graph and a result pointer");
+  *seq = NULL;
+  if (method < 0 || method >= ADE_OPT_COUNT) return ade__fail(ADE_EINVAL, "ade_optimize: unknown method %d", method);
+  if (!ade_opt_supports(method, kind))
+    return ade__fail(ADE_EINVAL, "%s does not build %s sequences", ade_opt_name(method),
+                     ade__opt_kind_name(kind));
+  if (!limits) ade_opt_limits_init(&def), limits = &def;
+  if (!limits->memory_limit && g->memlimit != SIZE_MAX) { /* the tape's limit bounds the state tables */
+    def = *limits;
+    def.memory_limit = g->memlimit ? g->memlimit : 1;
+    limits = &def;
+  }
+  ade__clock clk;
+  ade__clock_start(&clk, limits);
+  int split = 0, st = opt_split(g, kind, method, limits, &s, &r, &split);
+  if (!st && !split) switch (method) {
+  case ADE_OPT_EXHAUSTIVE: st = ade__opt_exhaustive(g, kind, limits, &s, &r); break;
+  case ADE_OPT_BNB: st = ade__opt_bnb(g, kind, limits, &s, &r); break;
+  case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &clk, &s, &r.limited); break;
+  case ADE_OPT_ANNEAL: st = ade__opt_anneal(g, kind, limits, &s, &r); break;
+  default: {
+    ade_elim_seq *es = NULL;
+    st = ade__opt_dp(g, method, &es, &r.cost);
+    if (!st && kind == ADE_SEQ_FACE) st = ade__seq_edge_to_face(g, es, &s, NULL);
+    else s = es, es = NULL;
+    ade_seq_free(es);
+  }
+  }
+  if (st == ADE_ETOOBIG && method <= ADE_OPT_ANNEAL && method != ADE_OPT_HIERARCHY) { /* too large to search: the start */
+    memset(&r, 0, sizeof r);
+    st = ade__opt_heuristic(g, kind, &clk, &s);
+    if (!st) r.cost = r.initial = s->cost, r.limited = 1;
+  }
+  uint64_t cost = 0;
+  if (!st) st = ade__seq_finish(g, s, &cost);
+  if (!st && (split || method != ADE_OPT_HIERARCHY) && cost != r.cost) /* what the method claimed */
+    st = ade__fail(ADE_ESTATE, "internal error: %s found cost %llu, the engines count %llu", ade_opt_name(method),
+                   (unsigned long long)r.cost, (unsigned long long)cost);
+  r.cost = cost;
+  r.seconds = ade__now() - t0;
+  if (st) ade_seq_free(s);
+  else *seq = s;
+  if (report) *report = r;
+  return st;
 }

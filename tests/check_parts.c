@@ -1,0 +1,194 @@
+/* check_parts.c: partitions of a tape by regions and two-level elimination over them. */
+#include <string.h>
+
+#include "randprog.h"
+
+/* Record p at x with regions opened and closed at random between steps
+ * (nested up to depth 3; some left open for ade_trace_off to close). */
+static ade_tape *record_regions(const randprog *p, const double *x, uint64_t seed) {
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.chunk_ops = 97; /* regions across chunks */
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double *v = malloc(sizeof(ade_double) * (size_t)(p->n + p->nsteps));
+  uint64_t s = seed;
+  int depth = 0;
+  for (int i = 0; i < p->n; i++) v[i] = ade_indep(x[i]);
+  for (int i = 0; i < p->nsteps; i++) {
+    unsigned r = (unsigned)(ade_test_rand(&s) % 8);
+    if (r == 0 && depth < 3) ade_region_begin("part"), depth++;
+    else if (r == 1 && depth > 0) ade_region_end(), depth--;
+    v[p->n + i] = rp_step_eval(&p->steps[i], v);
+  }
+  for (int j = 0; j < p->m; j++) ade_dep(v[p->out[j]]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  free(v);
+  return t;
+}
+
+static size_t *regions_of(ade_tape *t, size_t *nid, size_t *np) {
+  ade_stats s;
+  ck_assert_int_eq(ade_tape_stats(t, &s), ADE_OK);
+  *nid = (size_t)s.records + 1;
+  size_t *part = malloc(*nid * sizeof *part);
+  ck_assert_int_eq(ade_tape_parts(t, ADE_PARTS_REGIONS, part, *nid, np), ADE_OK);
+  return part;
+}
+
+/* The Jacobian of seq on t against dense forward mode. */
+static void check_jacobian(ade_tape *t, const ade_elim_seq *seq, int n, int m) {
+  ade_sparse *J = NULL;
+  ade_jacobian_options o = {seq, 1};
+  ade_jacobian_report r;
+  ck_assert_msg(ade_jacobian(t, 0, &o, &J, &r) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_uint_eq(r.fma, ade_seq_cost(seq));
+  double *D = calloc((size_t)(n * m), sizeof *D), *F = calloc((size_t)(n * m), sizeof *F);
+  ck_assert_int_eq(ade_sparse_to_dense(J, D), ADE_OK);
+  ck_assert_int_eq(ade_jacobian_dense(t, ADE_FORWARD, NULL, F), ADE_OK);
+  for (int k = 0; k < n * m; k++) ade_assert_rel(D[k], F[k], 1e-12);
+  free(D);
+  free(F);
+  ade_sparse_free(J);
+}
+
+/* Random programs with random nested regions: with the best heuristic and
+ * with branch and bound at both levels, the two-level sequence is complete,
+ * costs what the levels add up to, and gives dense forward mode's Jacobian. */
+START_TEST(random_regions) {
+  for (int k = 0; k < 60; k++) {
+    uint64_t s = 1000 + (uint64_t)k;
+    int n = 1 + (int)(ade_test_rand(&s) % 4), m = 1 + (int)(ade_test_rand(&s) % 3);
+    int nsteps = 8 + (int)(ade_test_rand(&s) % 40);
+    randprog p = rp_make(s, n, m, nsteps);
+    double x[4];
+    for (int i = 0; i < n; i++) x[i] = ade_test_uniform(&s, -1, 1);
+    ade_tape *t = record_regions(&p, x, s);
+    size_t nid, np;
+    size_t *part = regions_of(t, &nid, &np);
+    ade_cgraph *g = NULL;
+    ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+    for (int method = -1; method <= ADE_OPT_BNB; method += 1 + ADE_OPT_BNB) {
+      ade_elim_seq *seq = NULL;
+      ade_parts_report r;
+      ade_opt_limits l;
+      ade_opt_limits_init(&l);
+      l.time_limit = 0.5;
+      ck_assert_msg(ade_optimize_parts(g, part, nid, method, &l, &seq, &r) == ADE_OK, "seed %d: %s", k,
+                    ade_errmsg());
+      ck_assert_uint_eq(r.cost, ade_seq_cost(seq));
+      ck_assert_uint_eq(r.cost, r.two_level ? r.local_cost + r.outer_cost : r.flat_cost);
+      ck_assert_uint_le(r.cost, r.flat_cost);
+      ck_assert(r.two_level == (r.local_cost + r.outer_cost <= r.flat_cost));
+      ck_assert_uint_le(r.parts, np);
+      ck_assert_uint_le(r.classes, r.parts);
+      check_jacobian(t, seq, n, m);
+      ade_seq_free(seq);
+    }
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    free(part);
+    rp_free(&p);
+  }
+}
+END_TEST
+
+/* Steps of a time loop, one region each: the parts are identical, so one
+ * class is solved, and the two-level cost is the local cost of every step
+ * plus the junctions. */
+START_TEST(repeated_steps) {
+  const int steps = 12, n = 3;
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double u[3];
+  for (int i = 0; i < n; i++) u[i] = ade_indep(0.3 + 0.1 * i);
+  for (int s = 0; s < steps; s++) {
+    ade_region_begin("step");
+    ade_double a = ADE_MUL(u[0], ADE_SIN(u[1])), b = ADE_ADD(ADE_MUL(u[1], u[2]), a);
+    ade_double c = ADE_EXP(ADE_MUL(-0.1, ADE_MUL(a, b)));
+    u[0] = ADE_ADD(u[0], ADE_MUL(0.01, c));
+    u[1] = ADE_SUB(u[1], ADE_MUL(0.02, ADE_MUL(a, c)));
+    u[2] = ADE_ADD(u[2], ADE_MUL(0.03, ADE_TANH(b)));
+    ade_region_end();
+  }
+  for (int i = 0; i < n; i++) ade_dep(u[i]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  size_t nid, np;
+  size_t *part = regions_of(t, &nid, &np);
+  ck_assert_uint_eq(np, (size_t)steps);
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+  ade_elim_seq *seq = NULL;
+  ade_parts_report r;
+  ck_assert_int_eq(ade_optimize_parts(g, part, nid, -1, NULL, &seq, &r), ADE_OK);
+  ck_assert_uint_eq(r.parts, (size_t)steps);
+  ck_assert_uint_le(r.classes, 3); /* the first step reads independents, the last feeds dependents */
+  ck_assert_uint_gt(r.local_cost, 0);
+  check_jacobian(t, seq, n, n);
+  ade_seq_free(seq);
+  ade_cgraph_free(g);
+  free(part);
+  ade_tape_free(t);
+}
+END_TEST
+
+/* No regions: everything is in no part, and the second level is the best
+ * heuristic on the whole graph. Bad arguments give errors. */
+START_TEST(edges_and_errors) {
+  randprog p = rp_make(7, 3, 2, 30);
+  double x[3] = {0.1, 0.2, 0.3};
+  ade_tape *t = rp_record(&p, x, NULL);
+  size_t nid, np;
+  size_t *part = regions_of(t, &nid, &np);
+  ck_assert_uint_eq(np, 0);
+  for (size_t i = 0; i < nid; i++) ck_assert(part[i] == ADE_PART_NONE);
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+  ade_elim_seq *seq = NULL, *best = NULL;
+  ade_parts_report r;
+  ck_assert_int_eq(ade_optimize_parts(g, part, nid, -1, NULL, &seq, &r), ADE_OK);
+  ck_assert_uint_eq(r.parts, 0);
+  ck_assert_uint_eq(r.local_cost, 0);
+  ck_assert_int_eq(ade_optimize(g, ADE_SEQ_VERTEX, ADE_OPT_HIERARCHY, NULL, &best, NULL), ADE_OK);
+  check_jacobian(t, seq, 3, 2);
+  /* Every vertex in one part: the interior is all but what feeds the dependents. */
+  for (size_t i = 1; i < nid; i++) part[i] = 0;
+  ade_seq_free(seq);
+  ck_assert_int_eq(ade_optimize_parts(g, part, nid, -1, NULL, &seq, &r), ADE_OK);
+  ck_assert_uint_eq(r.parts, 1);
+  check_jacobian(t, seq, 3, 2);
+  ade_seq_free(seq);
+  ck_assert_int_eq(ade_optimize_parts(NULL, part, nid, -1, NULL, &seq, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_optimize_parts(g, NULL, nid, -1, NULL, &seq, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_optimize_parts(g, part, nid, ADE_OPT_COUNT, NULL, &seq, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_tape_parts(t, ADE_PARTS_REGIONS, part, 1, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_tape_parts(t, 99, part, nid, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_tape_parts(NULL, ADE_PARTS_REGIONS, part, nid, NULL), ADE_EINVAL);
+  ade_seq_free(best);
+  ade_cgraph_free(g);
+  free(part);
+  ade_tape_free(t);
+  rp_free(&p);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("parts");
+  TCase *tc = tcase_create("parts");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, random_regions);
+  tcase_add_test(tc, repeated_steps);
+  tcase_add_test(tc, edges_and_errors);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *r = srunner_create(suite());
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
