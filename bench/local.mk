@@ -140,3 +140,27 @@ EXTRA_PROGRAMS += %D%/bench_hesscolor
 %C%_bench_hesscolor_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_hesscolor_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_hesscolor$(EXEEXT)
+
+# bench_codegen: the C of ade_plan_codegen compiled by the configured
+# compiler, against the interpreted plan and forward mode; compile times.
+EXTRA_PROGRAMS += %D%/bench_codegen
+%C%_bench_codegen_SOURCES = %D%/bench_codegen.c %D%/jacobian_problems.h %D%/bench_jacobian.h \
+	%D%/bj_problem.c
+%C%_bench_codegen_CPPFLAGS = $(BENCH_CPPFLAGS) -DBENCH_CC='"$(CC)"'
+%C%_bench_codegen_CFLAGS = $(BENCH_CFLAGS)
+# The convenience library: -T reaches the internal ade__plan_codegen.
+%C%_bench_codegen_LDADD = libadelim-core.la $(ADE_DEPS_LIBS) -ldl
+%C%_bench_codegen_CXXFLAGS = -O2 -ffp-contract=off
+if WITH_ADOLC
+%C%_bench_codegen_SOURCES += %D%/bench_jacobian_adolc.cpp
+%C%_bench_codegen_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_codegen_LDADD += $(ADOLC_LIBS)
+%C%_bench_codegen_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_codegen_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_codegen_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_codegen_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+bench: %D%/bench_codegen$(EXEEXT)

@@ -194,5 +194,7 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv);
 extern const char cli_compare_usage[];
 int cli_cmd_dot(const cli_cmd *self, int argc, char **argv);
 extern const char cli_dot_usage[];
+int cli_cmd_codegen(const cli_cmd *self, int argc, char **argv);
+extern const char cli_codegen_usage[];
 
 #endif /* ADE_CLI_H */

@@ -66,6 +66,22 @@ int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b);
 /* Room for k more steps (NULL r: nothing to do). */
 int ade__plan_reserve(ade__planrec *r, size_t k);
 
+/* A compiled plan's parts, read-only, for code generation (codegen.c):
+ * the partials of the tape's operands (in linearized order, chunk_ops[c]
+ * per chunk) go to slots init[k] (0: none) of slots 1..ninit, zeroed
+ * first; prog runs on the slots; entry k of J (rowptr, col) is slot out[k]. */
+typedef struct ade__planinfo {
+  uint64_t records, fma;
+  size_t nchunks, ninit, nslot, m, n, nnz;
+  const size_t *chunk_ops, *init, *rowptr, *col, *out;
+  const ade__planrec *prog;
+  int method;       /* the ordering it was compiled by, -1: a given sequence */
+} ade__planinfo;
+void ade__plan_info(const ade_elim_plan *p, ade__planinfo *info);
+/* ade_plan_codegen, writing loops over tables for plans of more than
+ * table_at statements of straight-line code (codegen.c). */
+int ade__plan_codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, void *file, size_t table_at);
+
 struct ade_elim_seq {
   int kind;
   size_t len, cap;

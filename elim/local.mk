@@ -32,7 +32,16 @@ libadelim_core_la_SOURCES += \
 	%D%/plan.c \
 	%D%/parts.c \
 	%D%/auto.c \
-	%D%/cache.c
+	%D%/cache.c \
+	%D%/codegen.c
+
+# C generated from plans, compiled by the compiler configure found.
+check_PROGRAMS += tests/check_codegen
+tests_check_codegen_SOURCES = tests/check_codegen.c tests/randprog.h
+tests_check_codegen_CPPFLAGS = $(TEST_CPPFLAGS) -DADE_TEST_CC='"$(CC)"'
+tests_check_codegen_CFLAGS = $(TEST_CFLAGS)
+tests_check_codegen_LDADD = $(TEST_LDADD) -ldl
+TESTS += tests/check_codegen
 
 check_PROGRAMS += tests/check_cpr
 tests_check_cpr_SOURCES = tests/check_cpr.c tests/randprog.h

@@ -264,6 +264,11 @@ uint64_t ade_elim_plan_fma(const ade_elim_plan *p) { return p ? p->fma : 0; }
 
 int ade_elim_plan_method(const ade_elim_plan *p) { return p ? p->method : -1; }
 
+void ade__plan_info(const ade_elim_plan *p, ade__planinfo *i) {
+  *i = (ade__planinfo){p->records, p->fma, p->nchunks, p->ninit, p->nslot, p->m, p->n, p->nnz,
+                       p->chunk_ops, p->init, p->rowptr, p->col, p->out, &p->prog, p->method};
+}
+
 int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J) {
   if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_pattern: NULL argument");
   int st = ade_sparse_create(J, p->m, p->n, p->nnz, 0);

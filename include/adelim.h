@@ -903,6 +903,21 @@ ADE_API int ade_elim_plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *
 /*! ade_elim_plan_method: the method the plan runs (an ordering,
  * ADE_ELIM_CPR_FORWARD or _REVERSE; -1: a caller's sequence). */
 ADE_API int ade_elim_plan_method(const ade_elim_plan *p);
+/*! ade_plan_codegen: p as portable C (C99, <math.h> only) to a stdio
+ * stream (FILE *): `int fname(const double *x, double *nz)` writes the
+ * values at x of J's nonzeros, in the CSR order of ade_elim_plan_pattern,
+ * by straight-line code (the tape's values and partials, then the plan's
+ * multiply-adds in its order), and returns 0, or the number of recorded
+ * comparisons that differ at x (the code is valid on the recorded path
+ * only, as ade_elim_plan_jacobian's ADE_WBRANCH); also `const long
+ * fname_m, fname_n, fname_nnz, fname_rowptr[], fname_col[]`, J's structure.
+ * Compiled without fma contraction (-ffp-contract=off) its results equal
+ * ade_elim_plan_jacobian's bitwise (doc/elimination.md). t is the tape p was
+ * compiled for; fname a C identifier. A CPR plan (ADE_ELIM_CPR_*, which
+ * auto may choose) has no elimination to emit: ADE_EINVAL.
+ * @return ADE_OK, ADE_EINVAL, ADE_EIO
+ * (write error), ADE_ENOMEM, tape read errors. */
+ADE_API int ade_plan_codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, void *file);
 
 /* ------------------------------------------ plan caches and Jacobian loops */
 

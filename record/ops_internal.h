@@ -20,6 +20,9 @@
  *   int ade__chk_NAME(const double *a, double r)
  *     the same diagnosis without computing partials (cheap: run while
  *     recording); 0 or an ade_diag_kind.
+ *   ade__opsrc ade__src_NAME(void)
+ *     the value and first partials as C source text, made by the rule
+ *     macros from the same tokens (code generation, elim/codegen.c).
  * Operands may be constants on the tape; their partials are then unused. */
 #define ADE_OPS(X)                                                             \
   X(INDEP, "indep", 0, ADE__STORE)       /* r = x_i (an independent) */        \
@@ -132,6 +135,17 @@ ADE__INLINE double ade__op_value_partials(unsigned op, const double *a, double *
 #undef ADE__OP_VD
   }
   return r;
+}
+
+/* The rules of op as C source text (ade__opsrc); every field NULL for
+ * opcodes outside the table. */
+static inline ade__opsrc ade__op_source(unsigned op) {
+  switch (op) {
+#define ADE__OP_SRC(N, s, k, f) case ADE_OP_##N: return ade__src_##N();
+    ADE_OPS(ADE__OP_SRC)
+#undef ADE__OP_SRC
+  }
+  return (ade__opsrc){NULL, {NULL, NULL}, NULL};
 }
 
 /* 0 or the ade_diag_kind of op at (a, r); non-finite results included. */

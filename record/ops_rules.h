@@ -15,6 +15,25 @@
 #define ADE__2_SQRTPI 1.12837916709551257389615890312154517 /* 2/sqrt(pi) */
 #define ADE__LN10 2.30258509299404568401799145468436421     /* ln 10 */
 
+/* Each row's rules also as C source text, for code generation
+ * (elim/codegen.c), taken from the same tokens the rules are compiled from:
+ * val, the value in terms of the operands x, y; d[j], the first partials in
+ * terms of x, y, the result r and da (the first partial); or, where a row's
+ * rules are written as functions, fn, their definitions (ade__val_N,
+ * ade__chk_N, ade__der_N), which generated code calls. ade__src_helpers is
+ * the text of the helper functions the rules use. */
+typedef struct ade__opsrc {
+  const char *val, *d[2], *fn;
+} ade__opsrc;
+#define ADE__XSTR(...) ADE__STR(__VA_ARGS__)
+#define ADE__STR(...) #__VA_ARGS__
+/* Definitions that are compiled and also kept as text (ade__src_N). */
+#define ADE__VERBATIM(N, ...)                                                  \
+  __VA_ARGS__                                                                  \
+  static inline ade__opsrc ade__src_##N(void) {                                \
+    return (ade__opsrc){NULL, {NULL, NULL}, #__VA_ARGS__};                     \
+  }
+
 /* One unary row: value VAL, f' as D1 (named dx), f'' as D2 (may use dx),
  * the diagnosis DIAG at a finite result; x is the operand, r the result. */
 #define ADE__RULE1(N, VAL, D1, D2, DIAG)                                       \
@@ -34,6 +53,9 @@
     d[0] = dx;                                                                 \
     h[0] = (D2);                                                               \
     return ade__chk_##N(a, r);                                                 \
+  }                                                                            \
+  static inline ade__opsrc ade__src_##N(void) {                                \
+    return (ade__opsrc){#VAL, {#D1, NULL}, NULL};                              \
   }
 
 /* One binary row with operands x, y: partials DA, DB (named da, db) and the
@@ -58,12 +80,16 @@
     h[1] = (HAB);                                                              \
     h[2] = (HBB);                                                              \
     return ade__chk_##N(a, r);                                                 \
+  }                                                                            \
+  static inline ade__opsrc ade__src_##N(void) {                                \
+    return (ade__opsrc){#VAL, {#DA, #DB}, NULL};                               \
   }
 
 /* A recorded comparison: 1.0 or 0.0, no derivative, never diagnosed. */
 #define ADE__COMPARE(N, OP)                                                    \
   static inline double ade__val_##N(const double *a) {                         \
-    return a[0] OP a[1] ? 1.0 : 0.0;                                           \
+    const double x = a[0], y = a[1];                                           \
+    return x OP y ? 1.0 : 0.0;                                                 \
   }                                                                            \
   static inline int ade__chk_##N(const double *a, double r) {                  \
     (void)a, (void)r;                                                          \
@@ -75,7 +101,34 @@
     d[0] = d[1] = 0;                                                           \
     h[0] = h[1] = h[2] = 0;                                                    \
     return 0;                                                                  \
+  }                                                                            \
+  static inline ade__opsrc ade__src_##N(void) {                                \
+    return (ade__opsrc){ADE__XSTR(x OP y ? 1.0 : 0.0), {"0", "0"}, NULL};      \
   }
+
+/* Helpers of the rules below. tanh' as 1/cosh^2 (ade__sech2). fmin/fmax
+ * (FMIN, FMAX rows): slope 1 to the selected operand; at a tie (kink) 0.5
+ * to each, the mean of the one-sided slopes. C's fmin/fmax return the
+ * operand that is not NaN, so a NaN operand gets 0. ade__sel is the first
+ * operand's weight, given whether each operand wins outright. C leaves
+ * fmin(+0, -0) to the implementation, and compilers expand fmin inline
+ * differently from libm; recorded and recomputed values must agree bit for
+ * bit, so the tie of zeros is fixed here: ade__fmin gives -0, ade__fmax +0. */
+ADE__VERBATIM(helpers,
+static inline double ade__sech2(double x) {
+  const double c = 1 / cosh(x);
+  return c * c;
+}
+static inline double ade__sel(int first, int second) {
+  return first ? 1.0 : second ? 0.0 : 0.5;
+}
+static inline double ade__fmin(double x, double y) {
+  return isnan(y) || x < y ? x : isnan(x) || y < x ? y : signbit(x) ? x : y;
+}
+static inline double ade__fmax(double x, double y) {
+  return isnan(y) || x > y ? x : isnan(x) || y > x ? y : signbit(x) ? y : x;
+}
+)
 
 /* indep: its value is always stored, never recomputed; no partials. */
 static inline double ade__val_INDEP(const double *a) {
@@ -90,6 +143,9 @@ static inline int ade__der_INDEP(const double *a, double r, double *d, double *h
   (void)d, (void)h;
   return ade__chk_INDEP(a, r);
 }
+static inline ade__opsrc ade__src_INDEP(void) { /* generated code reads x */
+  return (ade__opsrc){NULL, {NULL, NULL}, NULL};
+}
 
 /* Arithmetic: (x/y)' = (1/y, -r/y), (x/y)'' = (0, -1/y^2, 2r/y^2). */
 ADE__RULE1(DEP, x, 1, 0, 0)
@@ -101,6 +157,7 @@ ADE__RULE1(NEG, -x, -1, 0, 0)
 ADE__RULE1(SQUARE, x * x, 2 * x, 2, 0)
 
 /* fma(x, y, z) = x*y + z (one rounding): d = (y, x, 1), only h_xy = 1. */
+ADE__VERBATIM(FMA,
 static inline double ade__val_FMA(const double *a) { return fma(a[0], a[1], a[2]); }
 static inline int ade__chk_FMA(const double *a, double r) {
   (void)a;
@@ -114,6 +171,7 @@ static inline int ade__der_FMA(const double *a, double r, double *d, double *h) 
   h[1] = 1;
   return ade__chk_FMA(a, r);
 }
+)
 
 /* Roots: sqrt' = 1/(2r), sqrt'' = -sqrt'/(2x); cbrt' = 1/(3r^2),
  * cbrt'' = -2 cbrt'/(3x). Both are singular (infinite slope) at x = 0. */
@@ -138,6 +196,7 @@ ADE__RULE1(LOG10, log10(x), 1 / (x * ADE__LN10), -dx / x, 0)
  * from x > 0 (0, except h_xy = -inf for y <= 1); for x < 0, or x = 0 with
  * y <= 0, they are NaN and matter only when the exponent is active. Any
  * base 0 is singular (x^y is not defined for x < 0 and most y). */
+ADE__VERBATIM(POW,
 static inline double ade__val_POW(const double *a) { return pow(a[0], a[1]); }
 static inline int ade__chk_POW(const double *a, double r) {
   if (!isfinite(r)) return ADE_DIAG_NONFINITE;
@@ -160,6 +219,7 @@ static inline int ade__der_POW(const double *a, double r, double *d, double *h) 
   }
   return ade__chk_POW(a, r);
 }
+)
 
 /* Trigonometric: sin' = cos, cos' = -sin, both f'' = -r; tan' = 1 + r^2,
  * tan'' = 2 r tan'. */
@@ -180,6 +240,7 @@ ADE__RULE1(ATAN, atan(x), 1 / (1 + x * x), -2 * x * dx * dx, 0)
  * s = hypot(x, y), d = (y, -x)/s^2,
  * h = (-2xy, x^2 - y^2, 2xy)/s^4, written through d to avoid overflow.
  * Undefined (discontinuous) at the origin: singular, partials NaN. */
+ADE__VERBATIM(ATAN2,
 static inline double ade__val_ATAN2(const double *a) { return atan2(a[0], a[1]); }
 static inline int ade__chk_ATAN2(const double *a, double r) {
   if (!isfinite(r)) return ADE_DIAG_NONFINITE;
@@ -194,13 +255,10 @@ static inline int ade__der_ATAN2(const double *a, double r, double *d, double *h
   h[2] = -h[0];
   return ade__chk_ATAN2(a, r);
 }
+)
 
 /* Hyperbolic: sinh' = cosh, cosh' = sinh, both f'' = r; tanh' = 1 - r^2,
  * from 1/cosh^2 where 1 - r^2 would cancel, tanh'' = -2 r tanh'. */
-static inline double ade__sech2(double x) {
-  const double c = 1 / cosh(x);
-  return c * c;
-}
 ADE__RULE1(SINH, sinh(x), cosh(x), r, 0)
 ADE__RULE1(COSH, cosh(x), sinh(x), r, 0)
 ADE__RULE1(TANH, tanh(x), fabs(r) < 0.5 ? (1 - r) * (1 + r) : ade__sech2(x),
@@ -221,6 +279,7 @@ ADE__RULE1(ERFC, erfc(x), -ADE__2_SQRTPI * exp(-x * x), -2 * x * dx, 0)
 
 /* hypot(x, y) = r: d = (x, y)/r, h = (y^2, -xy, x^2)/r^3. At (0, 0), a
  * cone point (kink), the convention is d = 0, h = 0. */
+ADE__VERBATIM(HYPOT,
 static inline double ade__val_HYPOT(const double *a) { return hypot(a[0], a[1]); }
 static inline int ade__chk_HYPOT(const double *a, double r) {
   if (!isfinite(r)) return ADE_DIAG_NONFINITE;
@@ -235,28 +294,14 @@ static inline int ade__der_HYPOT(const double *a, double r, double *d, double *h
   h[2] = r == 0 ? 0 : u * u / r;
   return ade__chk_HYPOT(a, r);
 }
+)
 
 /* fabs' = sign(x) with sign(0) = 0 (the mean of the one-sided slopes);
  * kink at 0. */
 ADE__RULE1(FABS, fabs(x), x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0, 0,
            x == 0 ? ADE_DIAG_KINK : 0)
 
-/* fmin/fmax: slope 1 to the selected operand; at a tie (kink) 0.5 to each,
- * the mean of the one-sided slopes. C's fmin/fmax return the operand that
- * is not NaN, so a NaN operand gets 0. ade__sel is the first operand's
- * weight, given whether each operand wins outright. */
-static inline double ade__sel(int first, int second) {
-  return first ? 1.0 : second ? 0.0 : 0.5;
-}
-/* C leaves fmin(+0, -0) to the implementation, and compilers expand fmin
- * inline differently from libm; recorded and recomputed values must agree
- * bit for bit, so the tie of zeros is fixed here: fmin gives -0, fmax +0. */
-static inline double ade__fmin(double x, double y) {
-  return isnan(y) || x < y ? x : isnan(x) || y < x ? y : signbit(x) ? x : y;
-}
-static inline double ade__fmax(double x, double y) {
-  return isnan(y) || x > y ? x : isnan(x) || y > x ? y : signbit(x) ? y : x;
-}
+/* fmin/fmax: see ade__sel above. */
 ADE__RULE2(FMIN, ade__fmin(x, y), ade__sel(isnan(y) || x < y, isnan(x) || y < x),
            1 - da, 0, 0, 0, x == y ? ADE_DIAG_KINK : 0)
 ADE__RULE2(FMAX, ade__fmax(x, y), ade__sel(isnan(y) || x > y, isnan(x) || y > x),
@@ -286,5 +331,6 @@ ADE__COMPARE(NE, !=)
 #undef ADE__RULE1
 #undef ADE__RULE2
 #undef ADE__COMPARE
+#undef ADE__VERBATIM
 
 #endif
