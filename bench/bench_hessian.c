@@ -51,6 +51,7 @@ static double one_call = 1.0;         /* calls longer than this run once */
 static size_t max_ndir = 2048;        /* -f: largest n for for-over-rev, hessian2() */
 static size_t max_markowitz = SIZE_MAX; /* -m: largest tape (records) for ve-markowitz */
 static double dense_mib = 2048;       /* -d: largest dense triangle for ADOL-C hessian() */
+static double profile_s = 0;          /* -P: profile mode, seconds per loop */
 
 /* ------------------------------------------------------------- problems */
 
@@ -437,6 +438,35 @@ static void run_newpt(ade_tape *t, struct result *r, struct newx nx, ade_sparse 
   }
   r->np.nnz = (*H1)->nnz;
   r->np.fd_err = fd_hessian(t, nx.x[0], *H1, &r->np.fd_colors);
+}
+
+/* Profile mode (-P seconds, for perf record): only adelim's calls at new
+ * points, edge-push and edge-push-preacc each in a loop for profile_s s. */
+static void profile_case(int id, size_t n)
+{
+  struct bh_problem p;
+  double f;
+  problem_init(&p, id, n);
+  ade_tape *t = record(&p, NULL, &f);
+  double *x1 = bench_xmalloc(n, sizeof *x1), *x2 = bench_xmalloc(n, sizeof *x2);
+  new_point(&p, 1, x1);
+  new_point(&p, 2, x2);
+  printf("%s n = %zu:", p.name, n);
+  for (int m = ADE_HESS_EDGE_PUSH; t && m <= ADE_HESS_EDGE_PUSH_PREACC; m += ADE_HESS_EDGE_PUSH_PREACC) {
+    struct nhess_ctx c = {{{x1, x2}, 0}, t, m};
+    long calls = 0;
+    fprintf(stderr, "%s: %s loop\n", p.name, ade_hess_method_name(m)); /* for a profiler to attach */
+    double t0 = bench_now(), s = 0;
+    while (s < profile_s && call_nhessian(&c) == 0)
+      calls++, s = bench_now() - t0;
+    printf(" %s %.3f ms per call;", ade_hess_method_name(m), calls ? 1e3 * s / (double)calls : -1.0);
+  }
+  printf("\n");
+  fprintf(stderr, "%s: done\n", p.name);
+  ade_tape_free(t);
+  free(x1);
+  free(x2);
+  free(p.x);
 }
 
 /* Each ADOL-C run and each memory phase gets a fresh process
@@ -1064,13 +1094,15 @@ static void print_machine(int argc, char **argv)
 static void usage(void)
 {
   fprintf(stderr,
-          "usage: bench_hessian [-k samples] [-f max_n] [-m max_records] [-d MiB] [-M]"
+          "usage: bench_hessian [-k samples] [-f max_n] [-m max_records] [-d MiB] [-M] [-P seconds]"
           " [problem[:n]...]\n"
           "  -k samples      timed samples per call, median (default 3)\n"
           "  -f max_n        largest n for for-over-rev and hessian2() (default 2048)\n"
           "  -m max_records  largest tape for ve-markowitz (default: no limit)\n"
           "  -d MiB          largest ADOL-C hessian() triangle (default 2048)\n"
           "  -M              skip the memory runs at n = 10^5\n"
+          "  -P seconds      profile mode (for perf record): only edge-push and edge-push-preacc at\n"
+          "                  new points, each in a loop for that long\n"
           "problems: rosenbrock broyden penalty1 pairs chaintree minsurf bbanded (default: all sizes)\n");
 }
 
@@ -1092,8 +1124,10 @@ static int selected(char **arg, int narg, size_t c)
 int main(int argc, char **argv)
 {
   int opt, memory = 1;
-  while ((opt = getopt(argc, argv, "k:f:m:d:Mh")) != -1) {
-    if (opt == 'k')
+  while ((opt = getopt(argc, argv, "k:f:m:d:MP:h")) != -1) {
+    if (opt == 'P')
+      profile_s = atof(optarg);
+    else if (opt == 'k')
       samples = atoi(optarg) > 0 ? atoi(optarg) : 1;
     else if (opt == 'f')
       max_ndir = (size_t)strtoull(optarg, NULL, 10);
@@ -1107,6 +1141,12 @@ int main(int argc, char **argv)
       usage();
       return opt == 'h' ? 0 : 2;
     }
+  }
+  if (profile_s > 0) {
+    for (size_t c = 0; c < NCASES; c++)
+      if (selected(argv + optind, argc - optind, c))
+        profile_case(cases[c].id, cases[c].n);
+    return 0;
   }
   const double start = bench_now();
   print_machine(argc, argv);

@@ -39,6 +39,8 @@ static size_t DENSE_MAX = (size_t)1 << 25;
 static int samples = 5;             /* -k: timed samples per method (median) */
 static size_t max_edges = 20000;    /* -e: largest part for the O(|E|)-per-step orderings */
 static double min_sample = 0.02;    /* each sample repeats a call at least this long */
+static double profile_s = 0;        /* -P: profile mode, seconds per loop */
+static int profile_order = ADE_ORDER_VERTEX_MARKOWITZ; /* -o: the plan's ordering in profile mode */
 
 static void *xmalloc(size_t count, size_t size)
 {
@@ -680,6 +682,54 @@ static void time_newpt(ade_tape *t, struct result *r)
   free(x2);
 }
 
+/* Profile mode (-P seconds, for perf record): only the loop a user runs
+ * at new points, each adelim call repeated for profile_s seconds. */
+static double loop_for(bj_call f, void *ctx)
+{
+  double t0 = now(), t;
+  long calls = 0;
+  do {
+    if (f(ctx) < 0)
+      return -1;
+    calls++;
+  } while ((t = now() - t0) < profile_s);
+  return t / (double)calls;
+}
+
+static void profile(const struct bj_problem *p, ade_tape *t)
+{
+  double *x1 = xmalloc(p->n, sizeof *x1), *x2 = xmalloc(p->n, sizeof *x2);
+  bj_new_point(p, 1, x1);
+  bj_new_point(p, 2, x2);
+  struct newx nx = {{x1, x2}, 0};
+  ade_elim_plan *plan = NULL;
+  ade_sparse *R = NULL, *P = NULL;
+  ade_cgraph *g = NULL;
+  size_t *color = xmalloc(p->n, sizeof *color), nc = 0;
+  int st;
+  if ((st = ade_elim_plan_create(&plan, t, profile_order, NULL, NULL)) || (st = ade_elim_plan_pattern(plan, &R)) ||
+      (st = ade_cgraph_from_tape(&g, t, NULL)) || (st = ade_cgraph_pattern(g, &P)) ||
+      (st = ade_sparse_color(P, ADE_FORWARD, ADE_COLOR_BEST, color, &nc)))
+    die_ade("profile setup", st);
+  ade_cgraph_free(g);
+  struct nplan_ctx pc = {nx, plan, t, R};
+  struct ncpr_ctx cc = {nx, t, color, nc, P};
+  /* The markers let a profiler attach to one loop (doc/benchmarks.md). */
+  fprintf(stderr, "%s: plan loop\n", p->name);
+  double plan_s = loop_for(call_nplan, &pc);
+  fprintf(stderr, "%s: cpr loop\n", p->name);
+  double cpr_s = loop_for(call_ncpr, &cc);
+  fprintf(stderr, "%s: done\n", p->name);
+  printf("%s: plan (%s) at new points %.3f ms per call, CPR forward (%zu colors) %.3f ms per call\n", p->name,
+         ade_order_name(profile_order), 1e3 * plan_s, nc, 1e3 * cpr_s);
+  ade_sparse_free(P);
+  ade_sparse_free(R);
+  ade_elim_plan_free(plan);
+  free(color);
+  free(x1);
+  free(x2);
+}
+
 static void run(int id, struct result *r)
 {
   struct bj_problem *p = xmalloc(1, sizeof *p);
@@ -690,6 +740,11 @@ static void run(int id, struct result *r)
   r->adolc_dense_s = r->adolc_fov_s = r->adolc_pat_s = r->adolc_err = r->adolc_fov_err = -1;
   fprintf(stderr, "%s: n = %zu, m = %zu\n", p->name, p->n, p->m);
   ade_tape *t = record(p, &r->rec_s);
+  if (profile_s > 0) {
+    profile(p, t);
+    ade_tape_free(t);
+    return;
+  }
   ade_stats s;
   ade_tape_stats(t, &s);
   r->records = s.records;
@@ -869,15 +924,22 @@ static void print_newpt(const struct result *R, int np)
 int main(int argc, char **argv)
 {
   int opt, which[BJ_NPROBLEMS], np = 0;
-  while ((opt = getopt(argc, argv, "k:e:d:")) != -1) {
-    if (opt == 'k')
+  while ((opt = getopt(argc, argv, "k:e:d:P:o:")) != -1) {
+    if (opt == 'P')
+      profile_s = atof(optarg);
+    else if (opt == 'o' && ade_order_parse(optarg) >= 0)
+      profile_order = ade_order_parse(optarg);
+    else if (opt == 'k')
       samples = atoi(optarg);
     else if (opt == 'd')
       DENSE_MAX = (size_t)atol(optarg) << 17; /* MiB of doubles */
     else if (opt == 'e')
       max_edges = (size_t)atol(optarg);
     else {
-      fprintf(stderr, "usage: bench_jacobian [-k samples] [-e max_edges] [-d dense_MiB] [die|chebyquad|bratu2d|cavity|roe|euler1d|lorenz96]...\n");
+      fprintf(stderr, "usage: bench_jacobian [-k samples] [-e max_edges] [-d dense_MiB] [-P seconds [-o ordering]]\n"
+              "                      [die|chebyquad|bratu2d|cavity|roe|euler1d|lorenz96]...\n"
+              "  -P s: profile mode (for perf record): only the plan and CPR at new points, each in a loop for s seconds;\n"
+              "        -o the plan's ordering (default vertex-markowitz)\n");
       return 2;
     }
   }
@@ -900,6 +962,14 @@ int main(int argc, char **argv)
   struct result *R = xmalloc((size_t)np, sizeof *R);
   for (int k = 0; k < np; k++)
     run(which[k], &R[k]);
+  if (profile_s > 0) {
+    for (int k = 0; k < np; k++) {
+      free(R[k].p->x);
+      free((void *)R[k].p);
+    }
+    free(R);
+    return 0;
+  }
   printf("Sizes (p: intermediate vertices; parts: connected components with intermediates;\n"
          "n^, m^: most nonzeros in a row, a column):\n\n");
   print_sizes(R, np);
