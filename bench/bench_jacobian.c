@@ -482,6 +482,7 @@ static int call_ncpr(void *v)
   return ade_jacobian_cpr_values(c->t, ADE_FORWARD, next_x(&c->nx), c->color, c->nc, c->P) < 0 ? -1 : 0;
 }
 
+#ifdef BENCH_HAVE_COLPACK
 /* J(i, j) = B(i, color[j]) on P's pattern (CPR direct recovery). */
 static void recover(ade_sparse *P, const double *B, size_t nc, const size_t *color)
 {
@@ -489,6 +490,7 @@ static void recover(ade_sparse *P, const double *B, size_t nc, const size_t *col
     for (size_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
       P->val[k] = color[P->col[k]] < nc ? B[i * nc + color[P->col[k]]] : 0.0;
 }
+#endif
 
 /* The oracle: central differences of the plain double function at x,
  * compressed by the CPR coloring of R's pattern (2 evaluations per color),
