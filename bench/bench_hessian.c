@@ -25,16 +25,20 @@
 
 /* Plain double instantiation: the ADE_ macros are double expressions here. */
 #define BH_REAL double
+#define BH_CONST(v) (v)
 #define BH_FN(name) plain_##name
 #include "hessian_problems.h"
 #undef BH_REAL
+#undef BH_CONST
 #undef BH_FN
 
 /* Recording instantiation. */
 #define BH_REAL ade_double
+#define BH_CONST(v) ade_passive(v)
 #define BH_FN(name) rec_##name
 #include "hessian_problems.h"
 #undef BH_REAL
+#undef BH_CONST
 #undef BH_FN
 
 #define NM (ADE_HESS_EDGE_PUSH_PREACC + 1) /* the one-shot methods; star plans: bench_hesscolor */
@@ -47,11 +51,12 @@ static double one_call = 1.0;         /* calls longer than this run once */
 static size_t max_ndir = 2048;        /* -f: largest n for for-over-rev, hessian2() */
 static size_t max_markowitz = SIZE_MAX; /* -m: largest tape (records) for ve-markowitz */
 static double dense_mib = 2048;       /* -d: largest dense triangle for ADOL-C hessian() */
+static double profile_s = 0;          /* -P: profile mode, seconds per loop */
 
 /* ------------------------------------------------------------- problems */
 
 static const char *const problem_names[] = {"rosenbrock", "broyden", "penalty1", "pairs",
-                                            "chaintree"};
+                                            "chaintree", "minsurf", "bbanded"};
 
 /* The runs, in order: the sizes. */
 static const struct {
@@ -59,7 +64,9 @@ static const struct {
   size_t n;
 } cases[] = {{BH_ROSENBROCK, 1000},  {BH_ROSENBROCK, 10000}, {BH_ROSENBROCK, 100000},
              {BH_BROYDEN, 1000},     {BH_BROYDEN, 10000},    {BH_BROYDEN, 100000},
-             {BH_PENALTY1, 200},     {BH_PAIRS, 200},        {BH_CHAINTREE, 1024}};
+             {BH_PENALTY1, 200},     {BH_PAIRS, 200},        {BH_CHAINTREE, 1024},
+             {BH_MINSURF, 2500},     {BH_MINSURF, 10000},    {BH_BBANDED, 1000},
+             {BH_BBANDED, 10000}};
 #define NCASES (sizeof cases / sizeof cases[0])
 
 /* A deterministic high-entropy value in [0, 1) (splitmix64 of i). */
@@ -70,6 +77,17 @@ static double hash01(size_t i)
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
   return (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* minsurf's grid side: n = g^2. */
+static size_t minsurf_grid(size_t n)
+{
+  size_t g = (size_t)sqrt((double)n);
+  while (g * g > n)
+    g--;
+  while ((g + 1) * (g + 1) <= n)
+    g++;
+  return g;
 }
 
 /* The point: the MGH starting points with noise; for the chain tree x_i
@@ -83,6 +101,12 @@ static double point(int id, size_t i, size_t n)
   case BH_BROYDEN: return -1.0 + 0.1 * r;
   case BH_PENALTY1: return (double)(i + 1) / (double)n + 0.1 * r;
   case BH_PAIRS: return 2.0 * r;
+  case BH_MINSURF: { /* half the boundary's saddle, plus noise */
+    const size_t g = minsurf_grid(n);
+    const double h = 1.0 / (double)(g + 1), s = (double)(i % g + 1) * h - 0.5, t = (double)(i / g + 1) * h - 0.5;
+    return 0.5 * (s * s - t * t) + 0.05 * r;
+  }
+  case BH_BBANDED: return -1.0 + 0.1 * r;
   default: return 0.2741 + 0.02 * r;
   }
 }
@@ -94,7 +118,15 @@ static void problem_init(struct bh_problem *p, int id, size_t n)
   p->name = problem_names[id];
   p->n = n;
   p->nwork = id == BH_CHAINTREE ? n : 0;
-  p->sparse = id == BH_ROSENBROCK || id == BH_BROYDEN;
+  p->sparse = id == BH_ROSENBROCK || id == BH_BROYDEN || id == BH_MINSURF || id == BH_BBANDED;
+  if (id == BH_MINSURF) {
+    p->grid = minsurf_grid(n);
+    if (p->grid * p->grid != n) {
+      fprintf(stderr, "bench_hessian: minsurf needs n = g^2 (got %zu)\n", n);
+      exit(2);
+    }
+    p->nwork = (p->grid + 2) * (p->grid + 2);
+  }
   p->x = bench_xmalloc(n, sizeof *p->x);
   for (size_t i = 0; i < n; i++)
     p->x[i] = point(id, i, n);
@@ -232,6 +264,18 @@ struct adolc_part {
   double diff_mat;             /* edge-push vs hess_mat */
   int probed, probe_ok;        /* sparse_hess tried, and it worked */
   char probe_msg[512];
+  /* at new points (sparse problems, ADOL-C with ColPack) */
+  double sh_init_s, sh_s, sh_err; /* sparse_hess repeat = 0 (once), repeat = 1; vs adelim at x1 */
+  double cp_seed_s, cp_s, cp_err; /* hess_pat + generate_seed_hess (star, once), hess_mat */
+  int sh_colors, cp_colors;       /* acyclic (sparse_hess's), star (hess_mat's) */
+};
+
+/* adelim at new points (sparse problems): edge pushing with and without
+ * preaccumulation, each call at the next of two new points. */
+struct newpt {
+  double ep_s, pre_s;          /* ade_hessian(EDGE_PUSH / _PREACC) with o.x = x1, x2, ... */
+  double fd_err;               /* H(x1) vs central differences of ade_gradient */
+  size_t fd_colors, nnz;
 };
 
 struct result {
@@ -241,6 +285,7 @@ struct result {
   double t[NM], t_at_x;        /* seconds; SKIPPED, FAILED */
   ade_hess_report rep[NM];
   double diff[NM];             /* each method vs edge-push */
+  struct newpt np;
   struct adolc_part c;
 };
 
@@ -282,6 +327,148 @@ static void run_adelim(ade_tape *t, struct result *r, ade_sparse **H)
       r->diff[m] = sparse_rel_diff(H[m], H[0]);
 }
 
+/* ------------------------------------------------------ at new points */
+
+/* Two new points near p->x (each entry scaled by 1 + 0.01 r, r a hash in
+ * [-1, 1)); each timed call takes the next, so nothing about the last
+ * point can be reused. */
+struct newx {
+  const double *x[2];
+  unsigned k;
+};
+static const double *next_x(struct newx *nx) { return nx->x[nx->k++ & 1]; }
+
+static void new_point(const struct bh_problem *p, unsigned salt, double *x1)
+{
+  for (size_t i = 0; i < p->n; i++)
+    x1[i] = p->x[i] * (1.0 + 0.01 * (2.0 * hash01(i + ((size_t)salt << 32)) - 1.0));
+}
+
+struct nhess_ctx {
+  struct newx nx;
+  ade_tape *t;
+  int method;
+};
+static int call_nhessian(void *v)
+{
+  struct nhess_ctx *c = v;
+  ade_hess_options o;
+  ade_sparse *H = NULL;
+  ade_hess_options_init(&o);
+  o.x = next_x(&c->nx);
+  const int st = ade_hessian(c->t, c->method, &o, &H, NULL);
+  ade_sparse_free(H);
+  return st < 0 ? -1 : 0;
+}
+
+/* The oracle: central differences of the gradient (ade_gradient) at x,
+ * compressed by a distance-2 coloring of H's symmetric pattern (2 gradients
+ * per color), step h_j = 1e-5 max(1, |x_j|): max |H - FD| / max |H| over
+ * H's lower triangle. */
+static double fd_hessian(ade_tape *t, const double *x, const ade_sparse *H, size_t *ncolors)
+{
+  const size_t n = H->n;
+  ade_sparse *P = NULL;
+  size_t *cnt = bench_xmalloc(n + 1, sizeof *cnt), *color = bench_xmalloc(n, sizeof *color), nc = 0;
+  for (size_t i = 0; i < n; i++) /* the full pattern: row i gets (i, j) and (j, i) */
+    for (size_t k = H->rowptr[i]; k < H->rowptr[i + 1]; k++)
+      cnt[i + 1]++, cnt[H->col[k] + 1] += H->col[k] != i;
+  for (size_t i = 0; i < n; i++)
+    cnt[i + 1] += cnt[i];
+  if (ade_sparse_create(&P, n, n, cnt[n], 0) != ADE_OK) {
+    fprintf(stderr, "bench_hessian: out of memory\n");
+    exit(1);
+  }
+  memcpy(P->rowptr, cnt, (n + 1) * sizeof *cnt);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = H->rowptr[i]; k < H->rowptr[i + 1]; k++) {
+      const size_t j = H->col[k];
+      P->col[cnt[i]++] = j;
+      if (j != i)
+        P->col[cnt[j]++] = i;
+    }
+  int st = ade_sparse_color(P, ADE_FORWARD, ADE_COLOR_BEST, color, &nc);
+  if (st != ADE_OK) {
+    fprintf(stderr, "bench_hessian: coloring: %s\n", ade_errmsg());
+    exit(1);
+  }
+  double *xp = bench_xmalloc(n, sizeof *xp), *xm = bench_xmalloc(n, sizeof *xm), *h = bench_xmalloc(n, sizeof *h);
+  double *gp = bench_xmalloc(n, sizeof *gp), *gm = bench_xmalloc(n, sizeof *gm), e = 0.0, big = 0.0, f;
+  for (size_t j = 0; j < n; j++)
+    h[j] = 1e-5 * fmax(1.0, fabs(x[j]));
+  for (size_t c = 0; c < nc; c++) {
+    for (size_t j = 0; j < n; j++) {
+      const double d = color[j] == c ? h[j] : 0.0;
+      xp[j] = x[j] + d, xm[j] = x[j] - d;
+    }
+    if (ade_gradient(t, xp, &f, gp) < 0 || ade_gradient(t, xm, &f, gm) < 0) {
+      fprintf(stderr, "bench_hessian: gradient: %s\n", ade_errmsg());
+      exit(1);
+    }
+    for (size_t i = 0; i < n; i++) /* H(i, j), j <= i, from row i of H S */
+      for (size_t k = H->rowptr[i]; k < H->rowptr[i + 1]; k++) {
+        const size_t j = H->col[k];
+        if (color[j] != c)
+          continue;
+        e = fmax(e, fabs((gp[i] - gm[i]) / (2.0 * h[j]) - H->val[k]));
+        big = fmax(big, fabs(H->val[k]));
+      }
+  }
+  free(xp), free(xm), free(h), free(gp), free(gm), free(cnt), free(color);
+  ade_sparse_free(P);
+  *ncolors = nc;
+  return big > 0.0 ? e / big : e;
+}
+
+/* adelim at the new points; *H1 gets edge pushing's H at x1. */
+static void run_newpt(ade_tape *t, struct result *r, struct newx nx, ade_sparse **H1)
+{
+  struct nhess_ctx c = {nx, t, ADE_HESS_EDGE_PUSH};
+  ade_hess_options o;
+  ade_hess_options_init(&o);
+  r->np.ep_s = timeit(call_nhessian, &c);
+  c.method = ADE_HESS_EDGE_PUSH_PREACC;
+  r->np.pre_s = timeit(call_nhessian, &c);
+  o.x = nx.x[0];
+  if (ade_hessian(t, ADE_HESS_EDGE_PUSH, &o, H1, NULL) < 0) {
+    fprintf(stderr, "bench_hessian: %s at x1: %s\n", r->p.name, ade_errmsg());
+    *H1 = NULL;
+    r->np.fd_err = NAN;
+    return;
+  }
+  r->np.nnz = (*H1)->nnz;
+  r->np.fd_err = fd_hessian(t, nx.x[0], *H1, &r->np.fd_colors);
+}
+
+/* Profile mode (-P seconds, for perf record): only adelim's calls at new
+ * points, edge-push and edge-push-preacc each in a loop for profile_s s. */
+static void profile_case(int id, size_t n)
+{
+  struct bh_problem p;
+  double f;
+  problem_init(&p, id, n);
+  ade_tape *t = record(&p, NULL, &f);
+  double *x1 = bench_xmalloc(n, sizeof *x1), *x2 = bench_xmalloc(n, sizeof *x2);
+  new_point(&p, 1, x1);
+  new_point(&p, 2, x2);
+  printf("%s n = %zu:", p.name, n);
+  for (int m = ADE_HESS_EDGE_PUSH; t && m <= ADE_HESS_EDGE_PUSH_PREACC; m += ADE_HESS_EDGE_PUSH_PREACC) {
+    struct nhess_ctx c = {{{x1, x2}, 0}, t, m};
+    long calls = 0;
+    fprintf(stderr, "%s: %s loop\n", p.name, ade_hess_method_name(m)); /* for a profiler to attach */
+    double t0 = bench_now(), s = 0;
+    while (s < profile_s && call_nhessian(&c) == 0)
+      calls++, s = bench_now() - t0;
+    printf(" %s %.3f ms per call;", ade_hess_method_name(m), calls ? 1e3 * s / (double)calls : -1.0);
+  }
+  printf("\n");
+  fprintf(stderr, "%s: done\n", p.name);
+  ade_tape_free(t);
+  free(x1);
+  free(x2);
+  free(p.x);
+}
+
 /* Each ADOL-C run and each memory phase gets a fresh process
  * (bench_in_child): peak RSS is then that phase's alone, and ADOL-C's
  * global store, which never shrinks, does not carry one tape's size into
@@ -293,7 +480,51 @@ struct adolc_job {
   const struct bh_problem *p;
   ade_sparse *const *H; /* adelim's results, to compare with */
   int probe;            /* 1: try sparse_hess too */
+  struct newx nx;       /* the new points (sparse problems) */
+  const ade_sparse *H1; /* adelim's H at nx.x[0]; NULL: no new-point runs */
 };
+
+#ifdef BENCH_HAVE_COLPACK
+struct nadolc_ctx {
+  struct newx nx;
+  struct bh_adolc *a;
+};
+static int call_nsparse_hess(void *v)
+{
+  struct nadolc_ctx *c = v;
+  return bh_adolc_sparse_hess(c->a, 1, next_x(&c->nx)) < 0 ? -1 : 0;
+}
+static int call_nhess_mat(void *v)
+{
+  struct nadolc_ctx *c = v;
+  return bh_adolc_colpack_hess_mat(c->a, next_x(&c->nx));
+}
+
+/* In the child: sparse_hess and ColPack-seeded hess_mat at the new points. */
+static void run_adolc_newpt(struct bh_adolc *a, const struct adolc_job *j, struct adolc_part *c)
+{
+  struct nadolc_ctx n = {j->nx, a};
+  const ade_sparse *H1 = j->H1;
+  double e, big, t0 = bench_now();
+  if (bh_adolc_sparse_hess(a, 0, j->p->x) < 0)
+    return;
+  c->sh_init_s = bench_now() - t0;
+  c->sh_s = timeit(call_nsparse_hess, &n);
+  if (bh_adolc_sparse_hess(a, 1, j->nx.x[0]) >= 0 &&
+      bh_adolc_new_compare(a, 0, H1->rowptr, H1->col, H1->val, &e, &big) == 0)
+    c->sh_err = rel(e, big);
+  c->sh_colors = bh_adolc_colpack_seed(a, 0); /* the count of sparse_hess's coloring */
+  t0 = bench_now();
+  c->cp_colors = bh_adolc_colpack_seed(a, 1);
+  c->cp_seed_s = bench_now() - t0;
+  if (c->cp_colors < 0)
+    return;
+  c->cp_s = timeit(call_nhess_mat, &n);
+  if (bh_adolc_colpack_hess_mat(a, j->nx.x[0]) == 0 &&
+      bh_adolc_new_compare(a, 1, H1->rowptr, H1->col, H1->val, &e, &big) == 0)
+    c->cp_err = rel(e, big);
+}
+#endif
 
 static void adolc_compare(struct bh_adolc *a, int compressed, const ade_sparse *H, double *out)
 {
@@ -313,13 +544,17 @@ static void run_adolc(void *ctx, void *out)
     return;
   c->have = 1;
   const double tri_mib = (double)p->n * (double)(p->n + 1) / 2.0 * 8.0 / 1048576.0;
-  if (tri_mib <= dense_mib) {
+  /* hessian() on minsurf and bbanded above n = 2500: n Hessian-vector
+   * products on a tape of O(n) operations take minutes and say nothing
+   * the smaller size does not. */
+  const int dense_ok = tri_mib <= dense_mib && !(p->id >= BH_MINSURF && p->n > 2500);
+  if (dense_ok) {
     bh_adolc_hessian_alloc(a); /* untimed, as adelim's tape is */
     c->hess_s = timeit(call_adolc_hessian, a);
     for (int m = 0; m < NM; m++)
       adolc_compare(a, 0, j->H[m], &c->diff[m]);
   }
-  if (tri_mib <= dense_mib && p->n <= max_ndir) {
+  if (dense_ok && p->n <= max_ndir) {
     c->hess2_s = timeit(call_adolc_hessian2, a);
     adolc_compare(a, 0, j->H[0], &c->diff2);
   }
@@ -330,6 +565,10 @@ static void run_adolc(void *ctx, void *out)
     c->mat_s = timeit(call_adolc_hess_mat, a);
     adolc_compare(a, 1, j->H[0], &c->diff_mat);
   }
+#ifdef BENCH_HAVE_COLPACK
+  if (j->H1)
+    run_adolc_newpt(a, j, c);
+#endif
   if (j->probe) {
     c->probed = 1;
     c->probe_ok = bh_adolc_sparse_hess_probe(a, c->probe_msg, sizeof c->probe_msg) == 0;
@@ -353,16 +592,27 @@ static void run_case(struct result *r, int id, size_t n)
   for (int m = 0; m < NM; m++)
     r->t[m] = FAILED;
   r->t_at_x = FAILED;
+  double *x1 = bench_xmalloc(n, sizeof *x1), *x2 = bench_xmalloc(n, sizeof *x2);
+  new_point(&r->p, 1, x1);
+  new_point(&r->p, 2, x2);
+  struct newx nx = {{x1, x2}, 0};
+  ade_sparse *H1 = NULL;
+  r->np.ep_s = r->np.pre_s = SKIPPED;
+  r->np.fd_err = NAN;
   if (t)
     run_adelim(t, r, H);
+  if (t && r->p.sparse)
+    run_newpt(t, r, nx, &H1);
   ade_tape_free(t);
   r->c.hess_s = r->c.hess2_s = r->c.pat_s = r->c.mat_s = SKIPPED;
+  r->c.sh_init_s = r->c.sh_s = r->c.cp_seed_s = r->c.cp_s = SKIPPED;
+  r->c.sh_err = r->c.cp_err = NAN;
   r->c.diff_mat = r->c.diff2 = NAN;
   for (int m = 0; m < NM; m++)
     r->c.diff[m] = NAN;
 #ifdef BENCH_HAVE_ADOLC
   static int probed;
-  struct adolc_job j = {&r->p, H, r->p.sparse && !probed};
+  struct adolc_job j = {&r->p, H, r->p.sparse && !probed, nx, H1};
   probed |= j.probe;
   if (bench_in_child(run_adolc, &j, &r->c, sizeof r->c, NULL) != 0) {
     fprintf(stderr, "bench_hessian: %s n=%zu: the ADOL-C child failed\n", r->p.name, n);
@@ -371,6 +621,9 @@ static void run_case(struct result *r, int id, size_t n)
 #endif
   for (int m = 0; m < NM; m++)
     ade_sparse_free(H[m]);
+  ade_sparse_free(H1);
+  free(x1);
+  free(x2);
   fprintf(stderr, "bench_hessian: %s n=%zu done\n", r->p.name, n);
 }
 
@@ -567,6 +820,61 @@ static void cell_e(double v)
     printf(" %.1e |", v);
 }
 
+/* At new points: sparse problems only. */
+static void print_newpt(const struct result *R, size_t k)
+{
+  printf("At new points (the loop a user runs: pattern, coloring once; each call at a new x, two new points\n"
+         "alternating), ms, median of %d samples; ratios < 1: adelim faster; adelim best = the faster of\n"
+         "edge-push and edge-push-preacc; ADOL-C hessian() as timed above (at the recorded point: ADOL-C\n"
+         "recomputes everything either way); FD: edge-push's H at x1 against central differences of the gradient:\n\n",
+         samples);
+  printf("| problem | n | nnz(H) | adelim edge-push | adelim edge-push-preacc | ADOL-C hessian() |"
+         " ADOL-C sparse_hess (colors) | ADOL-C ColPack hess_mat (colors) | best / hessian() |"
+         " best / sparse_hess | best / hess_mat | max rel. error vs FD (colors) |\n"
+         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (size_t i = 0; i < k; i++) {
+    const struct result *r = &R[i];
+    if (!r->p.sparse)
+      continue;
+    const double ep = r->np.ep_s, pre = r->np.pre_s;
+    const double best = pre > 0 && (ep <= 0 || pre < ep) ? pre : ep;
+    printf("| %s | %zu | %zu |", r->p.name, r->p.n, r->np.nnz);
+    cell_ms(ep);
+    cell_ms(pre);
+    cell_ms(r->c.have ? r->c.hess_s : SKIPPED);
+    if (r->c.sh_s > 0)
+      printf(" %.3f (%d) |", 1e3 * r->c.sh_s, r->c.sh_colors);
+    else
+      printf(" - |");
+    if (r->c.cp_s > 0)
+      printf(" %.3f (%d) |", 1e3 * r->c.cp_s, r->c.cp_colors);
+    else
+      printf(" - |");
+    const double den[3] = {r->c.hess_s, r->c.sh_s, r->c.cp_s};
+    for (int d = 0; d < 3; d++)
+      if (best > 0 && den[d] > 0)
+        printf(" %.2f |", best / den[d]);
+      else
+        printf(" - |");
+    printf(" %.1e (%zu) |\n", r->np.fd_err, r->np.fd_colors);
+  }
+  printf("\nOnce per tape (not in the calls above), ms; and the agreement of ADOL-C's results at x1 with"
+         " edge-push's:\n\n| problem | n | sparse_hess repeat = 0 | hess_pat + generate_seed_hess (star) |"
+         " sparse_hess vs edge-push | ColPack hess_mat vs edge-push |\n|---|--:|--:|--:|--:|--:|\n");
+  for (size_t i = 0; i < k; i++) {
+    const struct result *r = &R[i];
+    if (!r->p.sparse)
+      continue;
+    printf("| %s | %zu |", r->p.name, r->p.n);
+    cell_ms(r->c.sh_init_s);
+    cell_ms(r->c.cp_seed_s);
+    cell_e(r->c.sh_err);
+    cell_e(r->c.cp_err);
+    printf("\n");
+  }
+  printf("\n");
+}
+
 static void print_times(const struct result *R, size_t k)
 {
   printf("Wall time in ms (median of %d samples; a call over %.0f s is timed once):\n\n", samples,
@@ -600,7 +908,8 @@ static void print_times(const struct result *R, size_t k)
   }
   printf("\nskipped: for-over-rev and hessian2() when n > %zu (n directions);", max_ndir);
   if (max_markowitz != SIZE_MAX) printf(" ve-markowitz when the tape has more than %zu records (-m);", max_markowitz);
-  printf("\nADOL-C hessian() when its lower triangle (n(n+1)/2 doubles) would exceed %.0f MiB;"
+  printf("\nADOL-C hessian() when its lower triangle (n(n+1)/2 doubles) would exceed %.0f MiB, and on"
+         " minsurf and bbanded above n = 2500;"
          " hess_mat on dense Hessians (it would need n colors).\n", dense_mib);
   printf("adelim: ade_hessian(tape, method) on a memory tape at the recorded point (x = NULL),"
          " including ade_sparse_free of H;\n'x given': o.x = the same point, values replayed."
@@ -735,7 +1044,7 @@ static void print_targets(const struct result *R, size_t k)
     const struct result *r = &R[i];
     int bm = 0;
     const double best = best_adelim(r, &bm);
-    if (r->p.sparse && r->p.n == 10000) {
+    if ((r->p.id == BH_ROSENBROCK || r->p.id == BH_BROYDEN) && r->p.n == 10000) { /* the original targets */
       printf("| %s | %zu | >= 10x faster than ADOL-C hessian() | hessian() / edge-push |",
              r->p.name, r->p.n);
       ratio_cell(r->c.hess_s, r->t[0], 10.0, 1);
@@ -785,14 +1094,16 @@ static void print_machine(int argc, char **argv)
 static void usage(void)
 {
   fprintf(stderr,
-          "usage: bench_hessian [-k samples] [-f max_n] [-m max_records] [-d MiB] [-M]"
+          "usage: bench_hessian [-k samples] [-f max_n] [-m max_records] [-d MiB] [-M] [-P seconds]"
           " [problem[:n]...]\n"
           "  -k samples      timed samples per call, median (default 3)\n"
           "  -f max_n        largest n for for-over-rev and hessian2() (default 2048)\n"
           "  -m max_records  largest tape for ve-markowitz (default: no limit)\n"
           "  -d MiB          largest ADOL-C hessian() triangle (default 2048)\n"
           "  -M              skip the memory runs at n = 10^5\n"
-          "problems: rosenbrock broyden penalty1 pairs chaintree (default: all sizes)\n");
+          "  -P seconds      profile mode (for perf record): only edge-push and edge-push-preacc at\n"
+          "                  new points, each in a loop for that long\n"
+          "problems: rosenbrock broyden penalty1 pairs chaintree minsurf bbanded (default: all sizes)\n");
 }
 
 /* Does argument list arg select case c? */
@@ -813,8 +1124,10 @@ static int selected(char **arg, int narg, size_t c)
 int main(int argc, char **argv)
 {
   int opt, memory = 1;
-  while ((opt = getopt(argc, argv, "k:f:m:d:Mh")) != -1) {
-    if (opt == 'k')
+  while ((opt = getopt(argc, argv, "k:f:m:d:MP:h")) != -1) {
+    if (opt == 'P')
+      profile_s = atof(optarg);
+    else if (opt == 'k')
       samples = atoi(optarg) > 0 ? atoi(optarg) : 1;
     else if (opt == 'f')
       max_ndir = (size_t)strtoull(optarg, NULL, 10);
@@ -828,6 +1141,12 @@ int main(int argc, char **argv)
       usage();
       return opt == 'h' ? 0 : 2;
     }
+  }
+  if (profile_s > 0) {
+    for (size_t c = 0; c < NCASES; c++)
+      if (selected(argv + optind, argc - optind, c))
+        profile_case(cases[c].id, cases[c].n);
+    return 0;
   }
   const double start = bench_now();
   print_machine(argc, argv);
@@ -854,6 +1173,7 @@ int main(int argc, char **argv)
   print_counts(R, k);
   print_agreement(R, k);
   print_preacc(R, k);
+  print_newpt(R, k);
 #ifdef BENCH_HAVE_ADOLC
   for (size_t i = 0; i < k; i++)
     if (R[i].c.probed)

@@ -9,7 +9,8 @@
 extern "C" {
 #endif
 
-enum bh_id { BH_ROSENBROCK = 0, BH_BROYDEN = 1, BH_PENALTY1 = 2, BH_PAIRS = 3, BH_CHAINTREE = 4 };
+enum bh_id { BH_ROSENBROCK = 0, BH_BROYDEN = 1, BH_PENALTY1 = 2, BH_PAIRS = 3, BH_CHAINTREE = 4,
+             BH_MINSURF = 5, BH_BBANDED = 6 };
 
 /* One problem instance: the function, its size and the point x, the same
  * for every tool. */
@@ -17,6 +18,7 @@ struct bh_problem {
   int id;            /* enum bh_id */
   const char *name;
   size_t n;          /* independents (one dependent) */
+  size_t grid;       /* minsurf: the grid side (n = grid^2) */
   size_t nwork;      /* workspace entries the evaluation needs */
   int sparse;        /* 1: a sparse Hessian (ADOL-C's compressed run) */
   double *x;         /* n */
@@ -60,6 +62,27 @@ size_t bh_adolc_pattern_nnz(const struct bh_adolc *a);
  * forked child. msg gets what happened (ADOL-C's stderr, or the nonzeros).
  * @return 0 if sparse_hess returned normally, -1 otherwise. */
 int bh_adolc_sparse_hess_probe(const struct bh_adolc *a, char *msg, size_t size);
+#ifdef BENCH_HAVE_COLPACK
+/*! bh_adolc_sparse_hess: sparse_hess(tag, n, repeat, x, ...) with default
+ * options (safe pattern, indirect recovery: ColPack's acyclic coloring);
+ * repeat 0 computes pattern and coloring, 1 reuses them. @return nnz or -1. */
+int bh_adolc_sparse_hess(struct bh_adolc *a, int repeat, const double *x);
+/*! bh_adolc_colpack_seed: hess_pat, then generate_seed_hess(option) (0:
+ * acyclic coloring, indirect recovery; 1: star coloring, direct recovery)
+ * into the context's seed for bh_adolc_colpack_hess_mat. @return the
+ * number of colors, or -1. */
+int bh_adolc_colpack_seed(struct bh_adolc *a, int option);
+/*! bh_adolc_colpack_hess_mat: hess_mat(tag, n, p, x, Seed, W) with that
+ * seed. @return 0 or -1. */
+int bh_adolc_colpack_hess_mat(struct bh_adolc *a, const double *x);
+/*! bh_adolc_new_compare: max |A - B| and max |B| over the lower triangle,
+ * A = adelim's H (lower-triangle CSR), B = the last sparse_hess result
+ * (which = 0) or the entries recovered directly from the last ColPack
+ * hess_mat with a star-coloring seed (which = 1). @return 0, -1 if that
+ * result is missing. */
+int bh_adolc_new_compare(const struct bh_adolc *a, int which, const size_t *rowptr, const size_t *col,
+                         const double *val, double *maxdiff, double *maxref);
+#endif
 #endif
 
 #ifdef __cplusplus

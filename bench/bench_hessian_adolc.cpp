@@ -28,7 +28,9 @@ template <class T> static inline adub bh_square(const T &a) { return a * a; }
 #define ADE_SIN(a) sin(a)
 #define ADE_EXP(a) exp(a)
 #define ADE_LOG(a) log(a)
+#define ADE_SQRT(a) sqrt(a)
 #define BH_REAL adouble
+#define BH_CONST(v) adouble(v)
 #define BH_FN(name) adolc_##name
 #include "hessian_problems.h"
 
@@ -41,6 +43,14 @@ struct bh_adolc {
   int *color;          /* n */
   double **S, **W;     /* n x colors */
   int have_h, have_w;
+  /* sparse_hess's results (reused by repeat = 1 calls) */
+  unsigned *sh_ri, *sh_ci;
+  double *sh_v;
+  int sh_nnz, have_sh;
+  /* ColPack's seed (generate_seed_hess), its pattern and W = H Seed */
+  unsigned int **CHP;
+  double **CS, **CW;
+  int cp_colors, cp_option, have_cw;
 };
 
 static double seconds(void)
@@ -79,6 +89,21 @@ extern "C" struct bh_adolc *bh_adolc_create(const struct bh_problem *p, double *
   return a;
 }
 
+/* The ColPack part: hess_pat's rows (malloc), the seed (ColPack's new[],
+ * as ADOL-C's examples free it), W. */
+static void free_colpack(bh_adolc *a)
+{
+  for (int i = 0; a->CHP && i < a->n; i++)
+    std::free(a->CHP[i]);
+  delete[] a->CHP;
+  for (int j = 0; a->CS && j < a->n; j++)
+    delete[] a->CS[j];
+  delete[] a->CS;
+  if (a->CW)
+    myfree2(a->CW);
+  a->CHP = nullptr, a->CS = a->CW = nullptr;
+}
+
 extern "C" void bh_adolc_free(struct bh_adolc *a)
 {
   if (!a)
@@ -94,6 +119,10 @@ extern "C" void bh_adolc_free(struct bh_adolc *a)
     myfree2(a->S);
   if (a->W)
     myfree2(a->W);
+  std::free(a->sh_ri);
+  std::free(a->sh_ci);
+  std::free(a->sh_v);
+  free_colpack(a);
   delete a;
 }
 
@@ -284,3 +313,113 @@ extern "C" int bh_adolc_sparse_hess_probe(const struct bh_adolc *a, char *msg, s
     std::strcat(msg, tail);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
+
+#ifdef BENCH_HAVE_COLPACK
+extern "C" int bh_adolc_sparse_hess(struct bh_adolc *a, int repeat, const double *x)
+{
+  int options[2] = {0, 0}; /* ADOL-C's defaults */
+  if (sparse_hess(a->tag, a->n, repeat, x, &a->sh_nnz, &a->sh_ri, &a->sh_ci, &a->sh_v, options) < 0)
+    return -1;
+  a->have_sh = 1;
+  return a->sh_nnz;
+}
+
+extern "C" int bh_adolc_colpack_seed(struct bh_adolc *a, int option)
+{
+  free_colpack(a);
+  a->CHP = new unsigned int *[a->n]();
+  if (hess_pat(a->tag, a->n, a->p->x, a->CHP, 0) < 0)
+    return -1;
+  generate_seed_hess(a->n, a->CHP, &a->CS, &a->cp_colors, option);
+  a->cp_option = option;
+  a->CW = myalloc2(a->n, a->cp_colors);
+  return a->cp_colors;
+}
+
+extern "C" int bh_adolc_colpack_hess_mat(struct bh_adolc *a, const double *x)
+{
+  if (!a->CS || hess_mat(a->tag, a->n, a->cp_colors, const_cast<double *>(x), a->CS, a->CW) < 0)
+    return -1;
+  a->have_cw = 1;
+  return 0;
+}
+
+/* Direct recovery from a star coloring: H(i, j) = W(i, color j) when no
+ * other column of row i has j's color, else W(j, color i) (a star coloring
+ * makes one of the two unique). */
+static double star_entry(const bh_adolc *a, const int *color, int *count, int i, int j)
+{
+  return count[color[j]] == 1 ? a->CW[i][color[j]] : a->CW[j][color[i]];
+}
+
+extern "C" int bh_adolc_new_compare(const struct bh_adolc *a, int which, const size_t *rowptr, const size_t *col,
+                                    const double *val, double *maxdiff, double *maxref)
+{
+  if (which ? !a->have_cw || a->cp_option != 1 : !a->have_sh)
+    return -1;
+  const int n = a->n;
+  double *row = new double[n](), e = 0.0, big = 0.0;
+  /* B's lower triangle by rows: sparse_hess gives (r, c) with r <= c. */
+  size_t *bptr = new size_t[n + 1](), nb = 0;
+  int *color = new int[n], *count = new int[which ? a->cp_colors : 1]();
+  if (which) {
+    for (int j = 0; j < n; j++) {
+      color[j] = 0;
+      for (int c = 0; c < a->cp_colors; c++)
+        if (a->CS[j][c] != 0.0)
+          color[j] = c;
+    }
+    for (int i = 0; i < n; i++)
+      nb += a->CHP[i][0];
+  } else
+    nb = (size_t)a->sh_nnz;
+  size_t *bcol = new size_t[nb + 1];
+  double *bval = new double[nb + 1];
+  if (which) {
+    for (int i = 0; i < n; i++) {
+      for (unsigned k = 1; k <= a->CHP[i][0]; k++)
+        count[color[a->CHP[i][k]]]++;
+      bptr[i + 1] = bptr[i];
+      for (unsigned k = 1; k <= a->CHP[i][0]; k++) {
+        const int j = (int)a->CHP[i][k];
+        if (j <= i) {
+          bcol[bptr[i + 1]] = (size_t)j;
+          bval[bptr[i + 1]++] = star_entry(a, color, count, i, j);
+        }
+      }
+      for (unsigned k = 1; k <= a->CHP[i][0]; k++)
+        count[color[a->CHP[i][k]]]--;
+    }
+  } else {
+    for (int k = 0; k < a->sh_nnz; k++)
+      bptr[a->sh_ci[k] + 1]++;
+    for (int i = 0; i < n; i++)
+      bptr[i + 1] += bptr[i];
+    size_t *next = new size_t[n];
+    std::memcpy(next, bptr, sizeof(size_t) * (size_t)n);
+    for (int k = 0; k < a->sh_nnz; k++) {
+      const size_t at = next[a->sh_ci[k]]++;
+      bcol[at] = a->sh_ri[k];
+      bval[at] = a->sh_v[k];
+    }
+    delete[] next;
+  }
+  for (int i = 0; i < n; i++) {
+    for (size_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+      row[col[k]] = val[k];
+    for (size_t k = bptr[i]; k < bptr[i + 1]; k++) {
+      e = std::fmax(e, std::fabs(row[bcol[k]] - bval[k]));
+      big = std::fmax(big, std::fabs(bval[k]));
+      row[bcol[k]] = 0.0;
+    }
+    for (size_t k = rowptr[i]; k < rowptr[i + 1]; k++) { /* adelim's entries missing in B */
+      e = std::fmax(e, std::fabs(row[col[k]]));
+      row[col[k]] = 0.0;
+    }
+  }
+  delete[] row, delete[] bptr, delete[] color, delete[] count, delete[] bcol, delete[] bval;
+  *maxdiff = e;
+  *maxref = big;
+  return 0;
+}
+#endif

@@ -39,6 +39,8 @@ static size_t DENSE_MAX = (size_t)1 << 25;
 static int samples = 5;             /* -k: timed samples per method (median) */
 static size_t max_edges = 20000;    /* -e: largest part for the O(|E|)-per-step orderings */
 static double min_sample = 0.02;    /* each sample repeats a call at least this long */
+static double profile_s = 0;        /* -P: profile mode, seconds per loop */
+static int profile_order = ADE_ORDER_VERTEX_MARKOWITZ; /* -o: the plan's ordering in profile mode */
 
 static void *xmalloc(size_t count, size_t size)
 {
@@ -171,6 +173,22 @@ static int call_adolc_compressed(void *v) { return bj_adolc_compressed(v, NULL);
 
 /* ---------------------------------------------------------------- results */
 
+/* Derivatives at new points, as a user in a loop runs them: pattern,
+ * coloring and plan once, then each timed call at a new point (two new
+ * points x1, x2 alternate, so nothing about the last point can be reused).
+ * Errors: max |J - J_plan(x1)| / max |J_plan(x1)|. */
+struct newpt {
+  double fd_err;                 /* adelim's plan vs central differences of the plain function */
+  size_t fd_colors;              /* compressed differences: 2 evaluations per color */
+  double plan_s, cpr_s;          /* ade_elim_plan_jacobian, ade_jacobian_cpr_values (forward) */
+  double cpr_err;
+  size_t cpr_colors;
+  double adolc_dense_s, adolc_dense_err;     /* jacobian() */
+  double sj_init_s, sj_s, sj_err;            /* sparse_jac repeat = 0 (once), repeat = 1 */
+  double cp_seed_s, cp_fov_s, cp_fov_err;    /* jac_pat + generate_seed_jac (once), fov_forward */
+  size_t cp_colors;
+};
+
 struct result {
   const struct bj_problem *p;
   size_t records, edges, inter, nnz, parts, largest, colc, colr, rowmax, colmax;
@@ -183,6 +201,7 @@ struct result {
   double adolc_rec_s, adolc_dense_s, adolc_pat_s, adolc_fov_s, adolc_err, adolc_fov_err;
   size_t adolc_colors;
   int adolc_same_pattern;
+  struct newpt np; /* derivatives at new points */
 };
 
 static int quadratic(int order)
@@ -429,6 +448,290 @@ static void time_adolc(const ade_sparse *ref, struct result *r)
 }
 #endif
 
+/* ------------------------------------------------------ at new points */
+
+/* Two new points; each timed call takes the next. */
+struct newx {
+  const double *x[2];
+  unsigned k;
+};
+static const double *next_x(struct newx *nx) { return nx->x[nx->k++ & 1]; }
+
+struct nplan_ctx {
+  struct newx nx;
+  ade_elim_plan *plan;
+  ade_tape *t;
+  ade_sparse *J;
+};
+static int call_nplan(void *v)
+{
+  struct nplan_ctx *c = v;
+  return ade_elim_plan_jacobian(c->plan, c->t, next_x(&c->nx), c->J) < 0 ? -1 : 0;
+}
+
+struct ncpr_ctx {
+  struct newx nx;
+  ade_tape *t;
+  const size_t *color;
+  size_t nc;
+  ade_sparse *P;
+};
+static int call_ncpr(void *v)
+{
+  struct ncpr_ctx *c = v;
+  return ade_jacobian_cpr_values(c->t, ADE_FORWARD, next_x(&c->nx), c->color, c->nc, c->P) < 0 ? -1 : 0;
+}
+
+#ifdef BENCH_HAVE_COLPACK
+/* J(i, j) = B(i, color[j]) on P's pattern (CPR direct recovery). */
+static void recover(ade_sparse *P, const double *B, size_t nc, const size_t *color)
+{
+  for (size_t i = 0; i < P->m; i++)
+    for (size_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
+      P->val[k] = color[P->col[k]] < nc ? B[i * nc + color[P->col[k]]] : 0.0;
+}
+#endif
+
+/* The oracle: central differences of the plain double function at x,
+ * compressed by the CPR coloring of R's pattern (2 evaluations per color),
+ * step h_j = 1e-6 max(1, |x_j|); R's values are compared with them. */
+static double fd_check(const struct bj_problem *p, const double *x, const ade_sparse *R, const size_t *color, size_t nc)
+{
+  double *xp = xmalloc(p->n, sizeof *xp), *xm = xmalloc(p->n, sizeof *xm), *h = xmalloc(p->n, sizeof *h);
+  double *fp = xmalloc(p->m, sizeof *fp), *fm = xmalloc(p->m, sizeof *fm), *w = xmalloc(p->nwork, sizeof *w);
+  double e = 0.0, big = 0.0;
+  for (size_t j = 0; j < p->n; j++)
+    h[j] = 1e-6 * fmax(1.0, fabs(x[j]));
+  for (size_t c = 0; c < nc; c++) {
+    for (size_t j = 0; j < p->n; j++) {
+      double d = color[j] == c ? h[j] : 0.0;
+      xp[j] = x[j] + d, xm[j] = x[j] - d;
+    }
+    plain_eval(p, xp, w, fp);
+    plain_eval(p, xm, w, fm);
+    for (size_t i = 0; i < p->m; i++)
+      for (size_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) {
+        size_t j = R->col[k];
+        if (color[j] != c)
+          continue;
+        e = fmax(e, fabs((fp[i] - fm[i]) / (2.0 * h[j]) - R->val[k]));
+        big = fmax(big, fabs(R->val[k]));
+      }
+  }
+  free(xp), free(xm), free(h), free(fp), free(fm), free(w);
+  return e / fmax(big, 1e-300);
+}
+
+#ifdef BENCH_HAVE_ADOLC
+struct nadolc_ctx {
+  struct newx nx;
+  struct bj_adolc *a;
+};
+static int call_nadolc_dense(void *v)
+{
+  struct nadolc_ctx *c = v;
+  return bj_adolc_dense_at(c->a, next_x(&c->nx));
+}
+#ifdef BENCH_HAVE_COLPACK
+static int call_nadolc_sparse_jac(void *v)
+{
+  struct nadolc_ctx *c = v;
+  return bj_adolc_sparse_jac(c->a, 1, next_x(&c->nx)) < 0 ? -1 : 0;
+}
+static int call_nadolc_fov(void *v)
+{
+  struct nadolc_ctx *c = v;
+  return bj_adolc_colpack_fov(c->a, next_x(&c->nx), NULL);
+}
+
+/* sparse_jac's coordinates (0-based) into R's pattern: the error, or 1 if
+ * it has an entry outside R's pattern (nonzero) or misses a nonzero of R. */
+static double sparse_jac_err(struct bj_adolc *a, const ade_sparse *R)
+{
+  const unsigned *ri, *ci;
+  const double *v;
+  int nnz = bj_adolc_sparse_jac_get(a, &ri, &ci, &v);
+  ade_sparse *A = NULL;
+  if (ade_sparse_create(&A, R->m, R->n, R->nnz, 0))
+    die_ade("sparse_jac result", ADE_ENOMEM);
+  memcpy(A->rowptr, R->rowptr, (R->m + 1) * sizeof *A->rowptr);
+  memcpy(A->col, R->col, R->nnz * sizeof *A->col);
+  memset(A->val, 0, R->nnz * sizeof *A->val);
+  double outside = 0.0;
+  for (int k = 0; k < nnz; k++) {
+    size_t i = ri[k], j = ci[k], lo = A->rowptr[i], hi = A->rowptr[i + 1];
+    while (lo < hi) { /* binary search of column j in row i */
+      size_t mid = (lo + hi) / 2;
+      if (A->col[mid] < j)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < A->rowptr[i + 1] && A->col[lo] == j)
+      A->val[lo] = v[k];
+    else
+      outside = fmax(outside, fabs(v[k]));
+  }
+  double e = rel_err(R, NULL, A);
+  ade_sparse_free(A);
+  return outside > 0 ? fmax(e, 1.0) : e;
+}
+#endif
+
+static void newpt_adolc(const struct bj_problem *p, struct newx nx, const ade_sparse *R, struct newpt *np)
+{
+  double rec_s;
+  struct bj_adolc *a = bj_adolc_create(p, 0, &rec_s);
+  if (!a)
+    exit(1);
+  struct nadolc_ctx c = {nx, a};
+  if (p->n * p->m <= DENSE_MAX) {
+    fprintf(stderr, "  at x: ADOL-C jacobian ...\n");
+    np->adolc_dense_s = timeit(call_nadolc_dense, &c);
+    double *J = xmalloc(p->n * p->m, sizeof *J);
+    if (bj_adolc_dense_at(a, nx.x[0]) == 0) {
+      bj_adolc_dense_get(a, J);
+      np->adolc_dense_err = rel_err(R, J, NULL);
+    }
+    free(J);
+  }
+#ifdef BENCH_HAVE_COLPACK
+  fprintf(stderr, "  at x: ADOL-C sparse_jac ...\n");
+  double t0 = now();
+  if (bj_adolc_sparse_jac(a, 0, p->x) < 0) {
+    fprintf(stderr, "bench_jacobian: %s: sparse_jac (repeat 0) failed\n", p->name);
+    exit(1);
+  }
+  np->sj_init_s = now() - t0;
+  np->sj_s = timeit(call_nadolc_sparse_jac, &c);
+  if (bj_adolc_sparse_jac(a, 1, nx.x[0]) >= 0)
+    np->sj_err = sparse_jac_err(a, R);
+  fprintf(stderr, "  at x: ADOL-C ColPack-seeded fov_forward ...\n");
+  size_t *color = xmalloc(p->n, sizeof *color);
+  t0 = now();
+  int nc = bj_adolc_colpack_seed(a, color);
+  np->cp_seed_s = now() - t0;
+  if (nc < 0) {
+    fprintf(stderr, "bench_jacobian: %s: jac_pat + generate_seed_jac failed\n", p->name);
+    exit(1);
+  }
+  np->cp_colors = (size_t)nc;
+  np->cp_fov_s = timeit(call_nadolc_fov, &c);
+  double *B = xmalloc(p->m * (size_t)nc, sizeof *B);
+  ade_sparse *P = NULL;
+  if (bj_adolc_colpack_fov(a, nx.x[0], B) == 0 && ade_sparse_create(&P, R->m, R->n, R->nnz, 0) == 0) {
+    memcpy(P->rowptr, R->rowptr, (R->m + 1) * sizeof *P->rowptr);
+    memcpy(P->col, R->col, R->nnz * sizeof *P->col);
+    recover(P, B, (size_t)nc, color);
+    np->cp_fov_err = rel_err(R, NULL, P);
+  }
+  ade_sparse_free(P);
+  free(B);
+  free(color);
+#endif
+  bj_adolc_free(a);
+}
+#endif
+
+/* Everything at the new points x1, x2 (the plan and CPR's pattern and
+ * coloring as the recorded point gave them). */
+static void time_newpt(ade_tape *t, struct result *r)
+{
+  const struct bj_problem *p = r->p;
+  struct newpt *np = &r->np;
+  double *x1 = xmalloc(p->n, sizeof *x1), *x2 = xmalloc(p->n, sizeof *x2);
+  bj_new_point(p, 1, x1);
+  bj_new_point(p, 2, x2);
+  struct newx nx = {{x1, x2}, 0};
+  np->adolc_dense_s = np->sj_init_s = np->sj_s = np->cp_seed_s = np->cp_fov_s = -1;
+  np->adolc_dense_err = np->sj_err = np->cp_fov_err = -1;
+  /* The plan of the best ordering, compiled once. */
+  ade_elim_plan *plan = NULL;
+  ade_sparse *R = NULL, *P = NULL;
+  ade_cgraph *g = NULL;
+  int st;
+  if ((st = ade_elim_plan_create(&plan, t, r->best, NULL, NULL)) || (st = ade_elim_plan_pattern(plan, &R)))
+    die_ade("plan", st);
+  struct nplan_ctx pc = {nx, plan, t, R};
+  fprintf(stderr, "  at x: plan ...\n");
+  np->plan_s = timeit(call_nplan, &pc);
+  if ((st = ade_elim_plan_jacobian(plan, t, x1, R)) < 0)
+    die_ade("plan at x1", st);
+  /* CPR forward, pattern and coloring once. */
+  size_t *color = xmalloc(p->n, sizeof *color), nc = 0;
+  if ((st = ade_cgraph_from_tape(&g, t, NULL)) || (st = ade_cgraph_pattern(g, &P)) ||
+      (st = ade_sparse_color(P, ADE_FORWARD, ADE_COLOR_BEST, color, &nc)))
+    die_ade("pattern", st);
+  ade_cgraph_free(g);
+  struct ncpr_ctx cc = {nx, t, color, nc, P};
+  fprintf(stderr, "  at x: cpr forward (%zu colors) ...\n", nc);
+  np->cpr_s = timeit(call_ncpr, &cc);
+  np->cpr_colors = nc;
+  if ((st = ade_jacobian_cpr_values(t, ADE_FORWARD, x1, color, nc, P)) < 0)
+    die_ade("cpr at x1", st);
+  np->cpr_err = rel_err(R, NULL, P);
+  fprintf(stderr, "  at x: finite differences ...\n");
+  np->fd_err = fd_check(p, x1, R, color, nc);
+  np->fd_colors = nc;
+#ifdef BENCH_HAVE_ADOLC
+  newpt_adolc(p, nx, R, np);
+#endif
+  ade_sparse_free(P);
+  ade_sparse_free(R);
+  ade_elim_plan_free(plan);
+  free(color);
+  free(x1);
+  free(x2);
+}
+
+/* Profile mode (-P seconds, for perf record): only the loop a user runs
+ * at new points, each adelim call repeated for profile_s seconds. */
+static double loop_for(bj_call f, void *ctx)
+{
+  double t0 = now(), t;
+  long calls = 0;
+  do {
+    if (f(ctx) < 0)
+      return -1;
+    calls++;
+  } while ((t = now() - t0) < profile_s);
+  return t / (double)calls;
+}
+
+static void profile(const struct bj_problem *p, ade_tape *t)
+{
+  double *x1 = xmalloc(p->n, sizeof *x1), *x2 = xmalloc(p->n, sizeof *x2);
+  bj_new_point(p, 1, x1);
+  bj_new_point(p, 2, x2);
+  struct newx nx = {{x1, x2}, 0};
+  ade_elim_plan *plan = NULL;
+  ade_sparse *R = NULL, *P = NULL;
+  ade_cgraph *g = NULL;
+  size_t *color = xmalloc(p->n, sizeof *color), nc = 0;
+  int st;
+  if ((st = ade_elim_plan_create(&plan, t, profile_order, NULL, NULL)) || (st = ade_elim_plan_pattern(plan, &R)) ||
+      (st = ade_cgraph_from_tape(&g, t, NULL)) || (st = ade_cgraph_pattern(g, &P)) ||
+      (st = ade_sparse_color(P, ADE_FORWARD, ADE_COLOR_BEST, color, &nc)))
+    die_ade("profile setup", st);
+  ade_cgraph_free(g);
+  struct nplan_ctx pc = {nx, plan, t, R};
+  struct ncpr_ctx cc = {nx, t, color, nc, P};
+  /* The markers let a profiler attach to one loop (doc/benchmarks.md). */
+  fprintf(stderr, "%s: plan loop\n", p->name);
+  double plan_s = loop_for(call_nplan, &pc);
+  fprintf(stderr, "%s: cpr loop\n", p->name);
+  double cpr_s = loop_for(call_ncpr, &cc);
+  fprintf(stderr, "%s: done\n", p->name);
+  printf("%s: plan (%s) at new points %.3f ms per call, CPR forward (%zu colors) %.3f ms per call\n", p->name,
+         ade_order_name(profile_order), 1e3 * plan_s, nc, 1e3 * cpr_s);
+  ade_sparse_free(P);
+  ade_sparse_free(R);
+  ade_elim_plan_free(plan);
+  free(color);
+  free(x1);
+  free(x2);
+}
+
 static void run(int id, struct result *r)
 {
   struct bj_problem *p = xmalloc(1, sizeof *p);
@@ -439,6 +742,11 @@ static void run(int id, struct result *r)
   r->adolc_dense_s = r->adolc_fov_s = r->adolc_pat_s = r->adolc_err = r->adolc_fov_err = -1;
   fprintf(stderr, "%s: n = %zu, m = %zu\n", p->name, p->n, p->m);
   ade_tape *t = record(p, &r->rec_s);
+  if (profile_s > 0) {
+    profile(p, t);
+    ade_tape_free(t);
+    return;
+  }
   ade_stats s;
   ade_tape_stats(t, &s);
   r->records = s.records;
@@ -450,6 +758,7 @@ static void run(int id, struct result *r)
 #ifdef BENCH_HAVE_ADOLC
   time_adolc(ref, r);
 #endif
+  time_newpt(t, r);
   ade_sparse_free(ref);
   free(D);
   ade_tape_free(t);
@@ -580,24 +889,65 @@ static void print_targets(const struct result *R, int np)
   }
 }
 
+static void print_newpt(const struct result *R, int np)
+{
+  printf("\n| problem | n | m | nnz(J) | adelim plan (ordering) | adelim CPR fwd (colors) | ADOL-C jacobian() "
+         "| ADOL-C sparse_jac | ADOL-C ColPack fov_forward (colors) | adelim best / jacobian() "
+         "| adelim best / sparse_jac | adelim best / ColPack fov_forward | max rel. error vs FD |\n"
+         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (int k = 0; k < np; k++) {
+    const struct result *r = &R[k];
+    const struct newpt *x = &r->np;
+    const double best = x->cpr_s > 0 && x->cpr_s < x->plan_s ? x->cpr_s : x->plan_s;
+    printf("| %s | %zu | %zu | %zu | %.3f (%s) | %.3f (%zu) |", r->p->name, r->p->n, r->p->m, r->nnz, 1e3 * x->plan_s,
+           ade_order_name(r->best), 1e3 * x->cpr_s, x->cpr_colors);
+    ms(x->adolc_dense_s), ms(x->sj_s);
+    if (x->cp_fov_s < 0)
+      printf(" - |");
+    else
+      printf(" %.3f (%zu) |", 1e3 * x->cp_fov_s, x->cp_colors);
+    ratio(best, x->adolc_dense_s), ratio(best, x->sj_s), ratio(best, x->cp_fov_s);
+    err(x->fd_err);
+    printf("\n");
+  }
+  printf("\nOnce per tape (not in the calls above), ms: ADOL-C sparse_jac repeat = 0 (pattern + coloring), "
+         "jac_pat + generate_seed_jac; and the agreement of every result at x1 with adelim's plan:\n\n"
+         "| problem | sparse_jac repeat = 0 | jac_pat + generate_seed_jac | adelim CPR | ADOL-C jacobian() "
+         "| sparse_jac | ColPack fov_forward |\n|---|--:|--:|--:|--:|--:|--:|\n");
+  for (int k = 0; k < np; k++) {
+    const struct newpt *x = &R[k].np;
+    printf("| %s |", R[k].p->name);
+    ms(x->sj_init_s), ms(x->cp_seed_s);
+    err(x->cpr_err), err(x->adolc_dense_err), err(x->sj_err), err(x->cp_fov_err);
+    printf("\n");
+  }
+}
+
 int main(int argc, char **argv)
 {
   int opt, which[BJ_NPROBLEMS], np = 0;
-  while ((opt = getopt(argc, argv, "k:e:d:")) != -1) {
-    if (opt == 'k')
+  while ((opt = getopt(argc, argv, "k:e:d:P:o:")) != -1) {
+    if (opt == 'P')
+      profile_s = atof(optarg);
+    else if (opt == 'o' && ade_order_parse(optarg) >= 0)
+      profile_order = ade_order_parse(optarg);
+    else if (opt == 'k')
       samples = atoi(optarg);
     else if (opt == 'd')
       DENSE_MAX = (size_t)atol(optarg) << 17; /* MiB of doubles */
     else if (opt == 'e')
       max_edges = (size_t)atol(optarg);
     else {
-      fprintf(stderr, "usage: bench_jacobian [-k samples] [-e max_edges] [-d dense_MiB] [die|chebyquad|bratu2d|cavity|roe]...\n");
+      fprintf(stderr, "usage: bench_jacobian [-k samples] [-e max_edges] [-d dense_MiB] [-P seconds [-o ordering]]\n"
+              "                      [die|chebyquad|bratu2d|cavity|roe|euler1d|lorenz96]...\n"
+              "  -P s: profile mode (for perf record): only the plan and CPR at new points, each in a loop for s seconds;\n"
+              "        -o the plan's ordering (default vertex-markowitz)\n");
       return 2;
     }
   }
   if (samples < 1)
     samples = 1;
-  static const char *const names[] = {"die", "chebyquad", "bratu2d", "cavity", "roe"};
+  const char *const *names = bj_problem_names;
   for (int i = optind; i < argc; i++) {
     int k = 0;
     while (k < BJ_NPROBLEMS && strcmp(argv[i], names[k]))
@@ -614,6 +964,14 @@ int main(int argc, char **argv)
   struct result *R = xmalloc((size_t)np, sizeof *R);
   for (int k = 0; k < np; k++)
     run(which[k], &R[k]);
+  if (profile_s > 0) {
+    for (int k = 0; k < np; k++) {
+      free(R[k].p->x);
+      free((void *)R[k].p);
+    }
+    free(R);
+    return 0;
+  }
   printf("Sizes (p: intermediate vertices; parts: connected components with intermediates;\n"
          "n^, m^: most nonzeros in a row, a column):\n\n");
   print_sizes(R, np);
@@ -627,6 +985,10 @@ int main(int argc, char **argv)
   print_errors(R, np);
   printf("\nRatios:\n");
   print_targets(R, np);
+  printf("\nAt new points (the loop a user runs: pattern, coloring, plan once; each call at a new x, two new\n"
+         "points alternating), ms, median of %d samples; ratios < 1: adelim faster. adelim best = the faster of\n"
+         "plan and CPR. FD: the plan's J at x1 against central differences of the plain function:\n", samples);
+  print_newpt(R, np);
   for (int k = 0; k < np; k++) {
     free(R[k].p->x);
     free((void *)R[k].p);

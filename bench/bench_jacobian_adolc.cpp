@@ -21,6 +21,8 @@
 #define ADE_EXP(a) exp(a)
 #define ADE_SQRT(a) sqrt(a)
 #define ADE_FABS(a) fabs(a)
+#define ADE_FMIN(a, b) fmin(a, b)
+#define ADE_FMAX(a, b) fmax(a, b)
 #define BJ_REAL adouble
 #define BJ_CONST(v) adouble(v)
 #define BJ_FN(name) adolc_##name
@@ -32,6 +34,13 @@ struct bj_adolc {
   int m, n, colors;
   double *y;
   double **J, **S, **B; /* m x n, n x colors, m x colors */
+  /* sparse_jac's results, reused by repeat = 1 calls */
+  unsigned *sj_ri, *sj_ci;
+  double *sj_v;
+  int sj_nnz;
+  /* ColPack's seed (generate_seed_jac) and the compressed Jacobian */
+  double **CS, **CB;
+  int cp_colors;
 };
 
 static double seconds(void)
@@ -77,6 +86,15 @@ extern "C" struct bj_adolc *bj_adolc_create(const struct bj_problem *p, size_t c
   return a;
 }
 
+/* generate_seed_jac's seed comes from ColPack's new[] (as ADOL-C's
+ * examples free it). */
+static void free_seed(double **S, int n)
+{
+  for (int j = 0; S && j < n; j++)
+    delete[] S[j];
+  delete[] S;
+}
+
 extern "C" void bj_adolc_free(struct bj_adolc *a)
 {
   if (!a)
@@ -87,6 +105,12 @@ extern "C" void bj_adolc_free(struct bj_adolc *a)
     myfree2(a->S);
   if (a->B)
     myfree2(a->B);
+  std::free(a->sj_ri);
+  std::free(a->sj_ci);
+  std::free(a->sj_v);
+  free_seed(a->CS, a->n);
+  if (a->CB)
+    myfree2(a->CB);
   delete[] a->y;
   delete a;
 }
@@ -138,3 +162,68 @@ extern "C" int bj_adolc_compressed(struct bj_adolc *a, double *B)
     std::memcpy(B + (size_t)i * (size_t)a->colors, a->B[i], sizeof(double) * (size_t)a->colors);
   return 0;
 }
+
+extern "C" int bj_adolc_dense_at(struct bj_adolc *a, const double *x)
+{
+  if (!a->J)
+    a->J = myalloc2(a->m, a->n);
+  return jacobian(a->tag, a->m, a->n, x, a->J) < 0 ? -1 : 0;
+}
+
+extern "C" void bj_adolc_dense_get(const struct bj_adolc *a, double *J)
+{
+  for (int i = 0; i < a->m; i++)
+    std::memcpy(J + (size_t)i * (size_t)a->n, a->J[i], sizeof(double) * (size_t)a->n);
+}
+
+#ifdef BENCH_HAVE_COLPACK
+extern "C" int bj_adolc_sparse_jac(struct bj_adolc *a, int repeat, const double *x)
+{
+  int options[4] = {0, 0, 0, 0}; /* ADOL-C's defaults */
+  if (sparse_jac(a->tag, a->m, a->n, repeat, x, &a->sj_nnz, &a->sj_ri, &a->sj_ci, &a->sj_v, options) < 0)
+    return -1;
+  return a->sj_nnz;
+}
+
+extern "C" int bj_adolc_sparse_jac_get(const struct bj_adolc *a, const unsigned **ri, const unsigned **ci,
+                                       const double **v)
+{
+  *ri = a->sj_ri, *ci = a->sj_ci, *v = a->sj_v;
+  return a->sj_nnz;
+}
+
+extern "C" int bj_adolc_colpack_seed(struct bj_adolc *a, size_t *color)
+{
+  unsigned int **JP = new unsigned int *[a->m];
+  int options[3] = {0, 0, 0};
+  if (jac_pat(a->tag, a->m, a->n, a->p->x, JP, options) < 0) {
+    delete[] JP;
+    return -1;
+  }
+  free_seed(a->CS, a->n);
+  a->CS = nullptr;
+  generate_seed_jac(a->m, a->n, JP, &a->CS, &a->cp_colors, 0);
+  for (int i = 0; i < a->m; i++)
+    std::free(JP[i]);
+  delete[] JP;
+  if (a->CB)
+    myfree2(a->CB);
+  a->CB = myalloc2(a->m, a->cp_colors);
+  for (int j = 0; j < a->n; j++) {
+    color[j] = (size_t)a->cp_colors; /* none: an empty column */
+    for (int c = 0; c < a->cp_colors; c++)
+      if (a->CS[j][c] != 0.0)
+        color[j] = (size_t)c;
+  }
+  return a->cp_colors;
+}
+
+extern "C" int bj_adolc_colpack_fov(struct bj_adolc *a, const double *x, double *B)
+{
+  if (!a->CS || fov_forward(a->tag, a->m, a->n, a->cp_colors, x, a->CS, a->y, a->CB) < 0)
+    return -1;
+  for (int i = 0; B && i < a->m; i++)
+    std::memcpy(B + (size_t)i * (size_t)a->cp_colors, a->CB[i], sizeof(double) * (size_t)a->cp_colors);
+  return 0;
+}
+#endif

@@ -192,6 +192,85 @@ static void BJ_FN(roe)(size_t nf, const BJ_REAL *q, BJ_REAL *F)
     BJ_FN(roe1)(q + 10 * k, q + 10 * k + 5, F + 5 * k);
 }
 
+/* The HLL flux (Harten, Lax, van Leer 1983; Toro, Riemann Solvers,
+ * Section 10.3) of the 1-D Euler equations, gamma = 1.4, between the
+ * conserved states qL and qR (rho, rho u, E), with Davis's wave speed
+ * estimates S_L = min(u_L - c_L, u_R - c_R), S_R = max(u_L + c_L, u_R + c_R):
+ * F = (S_R F(qL) - S_L F(qR) + S_L S_R (qR - qL)) / (S_R - S_L). That is
+ * the subsonic branch S_L < 0 < S_R, the only one the benchmark's states
+ * (|u| < c everywhere) reach, so it is written without the branch. */
+static void BJ_FN(hll1)(const BJ_REAL *qL, const BJ_REAL *qR, BJ_REAL *F)
+{
+  const double gm = 0.4;
+  BJ_REAL uL = ADE_DIV(qL[1], qL[0]), uR = ADE_DIV(qR[1], qR[0]);
+  BJ_REAL pL = ADE_MUL(gm, ADE_SUB(qL[2], ADE_MUL(0.5, ADE_MUL(qL[1], uL))));
+  BJ_REAL pR = ADE_MUL(gm, ADE_SUB(qR[2], ADE_MUL(0.5, ADE_MUL(qR[1], uR))));
+  BJ_REAL cL = ADE_SQRT(ADE_DIV(ADE_MUL(1.4, pL), qL[0])), cR = ADE_SQRT(ADE_DIV(ADE_MUL(1.4, pR), qR[0]));
+  BJ_REAL SL = ADE_FMIN(ADE_SUB(uL, cL), ADE_SUB(uR, cR)), SR = ADE_FMAX(ADE_ADD(uL, cL), ADE_ADD(uR, cR));
+  BJ_REAL FL[3], FR[3];
+  FL[0] = qL[1], FL[1] = ADE_ADD(ADE_MUL(qL[1], uL), pL), FL[2] = ADE_MUL(uL, ADE_ADD(qL[2], pL));
+  FR[0] = qR[1], FR[1] = ADE_ADD(ADE_MUL(qR[1], uR), pR), FR[2] = ADE_MUL(uR, ADE_ADD(qR[2], pR));
+  BJ_REAL inv = ADE_DIV(1.0, ADE_SUB(SR, SL)), SLR = ADE_MUL(SL, SR);
+  for (int k = 0; k < 3; k++) {
+    BJ_REAL a = ADE_SUB(ADE_MUL(SR, FL[k]), ADE_MUL(SL, FR[k]));
+    F[k] = ADE_MUL(ADE_ADD(a, ADE_MUL(SLR, ADE_SUB(qR[k], qL[k]))), inv);
+  }
+}
+
+/* The first-order finite-volume residual of the 1-D Euler equations on nc
+ * cells of width 1/nc, with HLL fluxes through the nc + 1 faces and
+ * transmissive boundaries (the ghost cell copies its neighbour):
+ * R_i = nc (F_{i+1/2} - F_{i-1/2}). q: 3 nc conserved states; w: the
+ * 3 (nc + 1) face fluxes. A block-tridiagonal J of 3 x 3 blocks. */
+static void BJ_FN(euler1d)(size_t nc, const BJ_REAL *q, BJ_REAL *w, BJ_REAL *R)
+{
+  for (size_t f = 0; f <= nc; f++) {
+    const BJ_REAL *qL = q + 3 * (f > 0 ? f - 1 : 0), *qR = q + 3 * (f < nc ? f : nc - 1);
+    BJ_FN(hll1)(qL, qR, w + 3 * f);
+  }
+  for (size_t i = 0; i < nc; i++)
+    for (int k = 0; k < 3; k++)
+      R[3 * i + (size_t)k] = ADE_MUL((double)nc, ADE_SUB(w[3 * (i + 1) + (size_t)k], w[3 * i + (size_t)k]));
+}
+
+/* The Lorenz-96 system dx_i/dt = (x_{i+1} - x_{i-2}) x_{i-1} - x_i + F
+ * (cyclic indices, F = 8) integrated by `steps` classical Runge-Kutta
+ * steps of size dt: f = the state at t = steps dt as a function of the
+ * initial state, a dense n x n Jacobian from a long loop. w: 6 n entries
+ * (the state, the stage argument, four stage derivatives). */
+static void BJ_FN(l96rhs)(size_t n, const BJ_REAL *x, BJ_REAL *d)
+{
+  for (size_t i = 0; i < n; i++) {
+    const size_t ip = (i + 1) % n, im = (i + n - 1) % n, imm = (i + n - 2) % n;
+    d[i] = ADE_ADD(ADE_SUB(ADE_MUL(ADE_SUB(x[ip], x[imm]), x[im]), x[i]), 8.0);
+  }
+}
+
+static void BJ_FN(lorenz96)(size_t n, size_t steps, double dt, const BJ_REAL *x0, BJ_REAL *w, BJ_REAL *f)
+{
+  BJ_REAL *x = w, *y = w + n, *k1 = w + 2 * n, *k2 = w + 3 * n, *k3 = w + 4 * n, *k4 = w + 5 * n;
+  for (size_t i = 0; i < n; i++)
+    x[i] = x0[i];
+  for (size_t s = 0; s < steps; s++) {
+    BJ_FN(l96rhs)(n, x, k1);
+    for (size_t i = 0; i < n; i++)
+      y[i] = ADE_ADD(x[i], ADE_MUL(0.5 * dt, k1[i]));
+    BJ_FN(l96rhs)(n, y, k2);
+    for (size_t i = 0; i < n; i++)
+      y[i] = ADE_ADD(x[i], ADE_MUL(0.5 * dt, k2[i]));
+    BJ_FN(l96rhs)(n, y, k3);
+    for (size_t i = 0; i < n; i++)
+      y[i] = ADE_ADD(x[i], ADE_MUL(dt, k3[i]));
+    BJ_FN(l96rhs)(n, y, k4);
+    for (size_t i = 0; i < n; i++) {
+      BJ_REAL sum = ADE_ADD(ADE_ADD(k1[i], ADE_MUL(2.0, k2[i])), ADE_ADD(ADE_MUL(2.0, k3[i]), k4[i]));
+      x[i] = ADE_ADD(x[i], ADE_MUL(dt / 6.0, sum));
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    f[i] = x[i];
+}
+
 /* Evaluate problem p at x (n) into f (m); w has p->nwork entries. */
 static void BJ_FN(eval)(const struct bj_problem *p, const BJ_REAL *x, BJ_REAL *w, BJ_REAL *f)
 {
@@ -200,6 +279,8 @@ static void BJ_FN(eval)(const struct bj_problem *p, const BJ_REAL *x, BJ_REAL *w
   case BJ_CHEBYQUAD: BJ_FN(chebyquad)(p->n, x, f); break;
   case BJ_BRATU: BJ_FN(bratu)(p->grid, p->param, x, f); break;
   case BJ_CAVITY: BJ_FN(cavity)(p->grid, p->param, x, w, f); break;
-  default: BJ_FN(roe)(p->grid, x, f); break;
+  case BJ_ROE: BJ_FN(roe)(p->grid, x, f); break;
+  case BJ_EULER1D: BJ_FN(euler1d)(p->grid, x, w, f); break;
+  default: BJ_FN(lorenz96)(p->n, p->grid, p->param, x, w, f); break;
   }
 }

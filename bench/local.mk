@@ -17,7 +17,7 @@ EXTRA_PROGRAMS = %D%/bench_tape %D%/bench_bigtape %D%/bench_threads %D%/bench_ov
 %C%_bench_tape_LDADD = $(BENCH_LDADD)
 if WITH_ADOLC
 %C%_bench_tape_SOURCES += %D%/bench_adolc.cpp
-%C%_bench_tape_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_tape_CPPFLAGS += -DBENCH_HAVE_ADOLC $(ADOLC_CPPFLAGS)
 %C%_bench_tape_LDADD += $(ADOLC_LIBS)
 %C%_bench_tape_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
 	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_tape_CXXFLAGS) \
@@ -50,7 +50,7 @@ endif
 %C%_bench_threads_LDADD = $(BENCH_LDADD)
 %C%_bench_threads_LDFLAGS = -pthread
 
-EXTRA_DIST += %D%/.gitignore doc/benchmarks.md
+EXTRA_DIST += %D%/.gitignore doc/benchmarks.md %D%/perf_loop.sh
 # automake cleans no EXTRA_PROGRAMS by itself.
 CLEANFILES += $(EXTRA_PROGRAMS)
 
@@ -68,8 +68,11 @@ EXTRA_PROGRAMS += %D%/bench_jacobian
 %C%_bench_jacobian_LDADD = $(BENCH_LDADD)
 if WITH_ADOLC
 %C%_bench_jacobian_SOURCES += %D%/bench_jacobian_adolc.cpp
-%C%_bench_jacobian_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_jacobian_CPPFLAGS += -DBENCH_HAVE_ADOLC $(ADOLC_CPPFLAGS)
 %C%_bench_jacobian_LDADD += $(ADOLC_LIBS)
+if WITH_COLPACK
+%C%_bench_jacobian_CPPFLAGS += -DBENCH_HAVE_COLPACK
+endif
 %C%_bench_jacobian_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
 	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_jacobian_CXXFLAGS) \
 	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
@@ -94,8 +97,11 @@ EXTRA_PROGRAMS += %D%/bench_hessian
 if WITH_ADOLC
 %C%_bench_hessian_SOURCES += %D%/bench_hessian_adolc.cpp %D%/bench_adolc.cpp \
 	%D%/bench_adolc.h %D%/problems.h
-%C%_bench_hessian_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_hessian_CPPFLAGS += -DBENCH_HAVE_ADOLC $(ADOLC_CPPFLAGS)
 %C%_bench_hessian_LDADD += $(ADOLC_LIBS)
+if WITH_COLPACK
+%C%_bench_hessian_CPPFLAGS += -DBENCH_HAVE_COLPACK
+endif
 %C%_bench_hessian_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
 	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_hessian_CXXFLAGS) \
 	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
