@@ -11,9 +11,11 @@
 #include <string.h>
 
 #define BH_REAL ade_double
+#define BH_CONST(v) ade_passive(v)
 #define BH_FN(name) rec_##name
 #include "hessian_problems.h"
 #undef BH_REAL
+#undef BH_CONST
 #undef BH_FN
 
 /* A banded time-stepping loop: x <- sin(x_{i-1} x_i + x_{i+1}) for r
@@ -58,7 +60,7 @@ static ade_tape *record(int k, const double *x) {
   for (size_t i = 0; i < n; i++) v[i] = ade_indep(x[i]);
   if (cases[k].id == P_BAND) ade_dep(band_steps(n, cases[k].rounds, v, v + n, v + 2 * n));
   else {
-    struct bh_problem p = {cases[k].id, cases[k].name, n, n, 0, NULL};
+    struct bh_problem p = {cases[k].id, cases[k].name, n, 0, n, 0, NULL};
     ade_dep(rec_eval(&p, v, v + n));
   }
   if (ade_trace_off()) exit(1);
