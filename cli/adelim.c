@@ -70,6 +70,7 @@ static const cli_cmd commands[] = {
     {"hessian", cli_cmd_hessian, "Hessian by edge pushing or vertex elimination", HESSIAN_USAGE},
     {"compare", cli_cmd_compare, "cost and time of every Jacobian or Hessian method, sorted", cli_compare_usage},
     {"dot", cli_cmd_dot, "the c-graph (or its dual) as Graphviz DOT", cli_dot_usage},
+    {"mission", cli_cmd_mission, "plan an AD mission (GraphML DAG of vector elementals)", cli_mission_usage},
     {"help", cmd_help, "print help on a subcommand", HELP_USAGE},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
