@@ -122,3 +122,11 @@ EXTRA_PROGRAMS += %D%/bench_order
 %C%_bench_order_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_order_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_order$(EXEEXT)
+
+# bench_mission: every mission planner on Lion, Bat and chains of Newton steps.
+EXTRA_PROGRAMS += %D%/bench_mission
+%C%_bench_mission_SOURCES = %D%/bench_mission.c
+%C%_bench_mission_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_mission_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_mission_LDADD = $(BENCH_LDADD)
+bench: %D%/bench_mission$(EXEEXT)

@@ -212,6 +212,46 @@ START_TEST(example6) {
 }
 END_TEST
 
+/* k Newton steps chained (Section 6.3): best decomposes the chain at the
+ * states x_s, plans the step once, and must reach the paper's bound of k
+ * times the one-step optimum plus k - 1 junction products of 10 x 10 x 20. */
+static ade_mission *newton_chain(int k) {
+  ade_mission *d;
+  char id[16];
+  int p, x, jr, r, nx;
+  ck_assert_int_eq(ade_mission_create(&d), ADE_OK);
+  ck_assert_int_eq(ade_mission_add_var(d, "p", 10, &p), ADE_OK);
+  ck_assert_int_eq(ade_mission_add_var(d, "x0", 10, &x), ADE_OK);
+  for (int s = 0; s < k; s++) {
+    snprintf(id, sizeof id, "J%d", s);
+    ck_assert_int_eq(ade_mission_add_var(d, id, 100, &jr), ADE_OK);
+    snprintf(id, sizeof id, "R%d", s);
+    ck_assert_int_eq(ade_mission_add_var(d, id, 10, &r), ADE_OK);
+    snprintf(id, sizeof id, "x%d", s + 1);
+    ck_assert_int_eq(ade_mission_add_var(d, id, 10, &nx), ADE_OK);
+    const int src[7] = {x, p, x, p, jr, r, x}, dst[7] = {jr, jr, r, r, nx, nx, nx};
+    const uint64_t tan[7] = {2000, 2000, 200, 200, 1000, 800, 0};
+    for (int e = 0; e < 7; e++)
+      ck_assert_int_eq(ade_mission_add_elemental(d, NULL, src[e], dst[e], tan[e], 2 * tan[e], e == 6, 1), ADE_OK);
+    x = nx;
+  }
+  return d;
+}
+
+START_TEST(newton_steps) {
+  ade_mission_limits l;
+  ade_mission_limits_init(&l);
+  l.time_limit = 0.2;
+  for (int k = 2; k <= 5; k += 3) {
+    ade_mission *d = newton_chain(k);
+    uint64_t c = plan_lim(d, ADE_MISSION_BEST, &l, NULL);
+    ck_assert_msg(c <= (uint64_t)k * 74000 + (uint64_t)(k - 1) * 2000, "%d steps: %llu", k, (unsigned long long)c);
+    ck_assert_uint_ge(c, (uint64_t)k * 70000); /* sanity: not below k times a lower bound of one step */
+    ade_mission_free(d);
+  }
+}
+END_TEST
+
 /* Rule 3 and Rule 2's flavours on one face, by hand: n = (3, 4, 5),
  * F1: tangent 7, adjoint 11; F2: tangent 13, adjoint 17. */
 START_TEST(op_costs) {
@@ -595,6 +635,7 @@ START_TEST(random_dags) {
     ade_mission *d = build(&r);
     int proven = 0;
     uint64_t bnb = plan_cost(d, ADE_MISSION_BNB, &proven);
+
     ck_assert_msg(bnb == ex, "DAG %d: bnb %llu, exhaustive %llu", done, (unsigned long long)bnb,
                   (unsigned long long)ex);
     ck_assert_int_eq(proven, 1);
@@ -837,6 +878,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, example5_variants);
   tcase_add_test(tc, example6);
   tcase_add_test(tc, op_costs);
+  tcase_add_test(tc, newton_steps);
   suite_add_tcase(s, tc);
   tc = tcase_create("property");
   tcase_set_timeout(tc, 120);

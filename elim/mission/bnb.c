@@ -178,27 +178,34 @@ static void worker_free(worker *w) {
   ade__keybuf_free(&w->kb);
 }
 
-/* The cheapest plan of the heuristics: the incumbent to start from. */
-static int incumbent(ade__mrun *r, ade__mseq *best, uint64_t *cost) {
-  int rc = ADE_OK;
+/* Keep s in *best when it is cheaper. */
+static int keep(ade__mrun *r, ade__mseq *s, ade__mseq *best, uint64_t *cost) {
+  uint64_t x;
+  int rc = ade__mseq_cost(r->c, s, &x);
+  if (!rc && x < *cost) {
+    *cost = x;
+    ade__mseq_free(best);
+    *best = *s;
+    *s = (ade__mseq){0};
+  }
+  ade__mseq_free(s);
+  return rc;
+}
+
+/* The cheapest plan of the heuristics (greedy-cost only on small DAGs,
+ * dp on chains, the decomposition for best): the incumbent to start from. */
+static int incumbent(ade__mrun *r, int best, ade__mseq *seq, uint64_t *cost) {
+  int rc = ADE_OK, small = r->c->d->ne <= 64;
   *cost = UINT64_MAX;
-  for (int h = 0; h < 5 && !rc; h++) {
+  for (int h = 0; h < 6 && !rc; h++) {
     ade__mseq s = {0};
-    uint64_t x;
-    if (h == 4 && ade__m_dp(r, &s)) {
-      ade__clear_error(); /* not a chain */
-      ade__mseq_free(&s);
-      continue;
-    }
+    int ran = 1;
     if (h < 2) rc = ade__m_sparse(r, h, &s);
-    else if (h < 4) rc = ade__m_greedy(r, h - 2, &s);
-    if (!rc) rc = ade__mseq_cost(r->c, &s, &x);
-    if (!rc && x < *cost) {
-      *cost = x;
-      ade__mseq_free(best);
-      *best = s;
-      s = (ade__mseq){0};
-    }
+    else if (h == 2 || h == 3) ran = h == 2 || small, rc = ran ? ade__m_greedy(r, h - 2, &s) : ADE_OK;
+    else if (h == 4) ran = !ade__m_dp(r, &s);           /* fails unless a chain */
+    else ran = best && !ade__m_decomp(r, &s);           /* fails without a cut */
+    if (!ran) ade__clear_error();
+    if (!rc && ran) rc = keep(r, &s, seq, cost);
     ade__mseq_free(&s);
   }
   r->proven = 0;
@@ -235,11 +242,10 @@ static int root_moves(shared *sh) {
 }
 
 int ade__m_bnb(ade__mrun *r, int best, ade__mseq *out) {
-  (void)best;
   shared sh = {.r = r};
   ade__ldag root;
   uint64_t cost;
-  int rc = incumbent(r, &sh.best_seq, &cost);
+  int rc = incumbent(r, best, &sh.best_seq, &cost);
   if (rc) {
     ade__mseq_free(&sh.best_seq);
     return rc;
@@ -254,6 +260,10 @@ int ade__m_bnb(ade__mrun *r, int best, ade__mseq *out) {
   pthread_mutex_init(&sh.mu, NULL);
   rc = ade__ttab_create(&sh.tt, (size_t)256 << 20);
   if (!rc) rc = root_moves(&sh);
+  if (!rc && !sh.nroots && finish_cost(&root, r->c) < atomic_load(&sh.best)) {
+    sh.best_seq.n = 0; /* no face at all: preaccumulating is all there is */
+    atomic_store(&sh.best, finish_cost(&root, r->c));
+  }
   int threads = r->lim->threads > 1 ? ADE__MIN(r->lim->threads, 256) : 1;
   if (!rc) rc = run_workers(&sh, threads);
   pthread_mutex_destroy(&sh.mu);

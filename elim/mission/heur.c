@@ -116,11 +116,17 @@ static int greedy_next(const ade__ldag *g, const ade__mctx *c, int by_cost, ade_
   return found;
 }
 
+int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *out) {
+  ade__move m;
+  int rc = ADE_OK;
+  while (!rc && greedy_next(g, c, by_cost, &m)) rc = apply_push(g, c, &m, out);
+  return rc;
+}
+
 int ade__m_greedy(ade__mrun *r, int by_cost, ade__mseq *out) {
   ade__ldag g;
-  ade__move m;
   int rc = ade__ldag_init(&g, r->c);
-  while (!rc && greedy_next(&g, r->c, by_cost, &m)) rc = apply_push(&g, r->c, &m, out);
+  if (!rc) rc = ade__greedy_from(&g, r->c, by_cost, out);
   ade__ldag_free(&g);
   return rc;
 }

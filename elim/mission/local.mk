@@ -10,6 +10,7 @@ libadelim_core_la_SOURCES += \
 	%D%/dp.c \
 	%D%/ttable.c \
 	%D%/bnb.c \
+	%D%/decomp.c \
 	%D%/plan.c
 
 check_PROGRAMS += tests/check_mission

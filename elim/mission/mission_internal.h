@@ -191,6 +191,13 @@ int ade__m_dense(const ade__mctx *c, int adjoint, uint64_t *cost);
 int ade__m_sparse(ade__mrun *r, int adjoint, ade__mseq *out);
 int ade__m_greedy(ade__mrun *r, int by_cost, ade__mseq *out);
 int ade__m_dp(ade__mrun *r, ade__mseq *out);
+/* Greedy moves from state g on (g is changed). */
+int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *out);
+/* Decomposition at cut variables (a variable every path from the part
+ * before it to the rest passes, inputs aside): the pieces between cuts
+ * planned once per shape by bnb, replayed on the whole, the junctions
+ * eliminated greedily. ADE_EINVAL when there is no cut. */
+int ade__m_decomp(ade__mrun *r, ade__mseq *out);
 int ade__m_bnb(ade__mrun *r, int best, ade__mseq *out);
 /* Replay moves on a fresh line dag: the total cost (moves then finish). */
 int ade__mseq_cost(const ade__mctx *c, const ade__mseq *s, uint64_t *cost);
