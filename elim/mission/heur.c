@@ -96,8 +96,9 @@ static uint64_t cheapest(const ade__ldag *g, const ade__mctx *c, int u, int v, a
 
 /* greedy-min-fill (Section 4.1): the face of least fill-in, eliminated
  * the cheapest way; ties go to the first face in slot order.
- * greedy-cost: the face whose cheapest elimination costs least; ties go to
- * less fill-in. */
+ * greedy-cost: the face whose cheapest elimination costs least among those
+ * that add no fill-in if there are any (else among all); ties go to less
+ * fill-in. */
 static int greedy_next(const ade__ldag *g, const ade__mctx *c, int by_cost, ade__move *best) {
   long bf = 0;
   uint64_t bc = UINT64_MAX;
@@ -109,7 +110,8 @@ static int greedy_next(const ade__ldag *g, const ade__mctx *c, int by_cost, ade_
       ade__move m;
       uint64_t cost = cheapest(g, c, u, v, &m);
       long f = fill_of(g, u, v);
-      int better = by_cost ? (cost < bc || (cost == bc && f < bf)) : f < bf;
+      int grows = f > 0, bgrows = bf > 0;
+      int better = by_cost ? (grows < bgrows || (grows == bgrows && (cost < bc || (cost == bc && f < bf)))) : f < bf;
       if (!found || better) found = 1, bf = f, bc = cost, *best = m;
     }
   }
