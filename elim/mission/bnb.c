@@ -20,6 +20,7 @@ typedef struct shared {
   ade__mseq best_seq;     /* its moves (under mu) */
   _Atomic uint64_t nodes;
   atomic_int stop;        /* a limit was reached */
+  atomic_int deep;        /* a node was not expanded: states past the memory budget */
   ade__ttab *tt;           /* states seen (NULL: none) */
   cmove *roots;
   size_t nroots;
@@ -105,8 +106,14 @@ static int improve(worker *w, int depth, uint64_t total) {
   return rc;
 }
 
-/* A state per depth, grown on demand. */
+/* The search keeps one line dag per depth: at most this many bytes of them. */
+#define STATE_BUDGET ((size_t)128 << 20)
+
+/* A state per depth, grown on demand; 1 when depth is past the budget. */
 static int state_at(worker *w, int depth) {
+  const ade__ldag *r = w->sh->root;
+  size_t bytes = (size_t)r->cap * ((size_t)r->words * 16 + sizeof(ade__lvx));
+  if ((size_t)depth * bytes > STATE_BUDGET) return 1;
   if (depth < w->nst) return ADE_OK;
   int n = 2 * depth + 8;
   ade__ldag *s = ade__realloc(w->st, (size_t)n * sizeof *s);
@@ -130,15 +137,18 @@ static int dfs(worker *w, int depth) {
   shared *sh = w->sh;
   const ade__mctx *c = sh->r->c;
   ade__ldag *g = &w->st[depth];
-  if ((++w->nodes & 255) == 0) limits(w);
+  if ((++w->nodes & 15) == 0) limits(w);
   if (atomic_load(&sh->stop)) return ADE_OK;
   if (!ade__ldag_has_face(g)) return improve(w, depth, ade__sadd(g->cost, finish_cost(g, c)));
   if (ade__sadd(g->cost, ade__ldag_bound(g, c)) >= atomic_load(&sh->best)) return ADE_OK;
   int rc = seen(w, g);
   if (rc) return rc < 0 ? rc : ADE_OK;
+  if ((rc = state_at(w, depth + 1)) != 0) {
+    if (rc > 0) atomic_store(&sh->deep, 1);
+    return rc > 0 ? ADE_OK : rc;
+  }
   size_t start = w->nms, n;
   rc = expand(w, g, &n);
-  if (!rc) rc = state_at(w, depth + 1);
   for (size_t i = 0; i < n && !rc; i++) {
     cmove cm = w->ms[start + i];
     g = &w->st[depth]; /* deeper calls may have moved the states */
@@ -157,6 +167,11 @@ static void *work(void *arg) {
   shared *sh = w->sh;
   size_t i;
   w->rc = state_at(w, 1);
+  if (w->rc > 0) { /* not even one level fits: the incumbent stands */
+    atomic_store(&sh->deep, 1);
+    w->rc = ADE_OK;
+    return NULL;
+  }
   if (!w->rc) w->rc = ade__ldag_assign(&w->st[0], sh->root);
   while (!w->rc && !atomic_load(&sh->stop) && (i = atomic_fetch_add(&sh->next, 1)) < sh->nroots) {
     const cmove *cm = &sh->roots[i];
@@ -268,7 +283,7 @@ int ade__m_bnb(ade__mrun *r, int best, ade__mseq *out) {
   if (!rc) rc = run_workers(&sh, threads);
   pthread_mutex_destroy(&sh.mu);
   r->nodes = atomic_load(&sh.nodes);
-  r->limited = atomic_load(&sh.stop);
+  r->limited = atomic_load(&sh.stop) || atomic_load(&sh.deep);
   r->proven = !rc && !r->limited;
   *out = sh.best_seq;
   ade__free(sh.roots);
