@@ -149,7 +149,7 @@ static int dfs(worker *w, int depth) {
   }
   size_t start = w->nms, n;
   rc = expand(w, g, &n);
-  for (size_t i = 0; i < n && !rc; i++) {
+  for (size_t i = 0; i < n && !rc && !atomic_load(&sh->stop); i++) {
     cmove cm = w->ms[start + i];
     g = &w->st[depth]; /* deeper calls may have moved the states */
     if (ade__sadd(g->cost, cm.cost) >= atomic_load(&sh->best)) break; /* sorted: the rest cost more */
