@@ -1011,6 +1011,28 @@ ADE_API int ade_mplan_slot_elemental(const ade_mplan *p, int s);
 ADE_API int ade_mplan_write_text(const ade_mplan *p, const ade_mission *d, void *file);
 ADE_API int ade_mplan_write_json(const ade_mplan *p, const ade_mission *d, void *file);
 
+/* Executing a plan on elementals given as callbacks (matrices column-major;
+ * n_i, n_j: sizes of elemental k's source and target; ud from the struct).
+ * tangent: Ydot (n_j x q) += F'_k Xdot (n_i x q); adjoint: Xbar (n_i x q)
+ * += F'_k^T Ybar (n_j x q) (q directions each); jacobian (may be NULL when
+ * no elemental has has_jacobian): J (n_j x n_i) := F'_k. A callback returns
+ * 0, or a negative status that stops the execution. A tape-backed
+ * elemental plugs in through the same three functions. */
+typedef struct ade_mission_fns {
+  int (*tangent)(void *ud, int k, size_t q, const double *xdot, double *ydot);
+  int (*adjoint)(void *ud, int k, size_t q, const double *ybar, double *xbar);
+  int (*jacobian)(void *ud, int k, double *J);
+  void *ud;
+} ade_mission_fns;
+/*! ade_mplan_execute: run plan p of d (not a dense-* plan): J (m x n,
+ * row-major; rows: the outputs' entries in variable order, columns: the
+ * inputs') gets the Jacobian. *products (may be NULL) gets the
+ * multiply-adds of the plan's dense products (MUL), the tangents and
+ * adjoints being the callbacks' own. @return ADE_OK, ADE_EINVAL (a dense
+ * plan, another DAG, a callback missing), ADE_ENOMEM, a callback's status. */
+ADE_API int ade_mplan_execute(const ade_mplan *p, const ade_mission *d, const ade_mission_fns *f, double *J,
+                              uint64_t *products);
+
 /* ------------------------------------------------------ Hessians (hessian/) */
 
 /* Second derivatives of the weighted sum f = sum_i w_i y_i of a tape's

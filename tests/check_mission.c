@@ -434,6 +434,7 @@ static void xmerge(const xg *x, xst *s, int *t) {
       for (int b = a + 1; b < s->n && !again; b++) {
         if (!s->v[a].alive || !s->v[b].alive || !s->v[a].jac || !s->v[b].jac || !same_nb(x, s, a, b)) continue;
         s->v[a].paths |= s->v[b].paths;
+        s->v[a].model = 0; /* a sum: no model gives it */
         xremove(s, b);
         if (t && *t == b) *t = a;
         again = 1;
@@ -472,6 +473,7 @@ static uint64_t xface(const xg *x, xst *s, int u, int v) {
       w = y;
   if (w >= 0) {
     s->v[w].paths |= pm;
+    s->v[w].model = 0;
   } else {
     ck_assert_int_lt(s->n, XV);
     w = s->n++;
@@ -492,8 +494,8 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The state as words: vertices sorted by path set, each with its flags
- * and successors as a mask of ranks. */
+/* The state as words: vertices sorted by path set, each with its
+ * successors as a mask of ranks and its flags. */
 static size_t xkey(const xst *s, uint64_t *key) {
   const uint64_t *ord[XV];
   int n = 0, rank[XV];
@@ -507,10 +509,11 @@ static size_t xkey(const xst *s, uint64_t *key) {
     uint64_t m = 0;
     for (int w = 0; w < s->n; w++)
       if (s->succ[u] >> w & 1) m |= 1ull << rank[w];
-    key[1 + 2 * r] = s->v[u].paths;
-    key[2 + 2 * r] = m << 1 | (uint64_t)s->v[u].jac;
+    key[1 + 3 * r] = s->v[u].paths;
+    key[2 + 3 * r] = m;
+    key[3 + 3 * r] = (uint64_t)s->v[u].jac | (uint64_t)s->v[u].model << 1;
   }
-  return 1 + 2 * (size_t)n;
+  return 1 + 3 * (size_t)n;
 }
 
 static uint64_t *xmemo(xg *x, const uint64_t *key, size_t n, int insert, uint64_t v) {
@@ -538,7 +541,7 @@ static uint64_t *xmemo(xg *x, const uint64_t *key, size_t n, int insert, uint64_
 }
 
 static uint64_t xbest(xg *x, const xst *s) {
-  uint64_t key[1 + 2 * XV], best = UINT64_MAX;
+  uint64_t key[1 + 3 * XV], best = UINT64_MAX;
   size_t kn = xkey(s, key);
   uint64_t *m = xmemo(x, key, kn, 0, 0);
   if (m) return *m;
@@ -643,6 +646,111 @@ START_TEST(random_dags) {
       ck_assert_uint_ge(plan_cost(d, m, NULL), ex);
     ade_mission_free(d);
     done++;
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------ execution */
+
+/* Elementals with random dense Jacobians (column-major); the callbacks
+ * count their multiply-adds. */
+typedef struct rjac {
+  const rdag *r;
+  double *J[16];
+  uint64_t fma;
+} rjac;
+
+static int t_tangent(void *ud, int k, size_t q, const double *xd, double *yd) {
+  rjac *a = ud;
+  size_t ni = a->r->size[a->r->src[k]], nj = a->r->size[a->r->dst[k]];
+  for (size_t c = 0; c < q; c++)
+    for (size_t j = 0; j < ni; j++)
+      for (size_t i = 0; i < nj; i++) yd[i + c * nj] += a->J[k][i + j * nj] * xd[j + c * ni];
+  a->fma += nj * ni * q;
+  return 0;
+}
+
+static int t_adjoint(void *ud, int k, size_t q, const double *yb, double *xb) {
+  rjac *a = ud;
+  size_t ni = a->r->size[a->r->src[k]], nj = a->r->size[a->r->dst[k]];
+  for (size_t c = 0; c < q; c++)
+    for (size_t j = 0; j < ni; j++)
+      for (size_t i = 0; i < nj; i++) xb[j + c * ni] += a->J[k][i + j * nj] * yb[i + c * nj];
+  a->fma += nj * ni * q;
+  return 0;
+}
+
+static int t_jacobian(void *ud, int k, double *J) {
+  rjac *a = ud;
+  memcpy(J, a->J[k], a->r->size[a->r->src[k]] * a->r->size[a->r->dst[k]] * sizeof *J);
+  return 0;
+}
+
+/* The dense chain rule in topological order (edges go from lower to
+ * higher variables): D_v = sum over edges (s, v) of F'_e D_s, D_x = the
+ * selection of input x; J's rows are the outputs' D in variable order. */
+static void chain_rule(const rjac *a, double *J, size_t *m, size_t *n) {
+  const rdag *r = a->r;
+  size_t off[8], tot = 0, rows = 0;
+  static double D[8][8 * 64];
+  int nin[8] = {0}, nout[8] = {0};
+  for (int k = 0; k < r->ne; k++) nin[r->dst[k]]++, nout[r->src[k]]++;
+  for (int v = 0; v < r->nv; v++) off[v] = tot, tot += nin[v] ? 0 : r->size[v];
+  for (int v = 0; v < r->nv; v++) {
+    memset(D[v], 0, sizeof D[v]);
+    for (size_t i = 0; !nin[v] && i < r->size[v]; i++) D[v][i * tot + off[v] + i] = 1;
+    for (int k = 0; k < r->ne; k++) {
+      if (r->dst[k] != v) continue;
+      size_t ni = r->size[r->src[k]], nj = r->size[v];
+      for (size_t i = 0; i < nj; i++)
+        for (size_t j = 0; j < ni; j++)
+          for (size_t c = 0; c < tot; c++) D[v][i * tot + c] += a->J[k][i + j * nj] * D[r->src[k]][j * tot + c];
+    }
+    for (size_t i = 0; !nout[v] && i < r->size[v]; i++, rows++) memcpy(J + rows * tot, D[v] + i * tot, tot * sizeof *J);
+  }
+  *m = rows;
+  *n = tot;
+}
+
+/* Plans executed on random DAGs of random dense elementals: the Jacobian
+ * is the chain rule's, and the multiply-adds counted by the callbacks and
+ * the products are the planned cost (a scalar tangent or adjoint of a
+ * dense n_j x n_i elemental costs n_j n_i here). */
+START_TEST(execute) {
+  uint64_t seed = 5;
+  ade_mission_fns f = {t_tangent, t_adjoint, t_jacobian, NULL};
+  for (int t = 0; t < 150; t++) {
+    rdag r;
+    rjac a = {&r, {0}, 0};
+    random_dag(&r, &seed, 2 + (int)(ade_test_rand(&seed) % 6), 8);
+    for (int k = 0; k < r.ne; k++) {
+      size_t ni = r.size[r.src[k]], nj = r.size[r.dst[k]];
+      r.tan[k] = r.adj[k] = ni * nj;
+      a.J[k] = malloc(ni * nj * sizeof(double));
+      for (size_t i = 0; i < ni * nj; i++) a.J[k][i] = ade_test_uniform(&seed, -2, 2);
+    }
+    ade_mission *d = build(&r);
+    double want[64 * 64], got[64 * 64];
+    size_t m, n;
+    chain_rule(&a, want, &m, &n);
+    f.ud = &a;
+    for (int meth = ADE_MISSION_SPARSE_TANGENT; meth <= ADE_MISSION_BNB; meth++) {
+      ade_mplan *p = NULL;
+      if (meth == ADE_MISSION_DP && ade_mission_plan(d, meth, NULL, &p) != ADE_OK) continue;
+      if (!p) ck_assert_int_eq(ade_mission_plan(d, meth, NULL, &p), ADE_OK);
+      uint64_t products = 0;
+      a.fma = 0;
+      ck_assert_msg(ade_mplan_execute(p, d, &f, got, &products) == ADE_OK, "%s", ade_errmsg());
+      ck_assert_uint_eq(a.fma + products, ade_mplan_cost(p));
+      double scale = 0;
+      for (size_t i = 0; i < m * n; i++) scale = fmax(scale, fabs(want[i]));
+      for (size_t i = 0; i < m * n; i++)
+        ck_assert_msg(fabs(got[i] - want[i]) <= 1e-12 * fmax(1, scale), "DAG %d %s entry %zu: %.17g, want %.17g", t,
+                      ade_mission_method_name(meth), i, got[i], want[i]);
+      ade_mplan_free(p);
+    }
+    ade_mission_free(d);
+    for (int k = 0; k < r.ne; k++) free(a.J[k]);
   }
 }
 END_TEST
@@ -885,6 +993,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, chains);
   tcase_add_test(tc, random_dags);
   tcase_add_test(tc, limits_threads);
+  tcase_add_test(tc, execute);
   suite_add_tcase(s, tc);
   tc = tcase_create("input and errors");
   tcase_set_timeout(tc, 60);

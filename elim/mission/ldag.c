@@ -256,6 +256,7 @@ static int merge_dirty(ade__ldag *g, uint64_t *dirty, int *follow, ade__mop_fn f
     int y = ade__find_same(g, ade__row(g, g->pred, x), ade__row(g, g->succ, x), x);
     if (y < 0) continue;
     int keep = ADE__MIN(x, y), gone = ADE__MAX(x, y);
+    g->v[keep].model = 0; /* a sum now: no elemental's model gives it */
     int rc = emit(fn, ud, (ade__mop){ADE__OP_MRG, 0, gone, -1, keep, 0, 0});
     if (rc) return rc;
     remove_slot(g, gone, dirty);
@@ -295,7 +296,10 @@ static int acc(ade__ldag *g, const ade__mctx *c, int *sp, int how, ade__mop_fn f
 static int target(ade__ldag *g, int u, int v, int *w, int *fill) {
   *w = ade__find_same(g, ade__row(g, g->pred, u), ade__row(g, g->succ, v), -1);
   *fill = *w < 0;
-  if (!*fill) return ADE_OK;
+  if (!*fill) {
+    g->v[*w].model = 0; /* F'(w) changes: its elemental's tangents and adjoints no longer give it */
+    return ADE_OK;
+  }
   if (new_slot(g, w)) return ADE_ENOMEM;
   g->v[*w] = (ade__lvx){g->v[u].i, g->v[v].k, -1, 0, 1, 1, 0};
   FOR_BITS(g, ade__row(g, g->pred, u), p) add_edge(g, p, *w);
@@ -449,7 +453,8 @@ static uint64_t mix(uint64_t x) {
 static uint64_t label(const ade__ldag *g, int s) {
   const ade__lvx *x = &g->v[s];
   if (x->term) return mix(0x5bd1e995u + (uint64_t)s);
-  return mix(((uint64_t)(x->elem + 1) << 40) ^ ((uint64_t)x->i << 20) ^ (uint64_t)x->k ^ ((uint64_t)x->jac << 62));
+  return mix(((uint64_t)(x->elem + 1) << 40) ^ ((uint64_t)x->i << 20) ^ (uint64_t)x->k ^ ((uint64_t)x->jac << 62) ^
+             ((uint64_t)x->model << 61));
 }
 
 /* A vertex's label and its neighbours' labels (one refinement round). */
@@ -490,7 +495,9 @@ static int keybuf_room(ade__keybuf *kb, const ade__ldag *g, size_t words) {
 
 /* Serialize g: its live intermediate vertices ordered by signature (ties
  * by slot, which only costs missed matches), each as its label and its
- * successors' ranks (terminals by slot). Equal keys are equal states. */
+ * successors' ranks (terminals by slot); the label holds the elemental,
+ * the end variables and whether F' and a valid model are there. Equal
+ * keys are equal states. */
 int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
   int t0 = g->nx + g->ny, nl = 0;
   size_t words = 1, edges = 0;
@@ -511,7 +518,7 @@ int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
     kb->k[n++] = (uint32_t)(x->elem + 1);
     kb->k[n++] = (uint32_t)x->i;
     kb->k[n++] = (uint32_t)x->k;
-    kb->k[n++] = x->jac;
+    kb->k[n++] = (uint32_t)(x->jac | x->model << 1);
     size_t at = n++;
     FOR_BITS(g, ade__row(g, g->succ, kb->ord[r]), q) {
       uint32_t c = (uint32_t)kb->rank[q];

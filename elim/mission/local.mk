@@ -11,7 +11,8 @@ libadelim_core_la_SOURCES += \
 	%D%/ttable.c \
 	%D%/bnb.c \
 	%D%/decomp.c \
-	%D%/plan.c
+	%D%/plan.c \
+	%D%/exec.c
 
 check_PROGRAMS += tests/check_mission
 tests_check_mission_SOURCES = tests/check_mission.c
