@@ -28,7 +28,7 @@ const char cli_mission_usage[] =
     "                  sparse-adjoint, greedy-min-fill, greedy-cost, dp (chains\n"
     "                  only), bnb (branch and bound) or best (default: the\n"
     "                  cheapest heuristic, then branch and bound from it)\n"
-    "  --time-limit S  seconds for bnb and best (default: none); a search that\n"
+    "  --time-limit S  seconds for bnb and best (default 10); a search that\n"
     "                  reaches it prints its best plan, not proven optimal\n"
     "  --threads N     branch and bound threads (default 1)\n"
     "  --json          one JSON object: method, cost, proven_optimal, seconds,\n"
@@ -96,6 +96,7 @@ int cli_cmd_mission(const cli_cmd *self, int argc, char **argv) {
                           {NULL, NULL, NULL}};
   ade_mission_limits l;
   ade_mission_limits_init(&l);
+  l.time_limit = 10.0;
   if ((rc = cli_parse_tape(self, argc, argv, args, &path)) >= 0) return rc;
   if ((rc = parse_limits(self, tl, th, &l)) >= 0) return rc;
   int m = ade_mission_method_parse(method);
