@@ -73,7 +73,7 @@ static int expand(worker *w, const ade__ldag *g, size_t *n) {
     }
   }
   *n = w->nms - start;
-  qsort(w->ms + start, *n, sizeof *w->ms, cmp_cmove);
+  if (*n > 1) qsort(w->ms + start, *n, sizeof *w->ms, cmp_cmove);
   return ADE_OK;
 }
 
@@ -147,6 +147,7 @@ static int dfs(worker *w, int depth) {
     if (rc > 0) atomic_store(&sh->deep, 1);
     return rc > 0 ? ADE_OK : rc;
   }
+  g = &w->st[depth]; /* state_at may have moved the states */
   size_t start = w->nms, n;
   rc = expand(w, g, &n);
   for (size_t i = 0; i < n && !rc && !atomic_load(&sh->stop); i++) {

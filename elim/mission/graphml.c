@@ -237,8 +237,10 @@ int ade_mission_read_graphml_mem(ade_mission **d, const char *buf, size_t len) {
   int rc;
   if (!doc) {
     const xmlError *e = xmlCtxtGetLastError(ctx);
-    rc = ade__fail(ADE_EFORMAT, "GraphML: not well-formed XML (line %d: %s)", e ? e->line : 0,
-                   e && e->message ? e->message : "parse error");
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "parse error");
+    for (size_t n = strlen(msg); n && (msg[n - 1] == '\n' || msg[n - 1] == ' '); n--) msg[n - 1] = '\0';
+    rc = ade__fail(ADE_EFORMAT, "GraphML: not well-formed XML (line %d: %s)", e ? e->line : 0, msg);
   } else {
     reader r = {0};
     rc = ade_mission_create(&r.d);
