@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential autoconf automake libtool pkg-config libzstd-dev
-  libunwind-dev libxxhash-dev check)
+  libunwind-dev libxxhash-dev libxml2-dev check)
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: apt-get not found; install these packages (or their" \

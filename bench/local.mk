@@ -170,3 +170,11 @@ else
 	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 endif
 bench: %D%/bench_codegen$(EXEEXT)
+
+# bench_mission: every mission planner on Lion, Bat and chains of Newton steps.
+EXTRA_PROGRAMS += %D%/bench_mission
+%C%_bench_mission_SOURCES = %D%/bench_mission.c
+%C%_bench_mission_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_mission_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_mission_LDADD = $(BENCH_LDADD)
+bench: %D%/bench_mission$(EXEEXT)

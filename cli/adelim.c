@@ -73,6 +73,7 @@ static const cli_cmd commands[] = {
     {"compare", cli_cmd_compare, "cost and time of every Jacobian or Hessian method, sorted", cli_compare_usage},
     {"dot", cli_cmd_dot, "the c-graph (or its dual) as Graphviz DOT", cli_dot_usage},
     {"codegen", cli_cmd_codegen, "C code for the Jacobian by a compiled elimination plan", cli_codegen_usage},
+    {"mission", cli_cmd_mission, "plan an AD mission (GraphML DAG of vector elementals)", cli_mission_usage},
     {"help", cmd_help, "print help on a subcommand", HELP_USAGE},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

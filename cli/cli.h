@@ -196,5 +196,10 @@ int cli_cmd_dot(const cli_cmd *self, int argc, char **argv);
 extern const char cli_dot_usage[];
 int cli_cmd_codegen(const cli_cmd *self, int argc, char **argv);
 extern const char cli_codegen_usage[];
+int cli_cmd_mission(const cli_cmd *self, int argc, char **argv);
+extern const char cli_mission_usage[];
+/* `adelim compare --mission FILE`: every mission planner on one GraphML
+ * DAG, one row each (bnb and best within time_limit seconds). */
+int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit, int threads, int fmt);
 
 #endif /* ADE_CLI_H */

@@ -14,6 +14,7 @@ const char cli_compare_usage[] =
     "Usage: adelim compare [--format text|markdown|csv|json] [--json] [--optimize]\n"
     "                      [--time-limit SECONDS] [--all] TAPE\n"
     "       adelim compare --hessian [--weights W1,...] [--format F] [--json] TAPE\n"
+    "       adelim compare --mission [--time-limit S] [--format F] [--json] FILE.graphml\n"
     "\n"
     "Compute the Jacobian of the tape at its recorded point by every method\n"
     "and print one table sorted by multiply-adds (fma):\n"
@@ -54,6 +55,12 @@ const char cli_compare_usage[] =
     "                    value, nonzeros, updates, fma, largest live set,\n"
     "                    vertex pairs, seconds and the error against\n"
     "                    for-over-rev (relative to its largest entry)\n"
+    "  --mission         compare the planners of 'adelim mission' on a GraphML\n"
+    "                    DAG of vector elementals instead: cost, proven optimal,\n"
+    "                    seconds and search nodes, one row each in method\n"
+    "                    order (bnb and best stop after --time-limit, default\n"
+    "                    10 s: their cost is then marked *; dp is n/a unless\n"
+    "                    the DAG is a chain)\n"
     "  --weights W       with --hessian: comma-separated weights, one per\n"
     "                    dependent (required when the tape has more than one)\n"
     "  -h, --help        print this help\n";
@@ -571,12 +578,12 @@ static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int
 
 int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   const char *format = "text", *limit = NULL, *weights = NULL;
-  int fmt = CLI_TEXT, hessian = 0, json = 0;
+  int fmt = CLI_TEXT, hessian = 0, json = 0, mission = 0;
   cmp c;
   memset(&c, 0, sizeof c);
   const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
                           {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
-                          {"json", NULL, &json},      {NULL, NULL, NULL}};
+                          {"json", NULL, &json},      {"mission", NULL, &mission}, {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 ||
       (limit && (rc = parse_seconds(self, limit, &c.time_limit)) >= 0))
@@ -586,6 +593,9 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   if (json && strcmp(format, "text") != 0 && fmt != CLI_JSON)
     return cli_usage_error(self, "--json is --format json, not --format %s", format);
   if (json) fmt = CLI_JSON;
+  if (mission && (hessian || c.optimize || weights))
+    return cli_usage_error(self, "--mission goes without --hessian, --optimize and --weights");
+  if (mission) return cli_compare_mission(self, c.path, limit ? c.time_limit : 10.0, 1, fmt);
   if (hessian && c.optimize) return cli_usage_error(self, "--optimize applies to Jacobians, not to --hessian");
   if (!hessian && weights) return cli_usage_error(self, "--weights goes with --hessian");
   if ((st = ade_tape_open(&c.t, c.path)) < 0) return cli_tape_error(c.path, "cannot open", st);

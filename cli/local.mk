@@ -18,7 +18,8 @@ adelim_SOURCES = \
 	%D%/args.c \
 	%D%/cmd_compare.c \
 	%D%/cmd_dot.c \
-	%D%/cmd_codegen.c
+	%D%/cmd_codegen.c \
+	%D%/cmd_mission.c
 adelim_CPPFLAGS = -I$(top_srcdir)/include
 adelim_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 

@@ -1075,6 +1075,179 @@ ADE_API int ade_cgraph_baselines(const ade_cgraph *g, ade_jacobian_baselines *b)
  * ADE_EINVAL, ADE_EIO. */
 ADE_API int ade_cgraph_print_dot(const ade_cgraph *g, void *file);
 
+/* ------------------------------------------------ Missions (elim/mission/) */
+
+/* An AD mission (generalized face elimination paper, Naumann et al.): a DAG
+ * whose vertices are vector variables v_j of size n_j and whose edges (i, j)
+ * are elementals with the cost of one scalar tangent and one scalar adjoint,
+ * and whether the elemental Jacobian F'(i, j) is given and whether tangent
+ * and adjoint models are. A plan is a generalized face elimination sequence
+ * (Rules 2 and 3): preaccumulations F'(i,j) by tangents or adjoints, and
+ * eliminations of faces by a tangent, an adjoint or a dense matrix product,
+ * each with its cost (doc/missions.md). Minimal variables are the inputs,
+ * maximal ones the outputs. */
+typedef struct ade_mission ade_mission;
+
+/*! ade_mission_create: an empty mission DAG. @return ADE_OK, ADE_ENOMEM. */
+ADE_API int ade_mission_create(ade_mission **d);
+/*! ade_mission_free: release d (NULL is fine). */
+ADE_API void ade_mission_free(ade_mission *d);
+/*! ade_mission_add_var: a variable named id (unique) of the given size
+ * (1..10^6; ids are 1..64 characters of A-Z a-z 0-9 _ . : + -); its index (0, 1, ... in order) into *index (may be NULL).
+ * @return ADE_OK, ADE_EINVAL (duplicate id, bad size), ADE_ETOOBIG, ADE_ENOMEM. */
+ADE_API int ade_mission_add_var(ade_mission *d, const char *id, uint64_t size, int *index);
+/*! ade_mission_add_elemental: the elemental src -> dst (variable indices),
+ * named id (NULL: its number), with costs (0..10^9) of one scalar tangent
+ * and adjoint; has_jacobian: F' is given; has_model: the tangent and
+ * adjoint models are (at least one of the two must be set).
+ * @return ADE_OK, ADE_EINVAL (bad index, self loop, parallel edge, neither
+ * Jacobian nor model, bad cost), ADE_ETOOBIG, ADE_ENOMEM. */
+ADE_API int ade_mission_add_elemental(ade_mission *d, const char *id, int src, int dst,
+                                      uint64_t tangent_cost, uint64_t adjoint_cost,
+                                      int has_jacobian, int has_model);
+/*! ade_mission_check: validate d: one elemental at least, no cycle, weakly
+ * connected (a disconnected DAG is rejected: plan its parts one by one).
+ * Planning and writing check by themselves. @return ADE_OK, ADE_EINVAL
+ * (naming a variable outside the first part), ADE_ECYCLE (naming a
+ * variable on a cycle), ADE_ENOMEM. */
+ADE_API int ade_mission_check(ade_mission *d);
+/*! ade_mission_read_graphml: read an ADMission GraphML file (keys size;
+ * tangent_cost, adjoint_cost, has_jacobian, has_model) with libxml2,
+ * validated as by ade_mission_check. At most 16 MiB, 10^4 nodes and
+ * 2 10^4 edges.
+ * @return ADE_OK, ADE_EIO, ADE_EFORMAT (not XML or not GraphML, missing
+ * key, non-numeric or out-of-range value, dangling edge, duplicate id:
+ * the message names the element), ADE_ECYCLE, ADE_EINVAL (disconnected),
+ * ADE_ETOOBIG, ADE_ENOMEM. */
+ADE_API int ade_mission_read_graphml(ade_mission **d, const char *path);
+/*! ade_mission_read_graphml_mem: the same from len bytes in memory. */
+ADE_API int ade_mission_read_graphml_mem(ade_mission **d, const char *buf, size_t len);
+/*! ade_mission_write_graphml / ade_mission_write_dot: d as ADMission
+ * GraphML (reads back to the same DAG) or Graphviz DOT (vertices labelled
+ * id and size, edges tangent/adjoint cost, J when F' is given) to a stdio
+ * stream (FILE *). @return ADE_OK, ADE_EINVAL, ADE_EIO. */
+ADE_API int ade_mission_write_graphml(const ade_mission *d, void *file);
+ADE_API int ade_mission_write_dot(const ade_mission *d, void *file);
+/*! ade_mission_size: variables and elementals. */
+ADE_API void ade_mission_size(const ade_mission *d, int *nvars, int *nelementals);
+
+/* Planners. dense-tangent and dense-adjoint are vector modes over the whole
+ * DAG (a cost, no elimination plan); sparse-tangent / sparse-adjoint
+ * preaccumulate the elementals at the inputs (outputs) and propagate
+ * tangents (adjoints) from there; greedy-min-fill picks the move of least
+ * fill-in (ties: least cost); greedy-cost the move of least cost (ties:
+ * least fill); dp is exact on chains (a single path) only; bnb is branch
+ * and bound, exact when it finishes; best runs bnb from the best greedy
+ * plan. */
+#define ADE_MISSION_METHOD_MAP(X)                                              \
+  X(DENSE_TANGENT, "dense-tangent")                                            \
+  X(DENSE_ADJOINT, "dense-adjoint")                                            \
+  X(SPARSE_TANGENT, "sparse-tangent")                                          \
+  X(SPARSE_ADJOINT, "sparse-adjoint")                                          \
+  X(GREEDY_MIN_FILL, "greedy-min-fill")                                        \
+  X(GREEDY_COST, "greedy-cost")                                                \
+  X(DP, "dp")                                                                  \
+  X(BNB, "bnb")                                                                \
+  X(BEST, "best")
+enum ade_mission_method {
+#define ADE__MISSION_ENUM(N, s) ADE_MISSION_##N,
+  ADE_MISSION_METHOD_MAP(ADE__MISSION_ENUM)
+#undef ADE__MISSION_ENUM
+  ADE_MISSION_NMETHODS
+};
+/*! ade_mission_method_name / _parse: "bnb" <-> ADE_MISSION_BNB (NULL / -1 if unknown). */
+ADE_API const char *ade_mission_method_name(int method);
+ADE_API int ade_mission_method_parse(const char *name);
+
+/* Progress of a long search (about once a second after the first second). */
+typedef struct ade_mission_progress {
+  double seconds;
+  uint64_t incumbent, bound, nodes;
+} ade_mission_progress;
+typedef void (*ade_mission_progress_fn)(void *ud, const ade_mission_progress *p);
+
+typedef struct ade_mission_limits {
+  double time_limit;    /* seconds; 0: none */
+  uint64_t node_limit;  /* search nodes; 0: none */
+  int threads;          /* bnb threads; 0 or 1: one */
+  ade_mission_progress_fn progress; /* called on the calling thread */
+  void *progress_ud;
+} ade_mission_limits;
+/*! ade_mission_limits_init: no limits, one thread, no progress. */
+ADE_API void ade_mission_limits_init(ade_mission_limits *l);
+
+/* A plan: its operations in order. Slots name the line dag's vertices:
+ * elemental k is slot k, fill-in vertices (i,*,j,*,k) follow in order of
+ * creation. */
+typedef struct ade_mplan ade_mplan;
+enum { ADE_MOP_ACC = 0, ADE_MOP_ELI = 1, ADE_MOP_MRG = 2 };    /* kinds */
+enum { ADE_MODE_TAN = 0, ADE_MODE_ADJ = 1, ADE_MODE_MUL = 2 }; /* modes */
+typedef struct ade_mplan_op {
+  int kind;     /* ACC: F'(a) := tangents (F'(a) I) or adjoints (I F'(a));
+                   ELI: F'(c) (+)= F'(b) F'(a) by TAN (tangents of b seeded
+                   with F'(a)), ADJ (adjoints of a seeded with F'(b)) or MUL;
+                   MRG: F'(c) += F'(a), a removed (cost 0) */
+  int mode;
+  int a, b, c;  /* slots; b unused for ACC and MRG, c unused for ACC */
+  int fill;     /* ELI: c is a new vertex (else F'(b) F'(a) is added to it) */
+  uint64_t cost;
+} ade_mplan_op;
+
+/*! ade_mission_plan: plan the Jacobian of d by method within limits (NULL:
+ * none). A search stopped by a limit returns its best plan, not proven.
+ * dense-* plans have a cost and no operations. @return ADE_OK, ADE_EINVAL
+ * (bad method; dp on a DAG that is not a chain), ADE_ECYCLE, ADE_ENOMEM. */
+ADE_API int ade_mission_plan(ade_mission *d, int method, const ade_mission_limits *l,
+                             ade_mplan **p);
+ADE_API void ade_mplan_free(ade_mplan *p);
+/*! ade_mplan_cost: the total cost (fma) of p. */
+ADE_API uint64_t ade_mplan_cost(const ade_mplan *p);
+/*! ade_mplan_proven: 1 if the cost is proven minimal (Problem 2). */
+ADE_API int ade_mplan_proven(const ade_mplan *p);
+ADE_API int ade_mplan_method(const ade_mplan *p);
+/*! ade_mplan_seconds, ade_mplan_nodes, ade_mplan_limited: planning time,
+ * search nodes, and whether a limit stopped the search. */
+ADE_API double ade_mplan_seconds(const ade_mplan *p);
+ADE_API uint64_t ade_mplan_nodes(const ade_mplan *p);
+ADE_API int ade_mplan_limited(const ade_mplan *p);
+ADE_API size_t ade_mplan_num_ops(const ade_mplan *p);
+/*! ade_mplan_op: operation i (NULL if out of range). */
+ADE_API const ade_mplan_op *ade_mplan_op_at(const ade_mplan *p, size_t i);
+/*! ade_mplan_slot_path: the variables (indices) of slot s's path, *len of
+ * them; NULL if s is not a slot. ade_mplan_slot_elemental: the elemental
+ * of slot s, -1 for fill-in. */
+ADE_API const int *ade_mplan_slot_path(const ade_mplan *p, int s, int *len);
+ADE_API int ade_mplan_slot_elemental(const ade_mplan *p, int s);
+/*! ade_mplan_write_text: one line per operation, as the paper lists them
+ * ("ACC TAN (0 1) 4", "ELI MUL (0 2 3) 1000", "MRG (-1 3) += (-1 1 3) 0"),
+ * then the total. ade_mplan_write_json: one JSON object with method, cost,
+ * proven_optimal, seconds, nodes, limited and plan (the operations). To a
+ * stdio stream (FILE *). @return ADE_OK, ADE_EINVAL, ADE_EIO. */
+ADE_API int ade_mplan_write_text(const ade_mplan *p, const ade_mission *d, void *file);
+ADE_API int ade_mplan_write_json(const ade_mplan *p, const ade_mission *d, void *file);
+
+/* Executing a plan on elementals given as callbacks (matrices column-major;
+ * n_i, n_j: sizes of elemental k's source and target; ud from the struct).
+ * tangent: Ydot (n_j x q) += F'_k Xdot (n_i x q); adjoint: Xbar (n_i x q)
+ * += F'_k^T Ybar (n_j x q) (q directions each); jacobian (may be NULL when
+ * no elemental has has_jacobian): J (n_j x n_i) := F'_k. A callback returns
+ * 0, or a negative status that stops the execution. A tape-backed
+ * elemental plugs in through the same three functions. */
+typedef struct ade_mission_fns {
+  int (*tangent)(void *ud, int k, size_t q, const double *xdot, double *ydot);
+  int (*adjoint)(void *ud, int k, size_t q, const double *ybar, double *xbar);
+  int (*jacobian)(void *ud, int k, double *J);
+  void *ud;
+} ade_mission_fns;
+/*! ade_mplan_execute: run plan p of d (not a dense-* plan): J (m x n,
+ * row-major; rows: the outputs' entries in variable order, columns: the
+ * inputs') gets the Jacobian. *products (may be NULL) gets the
+ * multiply-adds of the plan's dense products (MUL), the tangents and
+ * adjoints being the callbacks' own. @return ADE_OK, ADE_EINVAL (a dense
+ * plan, another DAG, a callback missing), ADE_ENOMEM, a callback's status. */
+ADE_API int ade_mplan_execute(const ade_mplan *p, const ade_mission *d, const ade_mission_fns *f, double *J,
+                              uint64_t *products);
+
 /* ------------------------------------------------------ Hessians (hessian/) */
 
 /* Second derivatives of the weighted sum f = sum_i w_i y_i of a tape's

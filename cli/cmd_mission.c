@@ -1,0 +1,193 @@
+/* cmd_mission.c: `adelim mission` and `adelim compare --mission`: plans of AD missions from GraphML. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <adelim.h>
+
+#include "cli.h"
+
+const char cli_mission_usage[] =
+    "Usage: adelim mission [--method M] [--time-limit S] [--threads N] [--json] FILE.graphml\n"
+    "       adelim mission --dot | --graphml FILE.graphml\n"
+    "\n"
+    "Plan the Jacobian of an AD mission: a DAG of vector elementals read from\n"
+    "ADMission GraphML (node data size; edge data tangent_cost, adjoint_cost,\n"
+    "has_jacobian, has_model). Prints the generalized face elimination\n"
+    "sequence one operation per line with its cost, like the paper's listings:\n"
+    "  ACC TAN (i j)              F'(i,j) preaccumulated by tangents (ADJ: adjoints)\n"
+    "  ELI TAN (i j) (j k) -> (i j k)   tangents of (j k) seeded with F'(i j)\n"
+    "                             (ADJ: adjoints of (i j) seeded with F'(j k);\n"
+    "                             MUL: a dense product; '+=' into an existing vertex)\n"
+    "  MRG (i k) += (i j k)       two vertices with the same neighbours added\n"
+    "then the dense tangent and adjoint costs and the plan's. doc/missions.md\n"
+    "describes the rules, the cost model and the file format.\n"
+    "\n"
+    "  --method M      dense-tangent, dense-adjoint, sparse-tangent,\n"
+    "                  sparse-adjoint, greedy-min-fill, greedy-cost, dp (chains\n"
+    "                  only), bnb (branch and bound) or best (default: the\n"
+    "                  cheapest heuristic, then branch and bound from it)\n"
+    "  --time-limit S  seconds for bnb and best (default 10); a search that\n"
+    "                  reaches it prints its best plan, not proven optimal\n"
+    "  --threads N     branch and bound threads (default 1)\n"
+    "  --json          one JSON object: method, cost, proven_optimal, seconds,\n"
+    "                  nodes, limited, plan (the operations with their costs),\n"
+    "                  dense_tangent, dense_adjoint\n"
+    "  --dot           write the DAG as Graphviz DOT instead of planning\n"
+    "  --graphml       write the DAG back as GraphML instead of planning\n"
+    "  -h, --help      print this help\n";
+
+/* A long search reports about once a second on stderr. */
+static void on_progress(void *ud, const ade_mission_progress *p) {
+  fprintf(stderr, "adelim: %s: search %.0f s, incumbent %" PRIu64 ", root bound %" PRIu64 ", %" PRIu64 " nodes\n",
+          (const char *)ud, p->seconds, p->incumbent, p->bound, p->nodes);
+}
+
+static int parse_limits(const cli_cmd *self, const char *tl, const char *th, ade_mission_limits *l) {
+  char *end;
+  if (tl) {
+    l->time_limit = strtod(tl, &end);
+    if (end == tl || *end || !(l->time_limit > 0) || !isfinite(l->time_limit))
+      return cli_usage_error(self, "--time-limit: '%s' is not a positive number of seconds", tl);
+  }
+  if (th) {
+    long n = strtol(th, &end, 10);
+    if (end == th || *end || n < 1 || n > 256) return cli_usage_error(self, "--threads: '%s' is not in 1..256", th);
+    l->threads = (int)n;
+  }
+  return -1;
+}
+
+static int read_dag(const char *path, ade_mission **d) {
+  int st = ade_mission_read_graphml(d, path);
+  if (st < 0) {
+    cli_error("%s (%s)", cli_errmsg(), ade_errname(st));
+    return CLI_FAIL;
+  }
+  return -1;
+}
+
+static uint64_t dense(ade_mission *d, int method) {
+  ade_mplan *p = NULL;
+  uint64_t c = ade_mission_plan(d, method, NULL, &p) == ADE_OK ? ade_mplan_cost(p) : 0;
+  ade_mplan_free(p);
+  return c;
+}
+
+static int print_plan(ade_mission *d, const ade_mplan *p, int json) {
+  uint64_t dt = dense(d, ADE_MISSION_DENSE_TANGENT), da = dense(d, ADE_MISSION_DENSE_ADJOINT);
+  if (json) {
+    if (ade_mplan_write_json(p, d, stdout) < 0) return cli_finish(CLI_FAIL);
+    return cli_finish(CLI_OK);
+  }
+  if (ade_mplan_write_text(p, d, stdout) < 0) return cli_finish(CLI_FAIL);
+  printf("dense tangent cost: %" PRIu64 "\ndense adjoint cost: %" PRIu64 "\n", dt, da);
+  printf("planned in %.3f s, %" PRIu64 " search nodes%s\n", ade_mplan_seconds(p), ade_mplan_nodes(p),
+         ade_mplan_limited(p) ? ", stopped by a limit" : "");
+  return cli_finish(CLI_OK);
+}
+
+int cli_cmd_mission(const cli_cmd *self, int argc, char **argv) {
+  const char *path = NULL, *method = "best", *tl = NULL, *th = NULL;
+  int json = 0, dot = 0, gml = 0, rc, st;
+  const cli_arg args[] = {{"method", &method, NULL}, {"time-limit", &tl, NULL}, {"threads", &th, NULL},
+                          {"json", NULL, &json},     {"dot", NULL, &dot},       {"graphml", NULL, &gml},
+                          {NULL, NULL, NULL}};
+  ade_mission_limits l;
+  ade_mission_limits_init(&l);
+  l.time_limit = 10.0;
+  if ((rc = cli_parse_tape(self, argc, argv, args, &path)) >= 0) return rc;
+  if ((rc = parse_limits(self, tl, th, &l)) >= 0) return rc;
+  int m = ade_mission_method_parse(method);
+  if (m < 0) return cli_usage_error(self, "unknown method '%s'", method);
+  if (dot + gml + json > 1) return cli_usage_error(self, "--dot, --graphml and --json exclude each other");
+  ade_mission *d = NULL;
+  ade_mplan *p = NULL;
+  if ((rc = read_dag(path, &d)) >= 0) return rc;
+  l.progress = on_progress;
+  l.progress_ud = (void *)method;
+  if (dot || gml) {
+    st = dot ? ade_mission_write_dot(d, stdout) : ade_mission_write_graphml(d, stdout);
+    rc = st < 0 ? cli_file_error("standard output", "cannot write", st, CLI_IO_WRITE) : cli_finish(CLI_OK);
+  } else if ((st = ade_mission_plan(d, m, &l, &p)) < 0) {
+    cli_error("%s: %s: %s (%s)", path, method, cli_errmsg(), ade_errname(st));
+    rc = CLI_FAIL;
+  } else {
+    rc = print_plan(d, p, json);
+  }
+  ade_mplan_free(p);
+  ade_mission_free(d);
+  return rc;
+}
+
+/* ------------------------------------------------------ compare --mission */
+
+typedef struct mrow {
+  int method, ok, proven, limited;
+  uint64_t cost, nodes;
+  double seconds;
+} mrow;
+
+static void mrow_cells(const void *ctx, size_t i, char out[][CLI_CELL]) {
+  const mrow *r = (const mrow *)ctx + i;
+  snprintf(out[0], CLI_CELL, "%s", ade_mission_method_name(r->method));
+  if (!r->ok) {
+    for (int k = 1; k < 5; k++) out[k][0] = '\0';
+    snprintf(out[1], CLI_CELL, "n/a");
+    return;
+  }
+  snprintf(out[1], CLI_CELL, "%" PRIu64 "%s", r->cost, r->limited ? "*" : "");
+  snprintf(out[2], CLI_CELL, "%s", r->proven ? "yes" : "no");
+  snprintf(out[3], CLI_CELL, "%.3f", r->seconds);
+  snprintf(out[4], CLI_CELL, "%" PRIu64, r->nodes);
+}
+
+static void mrow_json(const mrow *rows, int n) {
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_open(&j, NULL, '[', 0);
+  for (int i = 0; i < n; i++) {
+    cli_json_open(&j, NULL, '{', 1);
+    cli_json_str(&j, "method", ade_mission_method_name(rows[i].method));
+    if (rows[i].ok) {
+      cli_json_u64(&j, "cost", rows[i].cost);
+      cli_json_bool(&j, "proven_optimal", rows[i].proven);
+      cli_json_num(&j, "seconds", rows[i].seconds);
+      cli_json_u64(&j, "nodes", rows[i].nodes);
+      cli_json_bool(&j, "limited", rows[i].limited);
+    } else {
+      cli_json_null(&j, "cost");
+    }
+    cli_json_close(&j);
+  }
+  cli_json_close(&j);
+}
+
+int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit, int threads, int fmt) {
+  static const char *const heads[] = {"method", "cost", "proven", "seconds", "nodes"};
+  mrow rows[ADE_MISSION_NMETHODS];
+  ade_mission *d = NULL;
+  int rc;
+  (void)self;
+  if ((rc = read_dag(path, &d)) >= 0) return rc;
+  ade_mission_limits l;
+  ade_mission_limits_init(&l);
+  l.time_limit = time_limit;
+  l.threads = threads;
+  l.progress = on_progress;
+  for (int m = 0; m < ADE_MISSION_NMETHODS; m++) {
+    ade_mplan *p = NULL;
+    l.progress_ud = (void *)ade_mission_method_name(m);
+    int st = ade_mission_plan(d, m, &l, &p);
+    rows[m] = (mrow){m, st == ADE_OK, ade_mplan_proven(p), ade_mplan_limited(p), ade_mplan_cost(p),
+                     ade_mplan_nodes(p), ade_mplan_seconds(p)};
+    if (st < 0 && !(m == ADE_MISSION_DP && st == ADE_EINVAL))
+      cli_error("%s: %s: %s", path, ade_mission_method_name(m), cli_errmsg());
+    ade_mplan_free(p);
+  }
+  if (fmt == CLI_JSON) mrow_json(rows, ADE_MISSION_NMETHODS);
+  else cli_grid_print(stdout, fmt, heads, 5, 1, ADE_MISSION_NMETHODS, mrow_cells, rows);
+  ade_mission_free(d);
+  return cli_finish(CLI_OK);
+}
