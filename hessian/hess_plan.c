@@ -211,7 +211,7 @@ static int plan_hessian(ade_hess_plan *p, ade_tape *t, const ade_hess_options *o
     st = star_eval(p, t, hp.V, w, H->val, g, &rep.fma);
     rep.colors = p->ncolors;
   } else if (!st) {
-    st = ade__hess_method(t, p->method, &hp, w, &A, g, &rep);
+    st = ade__hess_run(t, p->method, &hp, w, &A, g, &rep);
     if (!st) st = scatter(p, A, H->val);
   }
   ade__hess_point_end(t, &hp);

@@ -176,7 +176,7 @@ int ade__vertex_elim(ade_tape *t, const double *V, const double *w, int order, a
  * each pair by a linear scan (O(V^2)), the reference for its heap. */
 #define ADE__HESS_VE_MARKOWITZ_SCAN 0x100
 
-/* The dispatcher's pieces (hessian.c), shared with plans (plan.c): the
+/* The dispatcher's pieces (shared.c), shared with plans (hess_plan.c): the
  * argument checks of ade_hessian; the values at x (V, or the tape's point
  * beyond the memory limit; warn = ADE_WBRANCH when a recorded comparison
  * differs there); f = sum w_i y_i; one method there; the final status. */
@@ -188,10 +188,12 @@ int ade__hess_check(ade_tape *t, int method, const ade_hess_options *o, ade_spar
 int ade__hess_point_begin(ade_tape *t, const double *x, ade__hpoint *hp);
 void ade__hess_point_end(ade_tape *t, ade__hpoint *hp);
 int ade__hess_value(ade_tape *t, const double *V, const double *w, double *f);
-int ade__hess_method(ade_tape *t, int method, const ade__hpoint *hp, const double *w, ade_sparse **H, double *g,
-                     ade_hess_report *rep);
+/* A one-shot method (run.c: every method but ADE_HESS_STAR; ADE_HESS_AUTO
+ * is edge pushing in one call) at the point set up (hp). */
+int ade__hess_run(ade_tape *t, int method, const ade__hpoint *hp, const double *w, ade_sparse **H, double *g,
+                  ade_hess_report *rep);
 int ade__hess_warn(int st, int warn);
-/* ADE_HESS_STAR in one call (plan.c): pattern, coloring, products, recovery. */
+/* ADE_HESS_STAR in one call (hess_plan.c): pattern, coloring, products, recovery. */
 int ade__star_once(ade_tape *t, const double *V, const double *w, ade_sparse **H, double *g, ade_hess_report *r);
 
 /* Build the symmetric CSR result from n dense lower-triangle rows given as

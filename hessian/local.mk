@@ -1,6 +1,8 @@
 # hessian/local.mk: Hessians by edge pushing and symmetric vertex elimination.
 libadelim_core_la_SOURCES += \
 	%D%/hessian_internal.h \
+	%D%/shared.c \
+	%D%/run.c \
 	%D%/hessian.c \
 	%D%/edge_push.c \
 	%D%/statement.c \
