@@ -489,3 +489,14 @@ int ade_cgraph_check(const ade_cgraph *g) {
                      edges, g->nedges, g->hused);
   return ADE_OK;
 }
+
+/* The c-graph of t with the figures every Jacobian report starts from. */
+int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r) {
+  int st = ade_cgraph_from_tape(g, t, &r->dropped);
+  if (st) return st;
+  r->vertices_before = (*g)->nalive;
+  r->edges_before = (*g)->nedges;
+  r->forward_cost = (uint64_t)(*g)->n * (*g)->nedges;
+  r->reverse_cost = (uint64_t)(*g)->m * (*g)->nedges;
+  return ADE_OK;
+}

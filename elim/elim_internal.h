@@ -116,7 +116,7 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b);
 int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost);
 int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost);
 int ade__seq_apply_step(ade_cgraph *g, int kind, const ade_elim_step *st, uint64_t *cost);
-/* ade_jacobian and its kin: the c-graph of t, with the report's
+/* ade_jacobian and its kin (cgraph.c): the c-graph of t, with the report's
  * before-figures (dropped, vertices/edges before, dense costs). */
 int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r);
 /* Plans (plan.c): another reference to p; the report of its creation. */

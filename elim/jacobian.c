@@ -38,16 +38,6 @@ static int eliminate(ade_cgraph *g, const ade_elim_seq *s, int check, ade_sparse
   return st;
 }
 
-int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r) {
-  int st = ade_cgraph_from_tape(g, t, &r->dropped);
-  if (st) return st;
-  r->vertices_before = (*g)->nalive;
-  r->edges_before = (*g)->nedges;
-  r->forward_cost = (uint64_t)(*g)->n * (*g)->nedges;
-  r->reverse_cost = (uint64_t)(*g)->m * (*g)->nedges;
-  return ADE_OK;
-}
-
 /* CPR's Jacobian at the recorded point on the chosen pattern (taken from c). */
 static int by_cpr(ade_tape *t, const ade_cgraph *g, ade__choice *c, ade_sparse **J, ade_jacobian_report *r) {
   int mode = c->method == ADE_ELIM_CPR_FORWARD ? ADE_FORWARD : ADE_REVERSE;

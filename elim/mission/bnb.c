@@ -209,8 +209,8 @@ static int keep(ade__mrun *r, ade__mseq *s, ade__mseq *best, uint64_t *cost) {
 }
 
 /* The cheapest plan of the heuristics (greedy-cost only on small DAGs,
- * dp on chains, the decomposition for best): the incumbent to start from. */
-static int incumbent(ade__mrun *r, int best, ade__mseq *seq, uint64_t *cost) {
+ * dp on chains) and start (may be NULL): the incumbent to start from. */
+static int incumbent(ade__mrun *r, const ade__mseq *start, ade__mseq *seq, uint64_t *cost) {
   int rc = ADE_OK, small = r->c->d->ne <= 64;
   *cost = UINT64_MAX;
   for (int h = 0; h < 6 && !rc; h++) {
@@ -219,7 +219,7 @@ static int incumbent(ade__mrun *r, int best, ade__mseq *seq, uint64_t *cost) {
     if (h < 2) rc = ade__m_sparse(r, h, &s);
     else if (h == 2 || h == 3) ran = h == 2 || small, rc = ran ? ade__m_greedy(r, h - 2, &s) : ADE_OK;
     else if (h == 4) ran = !ade__m_dp(r, &s);           /* fails unless a chain */
-    else ran = best && !ade__m_decomp(r, &s);           /* fails without a cut */
+    else if ((ran = start != NULL)) rc = ade__mseq_copy(&s, start);
     if (!ran) ade__clear_error();
     if (!rc && ran) rc = keep(r, &s, seq, cost);
     ade__mseq_free(&s);
@@ -257,11 +257,11 @@ static int root_moves(shared *sh) {
   return rc;
 }
 
-int ade__m_bnb(ade__mrun *r, int best, ade__mseq *out) {
+int ade__m_bnb(ade__mrun *r, const ade__mseq *start, ade__mseq *out) {
   shared sh = {.r = r};
   ade__ldag root;
   uint64_t cost;
-  int rc = incumbent(r, best, &sh.best_seq, &cost);
+  int rc = incumbent(r, start, &sh.best_seq, &cost);
   if (rc) {
     ade__mseq_free(&sh.best_seq);
     return rc;

@@ -90,7 +90,7 @@ static int plan_piece(ade__mrun *r, piece *pc) {
   if (l.time_limit > 0) l.time_limit = ADE__MAX((l.time_limit - (now - r->t0)) / 2, 1e-3);
   l.progress = NULL;
   ade__mrun pr = {&c, &l, now, 0, 0, 0, 0};
-  rc = ade__m_bnb(&pr, 0, &pc->moves);
+  rc = ade__m_bnb(&pr, NULL, &pc->moves);
   r->nodes += pr.nodes;
   r->limited |= pr.limited;
   ade__mctx_free(&c);
@@ -217,5 +217,16 @@ int ade__m_decomp(ade__mrun *r, ade__mseq *out) {
   }
   free_pieces(pc, np);
   ade__free(owner);
+  return rc;
+}
+
+/* best: branch and bound started from the decomposition's plan (where the
+ * DAG has a cut variable) besides the heuristics. */
+int ade__m_best(ade__mrun *r, ade__mseq *out) {
+  ade__mseq d = {0};
+  int cut = !ade__m_decomp(r, &d);
+  if (!cut) ade__clear_error();
+  int rc = ade__m_bnb(r, cut ? &d : NULL, out);
+  ade__mseq_free(&d);
   return rc;
 }

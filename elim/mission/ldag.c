@@ -539,3 +539,37 @@ void ade__keybuf_free(ade__keybuf *kb) {
   ade__free(kb->sig);
   memset(kb, 0, sizeof *kb);
 }
+
+/* ------------------------------------------------------- move sequences */
+
+int ade__mseq_cost(const ade__mctx *c, const ade__mseq *s, uint64_t *cost) {
+  ade__ldag g;
+  int rc = ade__ldag_init(&g, c);
+  for (size_t i = 0; i < s->n && !rc; i++) rc = ade__move_apply(&g, c, &s->m[i], NULL, NULL);
+  if (!rc) rc = ade__ldag_finish(&g, c, NULL, NULL);
+  *cost = g.cost;
+  ade__ldag_free(&g);
+  return rc;
+}
+
+int ade__mseq_push(ade__mseq *s, const ade__move *m) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 16;
+    ade__move *q = ade__realloc(s->m, ade__mul_size(cap, sizeof *q));
+    if (!q) return ade__fail(ADE_ENOMEM, "out of memory for a mission sequence");
+    s->m = q, s->cap = cap;
+  }
+  s->m[s->n++] = *m;
+  return ADE_OK;
+}
+
+void ade__mseq_free(ade__mseq *s) {
+  ade__free(s->m);
+  memset(s, 0, sizeof *s);
+}
+
+int ade__mseq_copy(ade__mseq *dst, const ade__mseq *src) {
+  int rc = ADE_OK;
+  for (size_t i = 0; i < src->n && !rc; i++) rc = ade__mseq_push(dst, &src->m[i]);
+  return rc;
+}

@@ -174,7 +174,9 @@ typedef struct ade__mseq {
   ade__move *m;
   size_t n, cap;
 } ade__mseq;
+/* Move sequences (ldag.c). */
 int ade__mseq_push(ade__mseq *s, const ade__move *m);
+int ade__mseq_copy(ade__mseq *dst, const ade__mseq *src); /* appended */
 void ade__mseq_free(ade__mseq *s);
 
 /* Search state shared by a method's run. */
@@ -198,7 +200,11 @@ int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *o
  * planned once per shape by bnb, replayed on the whole, the junctions
  * eliminated greedily. ADE_EINVAL when there is no cut. */
 int ade__m_decomp(ade__mrun *r, ade__mseq *out);
-int ade__m_bnb(ade__mrun *r, int best, ade__mseq *out);
+/* Branch and bound from the best heuristic plan or start (may be NULL),
+ * whichever is cheaper (bnb.c). */
+int ade__m_bnb(ade__mrun *r, const ade__mseq *start, ade__mseq *out);
+/* best: bnb started from the decomposition where there is a cut (decomp.c). */
+int ade__m_best(ade__mrun *r, ade__mseq *out);
 /* Replay moves on a fresh line dag: the total cost (moves then finish). */
 int ade__mseq_cost(const ade__mctx *c, const ade__mseq *s, uint64_t *cost);
 

@@ -134,27 +134,6 @@ static int replay(ade_mplan *p, const ade__mctx *c, const ade__mseq *s) {
   return rc;
 }
 
-int ade__mseq_cost(const ade__mctx *c, const ade__mseq *s, uint64_t *cost) {
-  ade__ldag g;
-  int rc = ade__ldag_init(&g, c);
-  for (size_t i = 0; i < s->n && !rc; i++) rc = ade__move_apply(&g, c, &s->m[i], NULL, NULL);
-  if (!rc) rc = ade__ldag_finish(&g, c, NULL, NULL);
-  *cost = g.cost;
-  ade__ldag_free(&g);
-  return rc;
-}
-
-int ade__mseq_push(ade__mseq *s, const ade__move *m) {
-  if (grow_arr((void **)&s->m, &s->cap, s->n, sizeof *s->m)) return ADE_ENOMEM;
-  s->m[s->n++] = *m;
-  return ADE_OK;
-}
-
-void ade__mseq_free(ade__mseq *s) {
-  ade__free(s->m);
-  memset(s, 0, sizeof *s);
-}
-
 /* The moves of a method into s (dense modes: only the cost). */
 static int run_method(ade__mrun *r, int method, ade__mseq *s, uint64_t *dense) {
   switch (method) {
@@ -165,8 +144,8 @@ static int run_method(ade__mrun *r, int method, ade__mseq *s, uint64_t *dense) {
   case ADE_MISSION_GREEDY_MIN_FILL: return ade__m_greedy(r, 0, s);
   case ADE_MISSION_GREEDY_COST: return ade__m_greedy(r, 1, s);
   case ADE_MISSION_DP: return ade__m_dp(r, s);
-  case ADE_MISSION_BNB: return ade__m_bnb(r, 0, s);
-  default: return ade__m_bnb(r, 1, s);
+  case ADE_MISSION_BNB: return ade__m_bnb(r, NULL, s);
+  default: return ade__m_best(r, s);
   }
 }
 
