@@ -1,4 +1,6 @@
 /* record.c: recording operations onto the current tape (columns, imports, flush). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "record_internal.h"
@@ -14,6 +16,16 @@ void ade__writer_free(ade__writer *w) {
   ade__u64map_free(&w->sites);
   ade__free(w->rstack);
   ade__free(w);
+}
+
+/* The sticky error: the first one wins; recording continues passively. */
+void ade__record_error(ade_tape *t, int status, const char *fmt, ...) {
+  if (t->w->status) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(t->w->errmsg, sizeof t->w->errmsg, fmt, ap);
+  va_end(ap);
+  t->w->status = status;
 }
 
 /* ---------------------------------------------------------------- imports */

@@ -1,5 +1,4 @@
 /* tape.c: tape objects: create, trace on/off, open, load, save, free. */
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -182,16 +181,6 @@ int ade_trace_on(ade_tape *t) {
   t->state = ADE__RECORDING;
   cur = t;
   return ADE_OK;
-}
-
-/* The sticky error: the first one wins; recording continues passively. */
-void ade__record_error(ade_tape *t, int status, const char *fmt, ...) {
-  if (t->w->status) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(t->w->errmsg, sizeof t->w->errmsg, fmt, ap);
-  va_end(ap);
-  t->w->status = status;
 }
 
 /* Close open regions, flush the last chunk, write the footer: returns the
