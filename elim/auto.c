@@ -31,50 +31,28 @@ void ade__choice_free(ade__choice *c) {
 
 /* ------------------------------------------------------------ predictions */
 
-/* Exact costs of the vertex sweeps without running them. In forward order
- * every predecessor of v is, when v goes, one of the id_v independents
- * that reach it, and its out-edges are still the c-graph's: the cost is
- * sum_v id_v |S_v| (<= n |E|, forward vector mode). In reverse order it is
- * sum_v od_v |P_v| (<= m |E|). id and od by bitsets propagated in
- * topological order, as V_LR's dependency degrees (order.c); also the
- * largest id of a dependent and od of an independent (the most entries in
- * a row and in a column of J: CPR needs at least that many colors). */
+/* What CPR's lower bound needs: the most entries in a row and in a column
+ * of J (the most independents reaching a dependent, dependents reached by
+ * an independent): CPR needs at least that many colors. Beyond the memory
+ * limit, 1 (no bound). */
 typedef struct sweeps {
-  uint64_t fwd, rev, maxrow, maxcol;
-  int exact; /* 0: the bitsets would not fit; fwd, rev are the bounds n|E|, m|E| */
+  uint64_t maxrow, maxcol;
+  int exact; /* 0: the counts would not fit */
 } sweeps;
 
 static int predict(const ade_cgraph *g, sweeps *p) {
-  size_t wn = (g->n + 63) / 64, wm = (g->m + 63) / 64, w = ADE__MAX(wn, wm);
-  size_t bytes = ade__mul_size(ade__mul_size(g->nv + 1, w), sizeof(uint64_t));
-  *p = (sweeps){(uint64_t)g->n * g->nedges, (uint64_t)g->m * g->nedges, 1, 1, 0};
-  if (ade__over_budget(g->memlimit, bytes) || bytes > ADE__AUTO_BITS) return ADE_OK;
-  size_t *ord = ade__alloc((g->nv + 1) * sizeof *ord);
-  uint64_t *bits = ade__alloc(bytes);
-  int st = ord && bits ? ade__cgraph_topo(g, ord, NULL) : ade__fail(ADE_ENOMEM, "out of memory predicting sweeps");
-  uint64_t fwd = 0, rev = 0, maxrow = 1, maxcol = 1;
-  for (int pass = 0; !st && pass < 2; pass++) { /* 0: id forward, 1: od backward */
-    memset(bits, 0, bytes);
-    for (size_t t = 0; t < g->nalive; t++) {
-      size_t i = ord[pass ? g->nalive - 1 - t : t];
-      const ade__vtx *v = &g->v[i];
-      uint64_t *b = bits + i * w, c = 0;
-      if (v->kind == (pass ? ADE__Y : ADE__X)) b[v->aux / 64] |= 1ull << (v->aux % 64);
-      size_t nk = pass ? v->nout : v->nin;
-      for (size_t k = 0; k < nk; k++) {
-        const uint64_t *u = bits + (pass ? g->e[v->out[k]].dst : g->e[v->in[k]].src) * w;
-        for (size_t x = 0; x < w; x++) b[x] |= u[x];
-      }
-      for (size_t x = 0; x < w; x++) c += (uint64_t)__builtin_popcountll(b[x]);
-      if (v->kind == ADE__Z && !pass) fwd += c * v->nout;
-      if (v->kind == ADE__Z && pass) rev += c * v->nin;
-      if (v->kind == ADE__Y && !pass) maxrow = ADE__MAX(maxrow, c);
-      if (v->kind == ADE__X && pass) maxcol = ADE__MAX(maxcol, c);
-    }
+  uint64_t *id = ade__alloc((g->nv + 1) * sizeof *id), *od = ade__alloc((g->nv + 1) * sizeof *od);
+  int st = id && od ? ade__reach_counts(g, 0, id) : ADE_ENOMEM;
+  if (!st) st = ade__reach_counts(g, 1, od);
+  *p = (sweeps){1, 1, !st};
+  for (size_t i = 0; !st && i < g->nv; i++) {
+    const ade__vtx *v = &g->v[i];
+    if (v->alive && v->kind == ADE__Y) p->maxrow = ADE__MAX(p->maxrow, id[i]);
+    if (v->alive && v->kind == ADE__X) p->maxcol = ADE__MAX(p->maxcol, od[i]);
   }
-  if (!st) *p = (sweeps){fwd, rev, maxrow, maxcol, 1};
-  ade__free(ord);
-  ade__free(bits);
+  ade__free(id);
+  ade__free(od);
+  if (st == ADE_ENOMEM) ade__clear_error(), st = ADE_OK; /* no bound: CPR is tried */
   return st;
 }
 
@@ -111,53 +89,35 @@ static int try_cpr(const ade_cgraph *g, const sweeps *p, int modes, ade__choice 
   return st;
 }
 
-/* The vertex sweep's sequence without running it: the intermediates in id
- * order (forward) or against it; its cost is the exact prediction. */
-static int sweep_seq(const ade_cgraph *g, int reverse, uint64_t cost, ade_elim_seq **sp) {
-  int st = ade_seq_create(sp, ADE_SEQ_VERTEX);
-  for (size_t t = 0; !st && t < g->nv; t++) {
-    const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
-    if (v->alive && v->kind == ADE__Z) st = ade_seq_push(*sp, v->id, 0, 0);
-  }
-  if (!st) (*sp)->cost = cost;
-  return st;
-}
-
 /* The automatic rule (doc/elimination.md): the Markowitz orderings
- * counted (they run), the vertex sweeps predicted exactly, CPR when its
+ * run, the vertex sweeps counted without eliminating (ade_elim_order), CPR when its
  * lower bound is below the best so far; the least fma wins, ties going to
  * the one tried first (elimination before CPR: a plan runs straight-line
  * code). */
 static int choose_auto(const ade_cgraph *g, ade__choice *c) {
-  static const int counted[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE};
+  static const int counted[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE, ADE_ORDER_VERTEX_REVERSE,
+                                ADE_ORDER_VERTEX_FORWARD};
   sweeps p;
   int st = predict(g, &p);
   c->cost = UINT64_MAX;
   c->method = -1;
-  for (size_t k = 0; !st && k < 2; k++) {
+  for (size_t k = 0; !st && k < sizeof counted / sizeof *counted; k++) {
     ade_elim_seq *s = NULL;
-    if (counted[k] == ADE_ORDER_VERTEX_RELATIVE && !p.exact) break; /* its bitsets would not fit */
     st = ade_elim_order(g, counted[k], &s);
-    if (!st && ade_seq_cost(s) < c->cost) {
+    if (st == ADE_ENOMEM && c->seq) ade__clear_error(), st = ADE_OK; /* V_LR's degrees beyond the limit */
+    if (!st && s && ade_seq_cost(s) < c->cost) {
       ade_seq_free(c->seq);
       c->seq = s, s = NULL, c->method = counted[k], c->cost = ade_seq_cost(c->seq);
     }
     ade_seq_free(s);
   }
-  int sweep[2] = {ADE_ORDER_VERTEX_REVERSE, ADE_ORDER_VERTEX_FORWARD};
-  for (int k = 0; !st && k < 2; k++) { /* the sequence is built below, if chosen */
-    uint64_t cost = k ? p.fwd : p.rev;
-    if (cost < c->cost) ade_seq_free(c->seq), c->seq = NULL, c->cost = cost, c->method = sweep[k];
-  }
   if (!st) st = try_cpr(g, &p, 3, c);
-  if (!st && p.exact && !c->seq && !ade__choice_cpr(c)) /* a sweep, its cost known: no need to run it */
-    st = sweep_seq(g, c->method == ADE_ORDER_VERTEX_REVERSE, c->cost, &c->seq);
   return st;
 }
 
 /* CPR in one mode, whatever it costs. */
 static int cpr_only(const ade_cgraph *g, int method, ade__choice *c) {
-  sweeps p = {0, 0, 0, 0, 0}; /* lower bounds 0: always tried */
+  sweeps p = {0, 0, 0}; /* lower bounds 0: always tried */
   c->cost = UINT64_MAX;
   return try_cpr(g, &p, method == ADE_ELIM_CPR_FORWARD ? 1 << ADE_FORWARD : 1 << ADE_REVERSE, c);
 }

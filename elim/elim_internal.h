@@ -233,6 +233,9 @@ typedef struct ade__ix {
 int ade__ix_push(ade__ix *b, size_t v);
 void ade__ix_free(ade__ix *b);
 
+/* Per vertex, how many independents reach it (reverse: how many dependents
+ * it reaches), order.c: O(|E| n/64) time, O(V) memory. */
+int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
 /* Live vertices in a topological order (Kahn); *k gets how many. */
 int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);
 

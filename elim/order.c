@@ -43,32 +43,14 @@ static int adjacent(const ade_cgraph *c, size_t v, int in, int out, ade__ix *b) 
 }
 
 /* Dependency degrees dd_j = id_j od_j (DP paper, V_LR): the numbers of
- * minimal vertices reaching j and maximal vertices j reaches, by bitsets
- * propagated in topological order. */
+ * minimal vertices reaching j and maximal vertices j reaches. */
 static int dependency_degrees(const ade_cgraph *g, int64_t *dd) {
-  size_t wn = (g->n + 63) / 64, wm = (g->m + 63) / 64, w = wn > wm ? wn : wm;
-  size_t *ord = ade__alloc((g->nv + 1) * sizeof *ord);
-  uint64_t *bits = ade__calloc(ade__mul_size(g->nv + 1, w), sizeof *bits);
-  int st = ord && bits ? ade__cgraph_topo(g, ord, NULL) : ade__fail(ADE_ENOMEM, "out of memory for dependency degrees (%zu x %zu words)", g->nv, w);
-  for (int pass = 0; !st && pass < 2; pass++) { /* 0: id_j forward, 1: od_j backward */
-    memset(bits, 0, (g->nv + 1) * w * sizeof *bits);
-    for (size_t t = 0; t < g->nalive; t++) {
-      size_t i = ord[pass ? g->nalive - 1 - t : t];
-      const ade__vtx *v = &g->v[i];
-      uint64_t *b = bits + i * w;
-      if (v->kind == (pass ? ADE__Y : ADE__X)) b[v->aux / 64] |= 1ull << (v->aux % 64);
-      size_t nk = pass ? v->nout : v->nin;
-      for (size_t k = 0; k < nk; k++) {
-        size_t u = pass ? g->e[v->out[k]].dst : g->e[v->in[k]].src;
-        for (size_t x = 0; x < w; x++) b[x] |= bits[u * w + x];
-      }
-      int64_t c = 0;
-      for (size_t x = 0; x < w; x++) c += __builtin_popcountll(b[x]);
-      dd[i] = pass ? dd[i] * c : c;
-    }
-  }
-  ade__free(ord);
-  ade__free(bits);
+  uint64_t *id = ade__alloc((g->nv + 1) * sizeof *id), *od = ade__alloc((g->nv + 1) * sizeof *od);
+  int st = id && od ? ade__reach_counts(g, 0, id) : ade__fail(ADE_ENOMEM, "out of memory for dependency degrees");
+  if (!st) st = ade__reach_counts(g, 1, od);
+  for (size_t i = 0; !st && i < g->nv; i++) dd[i] = (int64_t)(id[i] * od[i]);
+  ade__free(id);
+  ade__free(od);
   return st;
 }
 
@@ -556,29 +538,42 @@ static int index_topological(const ade_cgraph *g) {
  * eliminating, for g whose index order is topological: eliminating j after
  * all intermediates before it leaves it the independents it depends on as
  * predecessors and its own successors (fill-in only enters later
- * vertices), so it costs |X(j)| |S_j| (reverse: |P_j| |Y(j)|). X(j) is
- * propagated 64 independents at a time as bits: O(|E| n / 64) time, one
- * word per vertex. */
+ * vertices), so it costs |X(j)| |S_j| (reverse: |P_j| |Y(j)|). */
 static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
-  size_t nsrc = reverse ? g->m : g->n, nv = g->nv;
-  int st = ade__budget(g->memlimit, ade__mul_size(nv + 1, sizeof(uint64_t)), "the cost of a sweep of %zu vertices", nv);
-  uint64_t *w = st ? NULL : ade__alloc((nv + 1) * sizeof *w), total = 0;
-  if (!st && !w) st = ade__fail(ADE_ENOMEM, "out of memory for the cost of a sweep of %zu vertices", nv);
+  uint64_t *c = ade__alloc((g->nv + 1) * sizeof *c), total = 0;
+  int st = c ? ade__reach_counts(g, reverse, c) : ade__fail(ADE_ENOMEM, "out of memory for the cost of a sweep");
+  for (size_t j = 0; !st && j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z) total += c[j] * (reverse ? g->v[j].nin : g->v[j].nout);
+  ade__free(c);
+  *cost = total;
+  return st;
+}
+
+/* Per vertex, how many independents reach it (reverse: dependents it
+ * reaches): the sets propagated 64 at a time as bits in topological order,
+ * one word per vertex: O(|E| n/64) time (reverse: m/64), O(V) memory. */
+int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) {
+  size_t nsrc = reverse ? g->m : g->n, nv = g->nv, k = 0;
+  int st = ade__budget(g->memlimit, ade__mul_size(nv + 1, 2 * sizeof(uint64_t)), "reachability of %zu vertices", nv);
+  uint64_t *w = st ? NULL : ade__alloc((nv + 1) * sizeof *w);
+  size_t *ord = st ? NULL : ade__alloc((nv + 1) * sizeof *ord);
+  if (!st && (!w || !ord)) st = ade__fail(ADE_ENOMEM, "out of memory for the reachability of %zu vertices", nv);
+  if (!st) st = ade__cgraph_topo(g, ord, &k);
+  if (!st) memset(cnt, 0, nv * sizeof *cnt);
   for (size_t b0 = 0; !st && b0 < nsrc; b0 += 64) {
     memset(w, 0, nv * sizeof *w);
     for (size_t i = b0; i < nsrc && i < b0 + 64; i++) w[reverse ? g->yv[i] : g->xv[i]] = UINT64_C(1) << (i - b0);
-    for (size_t t = 0; t < nv; t++) {
-      size_t j = reverse ? nv - 1 - t : t;
+    for (size_t t = 0; t < k; t++) {
+      size_t j = ord[reverse ? k - 1 - t : t];
       const ade__vtx *v = &g->v[j];
-      if (!v->alive) continue;
       size_t deg = reverse ? v->nin : v->nout;
       const size_t *adj = reverse ? v->in : v->out;
-      if (v->kind == ADE__Z) total += (uint64_t)__builtin_popcountll(w[j]) * deg;
-      for (size_t k = 0; k < deg; k++) w[reverse ? g->e[adj[k]].src : g->e[adj[k]].dst] |= w[j];
+      cnt[j] += (uint64_t)__builtin_popcountll(w[j]);
+      for (size_t e = 0; e < deg; e++) w[reverse ? g->e[adj[e]].src : g->e[adj[e]].dst] |= w[j];
     }
   }
   ade__free(w);
-  *cost = total;
+  ade__free(ord);
   return st;
 }
 
