@@ -11,9 +11,9 @@
  * once into flat arrays, shared read only by the tape and its clones. Per
  * record: its opcode (1 byte) and its value at the recorded point (8);
  * per operand slot (arity of each record, in record order): the operand's
- * id, 0 for a constant (4), and its partial at the recorded point (8); per
- * constant operand its value (8); per run of records of one opcode, the
- * opcode and the length (5). */
+ * id, 0 for a constant (4); per constant operand its value (8); per run of
+ * records of one opcode, the opcode and the length (5). The partials at
+ * the recorded point (8 per slot) are added by the first sweep there. */
 typedef struct ade__res {
   size_t n;            /* records */
   size_t nrun, nref, ncst;
@@ -23,9 +23,9 @@ typedef struct ade__res {
   uint32_t *ref;       /* nref: operand ids, 0 = the next constant */
   double *cst;         /* ncst */
   double *val;         /* n + 1: val[rid], the values at the recorded point */
-  double *d;           /* nref: partials at the recorded point (constants' unused) */
+  _Atomic(double *) d; /* nref: partials at the recorded point (constants' unused), or NULL */
   size_t *cref, *ccst; /* nchunks + 1: each chunk's first slot and constant */
-  size_t bytes;        /* all of the above */
+  size_t bytes;        /* all of the above but d */
 } ade__res;
 
 /* Recorded comparisons that differ at a point: how many, the first's op. */
@@ -37,6 +37,10 @@ typedef struct ade__flips {
  * yet); NULL: sweeps stream the chunks (beyond the limit, or building
  * failed). */
 const ade__res *ade__res_get(ade_tape *t);
+const ade__res *ade__res_peek(const ade_tape *t); /* the owner's, if built; never builds */
+/* r's partials at the recorded point (computed now if they fit t's
+ * memory limit beside r; NULL if not). */
+const double *ade__res_d(const ade_tape *t, const ade__res *r);
 size_t ade__res_bytes(const ade__res *r);
 void ade__res_free(ade__res *r);
 void ade__res_drop(ade_tape *t); /* an owner's, freed (ade_tape_set_memory_limit, free) */
@@ -45,15 +49,16 @@ void ade__res_drop(ade_tape *t); /* an owner's, freed (ade_tape_set_memory_limit
 void ade__res_values(const ade__res *r, const double *x, double *V, double *D, ade__flips *fl);
 /* p tangents T (p per variable) seeded with Xd at the independents: at x
  * with V (values there, computed on the way), or at the recorded point (V
- * and x NULL). */
-void ade__res_tangent(const ade__res *r, const double *x, double *V, size_t p, const double *Xd, double *T,
-                      ade__flips *fl);
+ * and x NULL) with its partials D. */
+void ade__res_tangent(const ade__res *r, const double *x, double *V, const double *D, size_t p,
+                      const double *Xd, double *T, ade__flips *fl);
 /* Reverse sweeps with partials D (r->d: the recorded point) over dense
  * adjoints A seeded at the dependents: one per variable, or q. */
 void ade__res_reverse1(const ade__res *r, const double *D, double *A);
 void ade__res_reverse_dense(const ade__res *r, const double *D, size_t q, double *A);
-/* Chunk c linearized at V (NULL: the recorded point) from r. */
-int ade__res_lin(const ade__res *r, const ade_tape *t, size_t c, const double *V, ade__lin *L);
+/* Chunk c linearized at V (NULL: the recorded point, partials D) from r. */
+int ade__res_lin(const ade__res *r, const double *D, const ade_tape *t, size_t c, const double *V,
+                 ade__lin *L);
 int ade__lin_reserve(ade__lin *L, size_t n, size_t nops);
 
 /* Live map (livemap.c). */

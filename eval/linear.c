@@ -122,9 +122,10 @@ static const ade__res *lin_res(ade_tape *t) {
 
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
   const ade__res *r = lin_res(t);
-  if (r) {
+  const double *D = r ? ade__res_d(t, r) : NULL;
+  if (D) {
     *out = &t->linscratch;
-    return ade__res_lin(r, t, c, NULL, &t->linscratch);
+    return ade__res_lin(r, D, t, c, NULL, &t->linscratch);
   }
   int st = ade__lin_peek(t, c, out);
   if (st || *out) return st;
@@ -155,7 +156,7 @@ int ade__lin_at(ade_tape *t, size_t c, const double *V, const ade__lin **out) {
   if (!V) return ade__lin_get(t, c, out);
   const ade__res *r = lin_res(t);
   *out = &t->linscratch;
-  if (r) return ade__res_lin(r, t, c, V, &t->linscratch);
+  if (r) return ade__res_lin(r, NULL, t, c, V, &t->linscratch);
   int st = ade__view_load_lean(t, c);
   if (!st) st = ade__lin_build(t, V, &t->linscratch);
   *out = &t->linscratch;

@@ -4,6 +4,15 @@
 
 #include "eval_internal.h"
 
+/* Operands of one record: active ones from V, constants in order. */
+#define RES_LOAD(K)                                                            \
+  for (int j_ = 0; j_ < (K); j_++) a[j_] = ref[j_] ? V[ref[j_]] : *cs++;
+
+/* Whether opcode N is a comparison, an independent, passive. */
+#define RES_CMP(N) (ADE_OP_##N >= ADE_OP_LT)
+#define RES_INDEP(N) (ADE_OP_##N == ADE_OP_INDEP)
+#define RES_PASSIVE(N, F) (((F) & ADE__PASSIVE) != 0)
+
 void ade__res_free(ade__res *r) {
   if (!r) return;
   ade__free(r->op);
@@ -12,7 +21,7 @@ void ade__res_free(ade__res *r) {
   ade__free(r->ref);
   ade__free(r->cst);
   ade__free(r->val);
-  ade__free(r->d);
+  ade__free(atomic_load(&r->d));
   ade__free(r->cref);
   ade__free(r->ccst);
   ade__free(r);
@@ -27,15 +36,18 @@ static size_t slot_count(const ade__meta *m) {
 }
 
 /* Bytes the resident form of t takes at most (constants: at most one per
- * operand slot; runs: at most one per record): the figure checked against
- * the memory limit before building. */
+ * operand slot; runs: at most one per record), its partials not counted:
+ * the figure checked against the memory limit before building. */
 static size_t res_bound(const ade_tape *t) {
   size_t n = (size_t)t->meta.records, k = slot_count(&t->meta), nc = t->meta.nchunks + 1;
   if (t->meta.records >= UINT32_MAX || k >= SIZE_MAX / 32) return SIZE_MAX;
-  return n * (1 + 8 + 5) + 8 + k * (4 + 8 + 8) + nc * 2 * sizeof(size_t);
+  return n * (1 + 8 + 5) + 8 + k * (4 + 8) + nc * 2 * sizeof(size_t);
 }
 
-size_t ade__res_bytes(const ade__res *r) { return r ? r->bytes : 0; }
+size_t ade__res_bytes(const ade__res *r) {
+  if (!r) return 0;
+  return r->bytes + (atomic_load_explicit(&r->d, memory_order_acquire) ? r->nref * sizeof(double) : 0);
+}
 
 static int res_alloc(ade__res *r, const ade_tape *t) {
   size_t n = (size_t)t->meta.records, nc = t->meta.nchunks + 1;
@@ -43,11 +55,10 @@ static int res_alloc(ade__res *r, const ade_tape *t) {
   r->nref = slot_count(&t->meta);
   r->op = ade__alloc(n ? n : 1);
   r->ref = ade__alloc(ade__mul_size(r->nref ? r->nref : 1, sizeof *r->ref));
-  r->d = ade__alloc(ade__mul_size(r->nref ? r->nref : 1, sizeof *r->d));
   r->val = ade__alloc(ade__mul_size(n + 1, sizeof *r->val));
   r->cref = ade__alloc(ade__mul_size(nc, sizeof *r->cref));
   r->ccst = ade__alloc(ade__mul_size(nc, sizeof *r->ccst));
-  if (!r->op || !r->ref || !r->d || !r->val || !r->cref || !r->ccst) return ADE_ENOMEM;
+  if (!r->op || !r->ref || !r->val || !r->cref || !r->ccst) return ADE_ENOMEM;
   r->val[0] = 0.0;
   return ADE_OK;
 }
@@ -75,8 +86,7 @@ static int run_grow(ade__res *r, size_t *cap) {
   return ADE_OK;
 }
 
-/* Copy the decoded view v (at the recorded point) into r; k, nc: slots and
- * constants so far. Partials at the recorded point as ade__lin_build. */
+/* Copy the decoded view v (at the recorded point) into r; *k: slots so far. */
 static int res_add_view(ade__res *r, const ade__view *v, size_t *k, size_t *cstcap, size_t *runcap) {
   for (uint32_t i = 0; i < v->n; i++) {
     const unsigned op = v->op[i];
@@ -92,12 +102,9 @@ static int res_add_view(ade__res *r, const ade__view *v, size_t *k, size_t *cstc
       r->rop[r->nrun] = (uint8_t)op;
       r->rlen[r->nrun++] = 1;
     }
-    double d[ADE__MAX_ARITY] = {0, 0, 0};
-    if (arity) ade__op_partials(op, argv, v->val[i], d, NULL);
     for (int j = 0; j < arity; j++, (*k)++) {
       if (*k >= r->nref) return ade__fail(ADE_EFORMAT, "more operands than the footer's opcode counts");
       r->ref[*k] = (uint32_t)arg[j];
-      r->d[*k] = d[j];
       if (arg[j]) continue;
       if (grow((void **)&r->cst, cstcap, r->ncst + 1, sizeof *r->cst)) return ADE_ENOMEM;
       r->cst[r->ncst++] = argv[j];
@@ -127,21 +134,31 @@ static int res_build(ade_tape *t, ade__res **out) {
   }
   r->cref[t->meta.nchunks] = k;
   r->ccst[t->meta.nchunks] = r->ncst;
-  r->bytes = r->n * 1 + (r->n + 1) * 8 + r->nrun * 5 + r->nref * (4 + 8) + r->ncst * 8 +
+  r->bytes = r->n * 1 + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->ncst * 8 +
              (t->meta.nchunks + 1) * 2 * sizeof(size_t);
   *out = r;
   return ADE_OK;
 }
 
-/* The resident form of t's owner, built here if it fits the memory limit
- * and none is yet; NULL if none fits (or building it failed: the sweep then
- * streams, as it would without one). Concurrent builders race; the first
- * to publish wins and the others free theirs. */
+/* The owner's resident pointer after one sweep, before the second builds. */
+static char seen_mark;
+#define RES_SEEN ((ade__res *)(void *)&seen_mark)
+
+/* The resident form of t's owner, if it fits the memory limit: built by
+ * the second sweep that asks for it (a tape swept once pays no more than
+ * decoding: fresh pages for all of it would cost more than they save
+ * once); NULL: none (the sweep streams, as it would without one; also if
+ * building failed). Concurrent builders race; the first to publish wins
+ * and the others free theirs. */
 const ade__res *ade__res_get(ade_tape *t) {
   ade_tape *o = t->owner ? t->owner : t;
-  ade__res *r = atomic_load_explicit(&o->resident, memory_order_acquire);
-  if (r) return r->bytes <= t->memlimit ? r : NULL;
+  ade__res *r = atomic_load_explicit(&o->resident, memory_order_acquire), *none = NULL;
+  if (r && r != RES_SEEN) return r->bytes <= t->memlimit ? r : NULL;
   if (t->state != ADE__FINISHED || !t->meta.complete || res_bound(t) > t->memlimit) return NULL;
+  if (!r) {
+    atomic_compare_exchange_strong(&o->resident, &none, RES_SEEN);
+    return NULL;
+  }
   char msg[512];
   snprintf(msg, sizeof msg, "%s", ade_errmsg()); /* a failed build leaves no trace */
   int st = res_build(t, &r);
@@ -149,32 +166,60 @@ const ade__res *ade__res_get(ade_tape *t) {
     ade__fail(ADE_OK, "%s", msg);
     return NULL;
   }
-  ade__res *none = NULL;
-  if (!atomic_compare_exchange_strong_explicit(&o->resident, &none, r, memory_order_acq_rel,
+  ade__res *seen = RES_SEEN;
+  if (!atomic_compare_exchange_strong_explicit(&o->resident, &seen, r, memory_order_acq_rel,
                                                memory_order_acquire)) {
     ade__res_free(r);
-    r = none;
+    r = seen;
+    if (!r || r == RES_SEEN) return NULL; /* dropped meanwhile */
   } else {
     o->eval_free = ade__eval_free; /* the owner frees it */
   }
   return r->bytes <= t->memlimit ? r : NULL;
 }
 
+const ade__res *ade__res_peek(const ade_tape *t) {
+  const ade_tape *o = t->owner ? t->owner : t;
+  ade__res *r = atomic_load_explicit(&((ade_tape *)o)->resident, memory_order_acquire);
+  return r == RES_SEEN ? NULL : r;
+}
+
+/* The partials at the recorded point, computed from the resident values by
+ * the first sweep there that needs them (as ade__lin_build computes them
+ * from a decoded chunk: the same operands, the same bits), if they fit the
+ * memory limit beside the rest; NULL: they do not (or ENOMEM). */
+const double *ade__res_d(const ade_tape *t, const ade__res *rc) {
+  ade__res *r = (ade__res *)rc;
+  double *d = atomic_load_explicit(&r->d, memory_order_acquire), *none = NULL;
+  if (d) return d;
+  if (r->bytes + r->nref * sizeof *d > t->memlimit) return NULL;
+  if (!(d = ade__alloc(ade__mul_size(r->nref ? r->nref : 1, sizeof *d)))) return NULL;
+  const uint32_t *ref = r->ref;
+  const double *cs = r->cst, *V = r->val;
+  double *Dp = d;
+  for (size_t i = 0; i < r->n; i++) {
+    const unsigned op = r->op[i];
+    const int k = ade__optab[op].arity;
+    double a[ADE__MAX_ARITY];
+    RES_LOAD(k);
+    if (k) ade__op_partials(op, a, V[i + 1], Dp, NULL);
+    ref += k;
+    Dp += k;
+  }
+  if (!atomic_compare_exchange_strong_explicit(&r->d, &none, d, memory_order_acq_rel, memory_order_acquire)) {
+    ade__free(d);
+    d = none;
+  }
+  return d;
+}
+
 void ade__res_drop(ade_tape *t) {
   if (t->owner) return;
-  ade__res_free(atomic_exchange_explicit(&t->resident, NULL, memory_order_acq_rel));
+  ade__res *r = atomic_exchange_explicit(&t->resident, NULL, memory_order_acq_rel);
+  if (r != RES_SEEN) ade__res_free(r);
 }
 
 /* ------------------------------------------------------------ sweeps */
-
-/* Operands of one record: active ones from V, constants in order. */
-#define RES_LOAD(K)                                                            \
-  for (int j_ = 0; j_ < (K); j_++) a[j_] = ref[j_] ? V[ref[j_]] : *cs++;
-
-/* Whether opcode N is a comparison, an independent, passive. */
-#define RES_CMP(N) (ADE_OP_##N >= ADE_OP_LT)
-#define RES_INDEP(N) (ADE_OP_##N == ADE_OP_INDEP)
-#define RES_PASSIVE(N, F) (((F) & ADE__PASSIVE) != 0)
 
 void ade__res_values(const ade__res *r, const double *x, double *V, double *D, ade__flips *fl) {
   const uint32_t *ref = r->ref;
@@ -227,10 +272,10 @@ static inline void tan_combine(size_t p, int k, const uint32_t *ref, const doubl
   }
 }
 
-void ade__res_tangent(const ade__res *r, const double *x, double *V, size_t p, const double *Xd, double *T,
-                      ade__flips *fl) {
+void ade__res_tangent(const ade__res *r, const double *x, double *V, const double *D, size_t p,
+                      const double *Xd, double *T, ade__flips *fl) {
   const uint32_t *ref = r->ref;
-  const double *cs = r->cst, *Dp = r->d;
+  const double *cs = r->cst, *Dp = D;
   uint64_t rid = 1;
   size_t ix = 0;
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
@@ -239,7 +284,7 @@ void ade__res_tangent(const ade__res *r, const double *x, double *V, size_t p, c
     switch (r->rop[u]) {
 #define RES_TAN(N, s, K, F)                                                    \
   case ADE_OP_##N:                                                             \
-    for (uint32_t e = 0; e < len; e++, rid++, ref += (K), Dp += (K)) {         \
+    for (uint32_t e = 0; e < len; e++, rid++, ref += (K), Dp += V ? 0 : (K)) {\
       double a[ADE__MAX_ARITY + 1], d[ADE__MAX_ARITY + 1], h[6], v;            \
       double *Tr = T + rid * p;                                                \
       if (RES_INDEP(N)) {                                                      \
@@ -346,10 +391,11 @@ void ade__res_reverse_dense(const ade__res *r, const double *D, size_t q, double
 
 /* Chunk c as a linearized chunk at V (NULL: the recorded point), as
  * ade__lin_build would make it from the decoded chunk. */
-int ade__res_lin(const ade__res *r, const ade_tape *t, size_t c, const double *V, ade__lin *L) {
+int ade__res_lin(const ade__res *r, const double *D, const ade_tape *t, size_t c, const double *V,
+                 ade__lin *L) {
   const ade__chunkent *e = &t->meta.chunks[c];
   const uint32_t *ref = r->ref + r->cref[c];
-  const double *cs = r->cst + r->ccst[c], *Dp = r->d + r->cref[c];
+  const double *cs = r->cst + r->ccst[c], *Dp = V ? NULL : D + r->cref[c];
   if (ade__lin_reserve(L, e->records, r->cref[c + 1] - r->cref[c]))
     return ade__fail(ADE_ENOMEM, "out of memory linearizing chunk %zu", c);
   L->first = e->first;
@@ -373,7 +419,7 @@ int ade__res_lin(const ade__res *r, const ade_tape *t, size_t c, const double *V
         }
     }
     ref += arity;
-    Dp += arity;
+    if (!V) Dp += arity;
   }
   L->pos[L->n] = k;
   return ADE_OK;

@@ -80,7 +80,7 @@ static void forward_res(sweep *s, size_t p, const double *Xd, double *y, double 
   const ade__meta *m = &s->t->meta;
   const double *V = s->V ? s->V : s->res->val;
   ade__flips fl = {0, 0};
-  if (p) ade__res_tangent(s->res, s->V ? s->x : NULL, s->V, p, Xd, T, &fl);
+  if (p) ade__res_tangent(s->res, s->V ? s->x : NULL, s->V, s->D, p, Xd, T, &fl);
   else if (s->V) ade__res_values(s->res, s->x, s->V, s->D, &fl);
   for (size_t j = 0; j < m->ndep; j++) {
     if (y) y[j] = V[m->dep[j]];
@@ -210,7 +210,7 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
     for (size_t l = 0; l < q; l++) Ay[l] += Yb[j * q + l];
   }
   if (s->res && A->dense) { /* partials at x from the forward pass, or the recorded ones */
-    const double *D = s->V ? s->D : s->res->d, *V = s->V ? s->V : s->res->val;
+    const double *D = s->D, *V = s->V ? s->V : s->res->val;
     if (q == 1) ade__res_reverse1(s->res, D, A->dense);
     else ade__res_reverse_dense(s->res, D, q, A->dense);
     for (size_t i = 0; i < m->nindep; i++)
@@ -272,6 +272,8 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   size_t nV = x && !s->point ? nv : 0;
   int live = A && nV + nv * nvec > t->memlimit / sizeof(double);
   s->res = s->point ? NULL : ade__res_get(t);
+  const double *Drec = s->res && !x && nvec ? ade__res_d(t, s->res) : NULL; /* partials there */
+  if (s->res && !x && nvec && !Drec) s->res = NULL;
   size_t nD = A && x && s->res ? s->res->nref : 0;
   size_t need = nV + (live ? 0 : nv * nvec) + q + nD;
   if (!A && (st = ade__budget(t->memlimit, need * sizeof(double), "a forward sweep with %zu tangent(s) per "
@@ -283,7 +285,7 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   s->x = x;
   s->V = nV ? w : NULL;
   s->flips = 0;
-  s->D = nD ? w + need - nD : NULL;
+  s->D = nD ? w + need - nD : (double *)Drec;
   *W = w + nV;
   if (A) {
     A->map.q = nvec;
@@ -396,7 +398,7 @@ int ade__replay_values(ade_tape *t, const double *x, double *V) {
 void ade_tape_set_memory_limit(ade_tape *t, size_t bytes) {
   if (!t) return;
   t->memlimit = bytes;
-  if (ade__res_bytes(atomic_load(&t->resident)) > bytes) ade__res_drop(t); /* counted against it */
+  if (ade__res_bytes(ade__res_peek(t)) > bytes) ade__res_drop(t); /* counted against it */
 }
 
 size_t ade_tape_peak_live(const ade_tape *t) { return t ? t->peak_live : 0; }

@@ -208,7 +208,7 @@ static void results_eq(const results *a, const results *b, const char *what) {
   }
 }
 
-static const ade__res *resident(ade_tape *t) { return atomic_load(&t->resident); }
+static const ade__res *resident(ade_tape *t) { return ade__res_peek(t); }
 
 /* ------------------------------------------------------------ tests */
 
@@ -265,8 +265,11 @@ START_TEST(resident_layout) {
   for (unsigned op = 0; op < ADE_OP_COUNT; op++)
     ck_assert_msg(t->meta.opcount[op] > 0, "opcode %s not recorded", ade__optab[op].name);
   ck_assert_int_eq(ade_replay(t, x, NULL), ADE_OK);
+  ck_assert_ptr_null(resident(t)); /* a tape swept once stays as it is */
+  ck_assert_int_eq(ade_replay(t, x, NULL), ADE_OK);
   const ade__res *r = resident(t);
   ck_assert_ptr_nonnull(r);
+  ck_assert_ptr_null(atomic_load(&r->d)); /* no sweep at the recorded point yet */
   uint64_t sum = 0;
   for (size_t u = 0; u < r->nrun; u++) {
     ck_assert_uint_gt(r->rlen[u], 0);
@@ -278,8 +281,13 @@ START_TEST(resident_layout) {
   size_t slots = 0;
   for (size_t i = 0; i < r->n; i++) slots += ade__optab[r->op[i]].arity;
   ck_assert_uint_eq(slots, r->nref);
-  ck_assert_uint_eq(ade__res_bytes(r), r->n + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 12 + r->ncst * 8 +
-                                           (t->meta.nchunks + 1) * 2 * sizeof(size_t));
+  size_t base = r->n + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->ncst * 8 +
+                (t->meta.nchunks + 1) * 2 * sizeof(size_t);
+  ck_assert_uint_eq(ade__res_bytes(r), base);
+  double xb[3], yb[2] = {0.5, -1.25};
+  ck_assert_int_eq(ade_adjoint(t, NULL, yb, xb), ADE_OK);
+  ck_assert_ptr_nonnull(atomic_load(&r->d));
+  ck_assert_uint_eq(ade__res_bytes(r), base + r->nref * 8);
   /* A limit of exactly its bytes keeps it; one byte less drops it. */
   size_t bytes = ade__res_bytes(r);
   ade_tape_set_memory_limit(t, bytes);
@@ -292,13 +300,13 @@ START_TEST(resident_layout) {
 }
 END_TEST
 
-/* A tape read back from a file is shared with its clones: concurrent
- * calls in one thread reuse the one resident form. */
+/* Calls on a tape run on its clones and reuse the one resident form. */
 START_TEST(resident_shared_by_clones) {
   prog p = {4, 1, 300, 7};
   double x[4] = {0.3, -0.7, 1.1, 0.45}, g[4], g2[4], f, f2;
   ade_tape *t = record(&p, x, 50, 3);
   ck_assert_int_ge(ade_gradient(t, x, &f, g), 0);
+  ck_assert_int_ge(ade_gradient(t, x, &f, g), 0); /* the second sweep builds it */
   const ade__res *r = resident(t);
   ck_assert_ptr_nonnull(r);
   for (int k = 0; k < 3; k++) {
