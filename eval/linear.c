@@ -112,10 +112,13 @@ int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
   return ADE_OK;
 }
 
-/* The resident form, where it can serve a linearization (not while a
- * point is set: then the views are at that point). */
+/* The resident form, if built and within the limit, where it can serve a
+ * linearization (not while a point is set: then the views are at that
+ * point). Never built here: a sweep linearizes chunk by chunk, and only
+ * sweeps count towards building it (ade__res_get). */
 static const ade__res *lin_res(ade_tape *t) {
-  const ade__res *r = t->pt.active ? NULL : ade__res_get(t);
+  const ade__res *r = t->pt.active ? NULL : ade__res_peek(t);
+  if (r && r->bytes > t->memlimit) r = NULL;
   if (r) t->eval_free = ade__eval_free; /* frees linscratch */
   return r;
 }

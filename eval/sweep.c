@@ -403,6 +403,8 @@ void ade_tape_set_memory_limit(ade_tape *t, size_t bytes) {
 
 size_t ade_tape_peak_live(const ade_tape *t) { return t ? t->peak_live : 0; }
 
+size_t ade_tape_resident_bytes(const ade_tape *t) { return t ? ade__res_bytes(ade__res_peek(t)) : 0; }
+
 /* Directions per vector sweep when accumulating a dense Jacobian. */
 #define ADE__STRIP 64
 
