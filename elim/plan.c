@@ -288,7 +288,12 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
     return ade__fail(ADE_EINVAL, "J is %zu x %zu with %zu entries; the plan's Jacobian %zu x %zu with %zu", J->m,
                      J->n, J->nnz, p->m, p->n, p->nnz);
   double *V = NULL;
-  if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
+  const ade__res *r = x ? ade__res_find(t) : NULL;
+  if (r) { /* values and partials at x in one pass over the resident form (eval/resident.c) */
+    memset(p->val, 0, (p->ninit + 1) * sizeof *p->val);
+    st = ade__res_scatter_at(t, r, x, p->init, p->ntape, p->val);
+    if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
+  } else if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
     st = ade__point_begin(t, x);
     if (st) return st;
     if (t->pt.flips)
@@ -302,7 +307,7 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
     st = ade__replay_values(t, x, V);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   }
-  if (!st && !ade__point_wanted(t, x)) st = load_inputs(p, t, V);
+  if (!st && !r && !ade__point_wanted(t, x)) st = load_inputs(p, t, V);
   if (st) return st;
   run_program(p);
   for (size_t k = 0; k < p->nnz; k++) J->val[k] = p->val[p->out[k]];

@@ -117,8 +117,7 @@ int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
  * point). Never built here: a sweep linearizes chunk by chunk, and only
  * sweeps count towards building it (ade__res_get). */
 static const ade__res *lin_res(ade_tape *t) {
-  const ade__res *r = t->pt.active ? NULL : ade__res_peek(t);
-  if (r && r->bytes > t->memlimit) r = NULL;
+  const ade__res *r = t->pt.active ? NULL : ade__res_find(t);
   if (r) t->eval_free = ade__eval_free; /* frees linscratch */
   return r;
 }

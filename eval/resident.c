@@ -178,6 +178,11 @@ const ade__res *ade__res_get(ade_tape *t) {
   return r->bytes <= t->memlimit ? r : NULL;
 }
 
+const ade__res *ade__res_find(const ade_tape *t) {
+  const ade__res *r = ade__res_peek(t);
+  return r && r->bytes <= t->memlimit ? r : NULL;
+}
+
 const ade__res *ade__res_peek(const ade_tape *t) {
   const ade_tape *o = t->owner ? t->owner : t;
   ade__res *r = atomic_load_explicit(&((ade_tape *)o)->resident, memory_order_acquire);
@@ -423,4 +428,33 @@ int ade__res_lin(const ade__res *r, const double *D, const ade_tape *t, size_t c
   }
   L->pos[L->n] = k;
   return ADE_OK;
+}
+
+/* Values and partials at x in one pass (V: the values, D: each slot's
+ * partial, from the tape's workspace), then out[init[k]] += the k-th
+ * active partial, k in the order of the linearized chunks: the inputs of a
+ * plan, as ade__replay_values, ade__lin_at and their sum would give them. */
+int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, const size_t *init, size_t ntape,
+                        double *out) {
+  double *V = ade__work(t, ade__mul_size(1, r->n + 1 + r->nref));
+  if (!V) return ade__fail(ADE_ENOMEM, "out of memory for %zu values and partials", r->n + 1 + r->nref);
+  const double *D = V + r->n + 1;
+  ade__flips fl = {0, 0};
+  ade__res_values(r, x, V, V + r->n + 1, &fl);
+  size_t q = 0, s = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    const unsigned op = r->op[i];
+    const int k = ade__optab[op].arity;
+    for (int j = 0; j < k && !(ade__optab[op].flags & ADE__PASSIVE); j++) {
+      if (!r->ref[s + j]) continue;
+      if (q == ntape) return ade__fail(ADE_EINVAL, "the tape has more than the plan's %zu operands", ntape);
+      if (init[q]) out[init[q]] += D[s + j];
+      q++;
+    }
+    s += (size_t)k;
+  }
+  if (q != ntape) return ade__fail(ADE_EINVAL, "the tape has %zu operands; the plan was compiled for %zu", q, ntape);
+  if (!fl.n) return ADE_OK;
+  return ade__fail(ADE_WBRANCH, "%llu recorded comparison(s) differ at this point, first at op %llu",
+                   (unsigned long long)fl.n, (unsigned long long)fl.first);
 }
