@@ -288,8 +288,9 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
     return ade__fail(ADE_EINVAL, "J is %zu x %zu with %zu entries; the plan's Jacobian %zu x %zu with %zu", J->m,
                      J->n, J->nnz, p->m, p->n, p->nnz);
   double *V = NULL;
-  const ade__res *r = x ? ade__res_find(t) : NULL;
-  if (r) { /* values and partials at x in one pass over the resident form (eval/resident.c) */
+  const ade__res *r = ade__res_find(t);
+  if (r && !x && !ade__res_d(t, r)) r = NULL; /* the recorded partials do not fit */
+  if (r) { /* partials (and values at x) in one pass over the resident form (eval/resident.c) */
     memset(p->val, 0, (p->ninit + 1) * sizeof *p->val);
     st = ade__res_scatter_at(t, r, x, p->init, p->ntape, p->val);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;

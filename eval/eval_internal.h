@@ -39,9 +39,10 @@ typedef struct ade__flips {
 const ade__res *ade__res_get(ade_tape *t);
 const ade__res *ade__res_peek(const ade_tape *t); /* the owner's, if built; never builds */
 const ade__res *ade__res_find(const ade_tape *t); /* the same, if within t's memory limit */
-/* A plan's inputs at x over the resident form in one pass: out[init[k]] +=
- * the k-th of the ntape active partials at x (linearized-chunk order);
- * ADE_WBRANCH (out complete) when a recorded comparison differs at x. */
+/* A plan's inputs at x (NULL: the recorded point, whose partials must fit:
+ * ade__res_d) over the resident form in one pass: out[init[k]] += the k-th
+ * of the ntape active partials (linearized-chunk order); ADE_WBRANCH (out
+ * complete) when a recorded comparison differs at x. */
 int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, const size_t *init, size_t ntape,
                         double *out);
 /* r's partials at the recorded point (computed now if they fit t's
