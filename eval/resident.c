@@ -88,6 +88,8 @@ static int run_grow(ade__res *r, size_t *cap) {
 
 /* Copy the decoded view v (at the recorded point) into r; *k: slots so far. */
 static int res_add_view(ade__res *r, const ade__view *v, size_t *k, size_t *cstcap, size_t *runcap) {
+  if (v->first > r->n || v->n > r->n - v->first)
+    return ade__fail(ADE_EFORMAT, "a chunk's records lie beyond the footer's %zu", r->n);
   for (uint32_t i = 0; i < v->n; i++) {
     const unsigned op = v->op[i];
     const int arity = ade__optab[op].arity;
