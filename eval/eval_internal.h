@@ -11,16 +11,19 @@
  * once into flat arrays, shared read only by the tape and its clones. Per
  * record: its opcode (1 byte) and its value at the recorded point (8);
  * per operand slot (arity of each record, in record order): the operand's
- * id, 0 for a constant (4); per constant operand its value (8); per run of
+ * id, 0 for a constant (4); per active operand of a record with partials
+ * its slot (4); per constant operand its value (8); per run of
  * records of one opcode, the opcode and the length (5). The partials at
  * the recorded point (8 per slot) are added by the first sweep there. */
 typedef struct ade__res {
   size_t n;            /* records */
-  size_t nrun, nref, ncst;
+  size_t nrun, nref, nact, ncst;
   uint8_t *op;         /* n: record rid's opcode at op[rid - 1] */
   uint8_t *rop;        /* nrun: opcode of each run */
   uint32_t *rlen;      /* nrun: records in each run */
   uint32_t *ref;       /* nref: operand ids, 0 = the next constant */
+  uint32_t *act;       /* nact: the slots of the active operands of records with partials,
+                        * in order (the operands of the linearized chunks) */
   double *cst;         /* ncst */
   double *val;         /* n + 1: val[rid], the values at the recorded point */
   _Atomic(double *) d; /* nref: partials at the recorded point (constants' unused), or NULL */

@@ -19,6 +19,7 @@ void ade__res_free(ade__res *r) {
   ade__free(r->rop);
   ade__free(r->rlen);
   ade__free(r->ref);
+  ade__free(r->act);
   ade__free(r->cst);
   ade__free(r->val);
   ade__free(atomic_load(&r->d));
@@ -36,12 +37,13 @@ static size_t slot_count(const ade__meta *m) {
 }
 
 /* Bytes the resident form of t takes at most (constants: at most one per
- * operand slot; runs: at most one per record), its partials not counted:
+ * operand slot; runs: at most one per record; active operands: at most
+ * one per slot), its partials not counted:
  * the figure checked against the memory limit before building. */
 static size_t res_bound(const ade_tape *t) {
   size_t n = (size_t)t->meta.records, k = slot_count(&t->meta), nc = t->meta.nchunks + 1;
   if (t->meta.records >= UINT32_MAX || k >= SIZE_MAX / 32) return SIZE_MAX;
-  return n * (1 + 8 + 5) + 8 + k * (4 + 8) + nc * 2 * sizeof(size_t);
+  return n * (1 + 8 + 5) + 8 + k * (4 + 4 + 8) + nc * 2 * sizeof(size_t);
 }
 
 size_t ade__res_bytes(const ade__res *r) {
@@ -55,10 +57,11 @@ static int res_alloc(ade__res *r, const ade_tape *t) {
   r->nref = slot_count(&t->meta);
   r->op = ade__alloc(n ? n : 1);
   r->ref = ade__alloc(ade__mul_size(r->nref ? r->nref : 1, sizeof *r->ref));
+  r->act = ade__alloc(ade__mul_size(r->nref ? r->nref : 1, sizeof *r->act));
   r->val = ade__alloc(ade__mul_size(n + 1, sizeof *r->val));
   r->cref = ade__alloc(ade__mul_size(nc, sizeof *r->cref));
   r->ccst = ade__alloc(ade__mul_size(nc, sizeof *r->ccst));
-  if (!r->op || !r->ref || !r->val || !r->cref || !r->ccst) return ADE_ENOMEM;
+  if (!r->op || !r->ref || !r->act || !r->val || !r->cref || !r->ccst) return ADE_ENOMEM;
   r->val[0] = 0.0;
   return ADE_OK;
 }
@@ -107,6 +110,7 @@ static int res_add_view(ade__res *r, const ade__view *v, size_t *k, size_t *cstc
     for (int j = 0; j < arity; j++, (*k)++) {
       if (*k >= r->nref) return ade__fail(ADE_EFORMAT, "more operands than the footer's opcode counts");
       r->ref[*k] = (uint32_t)arg[j];
+      if (arg[j] && !(ade__optab[op].flags & ADE__PASSIVE)) r->act[r->nact++] = (uint32_t)*k;
       if (arg[j]) continue;
       if (grow((void **)&r->cst, cstcap, r->ncst + 1, sizeof *r->cst)) return ADE_ENOMEM;
       r->cst[r->ncst++] = argv[j];
@@ -136,7 +140,7 @@ static int res_build(ade_tape *t, ade__res **out) {
   }
   r->cref[t->meta.nchunks] = k;
   r->ccst[t->meta.nchunks] = r->ncst;
-  r->bytes = r->n * 1 + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->ncst * 8 +
+  r->bytes = r->n * 1 + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->nact * 4 + r->ncst * 8 +
              (t->meta.nchunks + 1) * 2 * sizeof(size_t);
   *out = r;
   return ADE_OK;
@@ -445,19 +449,11 @@ int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, const s
   ade__flips fl = {0, 0};
   if (!D) return ade__fail(ADE_ENOMEM, "the partials at the recorded point do not fit the memory limit");
   if (x) ade__res_values(r, x, V, V + r->n + 1, &fl);
-  size_t q = 0, s = 0;
-  for (size_t i = 0; i < r->n; i++) {
-    const unsigned op = r->op[i];
-    const int k = ade__optab[op].arity;
-    for (int j = 0; j < k && !(ade__optab[op].flags & ADE__PASSIVE); j++) {
-      if (!r->ref[s + j]) continue;
-      if (q == ntape) return ade__fail(ADE_EINVAL, "the tape has more than the plan's %zu operands", ntape);
-      if (init[q]) out[init[q]] += D[s + j];
-      q++;
-    }
-    s += (size_t)k;
-  }
-  if (q != ntape) return ade__fail(ADE_EINVAL, "the tape has %zu operands; the plan was compiled for %zu", q, ntape);
+  if (r->nact != ntape)
+    return ade__fail(ADE_EINVAL, "the tape has %zu operands; the plan was compiled for %zu", r->nact, ntape);
+  const uint32_t *act = r->act;
+  for (size_t q = 0; q < ntape; q++)
+    if (init[q]) out[init[q]] += D[act[q]];
   if (!fl.n) return ADE_OK;
   return ade__fail(ADE_WBRANCH, "%llu recorded comparison(s) differ at this point, first at op %llu",
                    (unsigned long long)fl.n, (unsigned long long)fl.first);

@@ -283,7 +283,12 @@ START_TEST(resident_layout) {
   size_t slots = 0;
   for (size_t i = 0; i < r->n; i++) slots += ade__optab[r->op[i]].arity;
   ck_assert_uint_eq(slots, r->nref);
-  size_t base = r->n + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->ncst * 8 +
+  size_t act = 0, s = 0;
+  for (size_t i = 0; i < r->n; s += ade__optab[r->op[i]].arity, i++)
+    for (int j = 0; j < ade__optab[r->op[i]].arity && !(ade__optab[r->op[i]].flags & ADE__PASSIVE); j++)
+      if (r->ref[s + j]) ck_assert_uint_eq(r->act[act++], s + j);
+  ck_assert_uint_eq(act, r->nact);
+  size_t base = r->n + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->nact * 4 + r->ncst * 8 +
                 (t->meta.nchunks + 1) * 2 * sizeof(size_t);
   ck_assert_uint_eq(ade__res_bytes(r), base);
   double xb[3], yb[2] = {0.5, -1.25};
