@@ -436,7 +436,7 @@ ADE_API void ade_tape_set_memory_limit(ade_tape *t, size_t bytes);
  * The second sweep over a finished tape decodes it once into flat arrays
  * that later sweeps, plans and Hessians' value passes use instead of
  * decoding chunks, when it fits the memory limit: about 9 bytes per record
- * plus 4 per operand and 8 per constant operand, and 8 per operand more
+ * plus 8 per operand and 8 per constant operand, and 8 per operand more
  * once a sweep at the recorded point needs the partials there
  * (doc/user-guide.md, "Sweeps"). It is shared by all threads evaluating
  * the tape and counted against the memory limit; lowering the limit below
