@@ -291,8 +291,11 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
   const ade__res *r = ade__res_find(t);
   if (r && !x && !ade__res_d(t, r)) r = NULL; /* the recorded partials do not fit */
   if (r) { /* partials (and values at x) in one pass over the resident form (eval/resident.c) */
+    size_t nw = ade__res_scatter_work(r, x);
+    double *W = ade__work(t, nw ? nw : 1);
+    if (!W) return ade__fail(ADE_ENOMEM, "out of memory for %zu values and partials", nw);
     memset(p->val, 0, (p->ninit + 1) * sizeof *p->val);
-    st = ade__res_scatter_at(t, r, x, p->init, p->ntape, p->val);
+    st = ade__res_scatter_at(t, r, x, W, p->init, p->ntape, p->val);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   } else if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
     st = ade__point_begin(t, x);

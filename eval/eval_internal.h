@@ -46,8 +46,12 @@ const ade__res *ade__res_find(const ade_tape *t); /* the same, if within t's mem
  * ade__res_d) over the resident form in one pass: out[init[k]] += the k-th
  * of the ntape active partials (linearized-chunk order); ADE_WBRANCH (out
  * complete) when a recorded comparison differs at x. */
-int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, const size_t *init, size_t ntape,
-                        double *out);
+int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, double *W, const size_t *init,
+                        size_t ntape, double *out);
+/* The doubles of workspace W it needs (values and partials at x; 0 at the
+ * recorded point): the caller's, so that out may live in the tape's work
+ * area beside it. */
+size_t ade__res_scatter_work(const ade__res *r, const double *x);
 /* r's partials at the recorded point (computed now if they fit t's
  * memory limit beside r; NULL if not). */
 const double *ade__res_d(const ade_tape *t, const ade__res *r);

@@ -436,15 +436,15 @@ int ade__res_lin(const ade__res *r, const double *D, const ade_tape *t, size_t c
   return ADE_OK;
 }
 
-/* Values and partials at x in one pass (V: the values, D: each slot's
- * partial, from the tape's workspace; x NULL: the partials at the recorded
- * point), then out[init[k]] += the k-th
+/* Values and partials at x in one pass (into W: the values, then each
+ * slot's partial; x NULL: the partials at the recorded point), then out[init[k]] += the k-th
  * active partial, k in the order of the linearized chunks: the inputs of a
  * plan, as ade__replay_values, ade__lin_at and their sum would give them. */
-int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, const size_t *init, size_t ntape,
-                        double *out) {
-  double *V = x ? ade__work(t, ade__mul_size(1, r->n + 1 + r->nref)) : NULL;
-  if (x && !V) return ade__fail(ADE_ENOMEM, "out of memory for %zu values and partials", r->n + 1 + r->nref);
+size_t ade__res_scatter_work(const ade__res *r, const double *x) { return x ? r->n + 1 + r->nref : 0; }
+
+int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, double *W, const size_t *init,
+                        size_t ntape, double *out) {
+  double *V = W;
   const double *D = x ? V + r->n + 1 : ade__res_d(t, r);
   ade__flips fl = {0, 0};
   if (!D) return ade__fail(ADE_ENOMEM, "the partials at the recorded point do not fit the memory limit");
