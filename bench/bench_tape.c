@@ -66,6 +66,7 @@ struct ade_result {
   /* Sweeps: [0] the first sweep over a freshly recorded tape, [1] a sweep
    * repeated over the same tape (whatever the tape kept from before). */
   double fwd_s[2], rev_s[2], fwdrev_s[2];
+  double resident[2]; /* bytes of the tape's resident form after the sweeps, and with partials */
   double *y, *yd, *xb;
 };
 
@@ -183,6 +184,9 @@ static void ade_bench(const struct bench_problem *p, struct ade_result *r)
     r->fwdrev_s[0] = bench_time(ade_fresh, ade_fwdrev, NULL, &c);
     r->fwdrev_s[1] = bench_time(NULL, ade_fwdrev, NULL, &c);
     ade_fwd(&c); /* leave y and yd from the tangent sweep */
+    r->resident[0] = (double)ade_tape_resident_bytes(c.tape);
+    ade_rev(&c); /* untimed: a sweep at the recorded point adds its partials */
+    r->resident[1] = (double)ade_tape_resident_bytes(c.tape);
   }
   ade_drop(&c);
   r->ok = c.status >= 0;
@@ -319,6 +323,15 @@ static void print_times(const struct row *rows, int k)
          " (after an untimed zos_forward(keep = 1)).\n"
          "fwd+rev: adelim ade_adjoint(x) vs ADOL-C zos_forward(keep = 1) + fos_reverse.\n"
          "first: each timed sweep runs on a tape recorded (untimed) just before it.\n\n");
+  printf("Resident form (ade_tape_resident_bytes; built by a tape's second sweep), after sweeps at x\n"
+         "and after one more at the recorded point (which adds the partials there):\n");
+  for (int i = 0; i < k; i++) {
+    const struct row *r = &rows[i];
+    if (r->a.ok && r->a.records > 0)
+      printf("  %s: %.0f bytes = %.2f B/record; %.0f bytes = %.2f B/record\n", r->p->name, r->a.resident[0],
+             r->a.resident[0] / r->a.records, r->a.resident[1], r->a.resident[1] / r->a.records);
+  }
+  printf("\n");
 }
 
 static void print_checks(const struct row *rows, int k)

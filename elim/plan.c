@@ -326,11 +326,19 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
   if (p->color) /* CPR: compressed sweeps */
     return ade_jacobian_cpr_values(t, p->method == ADE_ELIM_CPR_FORWARD ? ADE_FORWARD : ADE_REVERSE, x, p->color,
                                    p->ncolors, J);
-  /* The workspace: the values at x (when kept), then the plan's slots. */
-  size_t nV = x && !ade__point_wanted(t, x) ? (size_t)t->meta.records + 1 : 0;
-  double *W = ade__work(t, nV + p->nslot), *V = nV ? W : NULL, *val = W ? W + nV : NULL;
-  if (!W) return ade__fail(ADE_ENOMEM, "out of memory for %zu values", nV + p->nslot);
-  if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
+  /* The workspace: the resident form's scatter space or the values at x
+   * (when kept), then the plan's slots. */
+  const ade__res *r = ade__res_find(t);
+  if (r && !x && !ade__res_d(t, r)) r = NULL; /* the recorded partials do not fit */
+  size_t nR = r ? ade__res_scatter_work(r, x) : 0;
+  size_t nV = !r && x && !ade__point_wanted(t, x) ? (size_t)t->meta.records + 1 : 0;
+  double *W = ade__work(t, nR + nV + p->nslot), *V = nV ? W : NULL, *val = W ? W + nR + nV : NULL;
+  if (!W) return ade__fail(ADE_ENOMEM, "out of memory for %zu values", nR + nV + p->nslot);
+  if (r) { /* partials (and values at x) in one pass over the resident form (eval/resident.c) */
+    memset(val, 0, (p->ninit + 1) * sizeof *val);
+    st = ade__res_scatter_at(t, r, x, W, p->init, p->ntape, val);
+    if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
+  } else if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
     st = ade__point_begin(t, x);
     if (st) return st;
     if (t->pt.flips)
@@ -342,7 +350,7 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
     st = ade__replay_values(t, x, V);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   }
-  if (!st && !ade__point_wanted(t, x)) st = load_inputs(p, t, V, val);
+  if (!st && !r && !ade__point_wanted(t, x)) st = load_inputs(p, t, V, val);
   if (st) return st;
   run_program(p, val);
   for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->out[k]];

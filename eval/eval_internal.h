@@ -7,6 +7,74 @@
 
 #include "record_internal.h"
 
+/* The resident form of a finished tape (resident.c): every record decoded
+ * once into flat arrays, shared read only by the tape and its clones. Per
+ * record: its opcode (1 byte) and its value at the recorded point (8);
+ * per operand slot (arity of each record, in record order): the operand's
+ * id, 0 for a constant (4); per active operand of a record with partials
+ * its slot (4); per constant operand its value (8); per run of
+ * records of one opcode, the opcode and the length (5). The partials at
+ * the recorded point (8 per slot) are added by the first sweep there. */
+typedef struct ade__res {
+  size_t n;            /* records */
+  size_t nrun, nref, nact, ncst;
+  uint8_t *op;         /* n: record rid's opcode at op[rid - 1] */
+  uint8_t *rop;        /* nrun: opcode of each run */
+  uint32_t *rlen;      /* nrun: records in each run */
+  uint32_t *ref;       /* nref: operand ids, 0 = the next constant */
+  uint32_t *act;       /* nact: the slots of the active operands of records with partials,
+                        * in order (the operands of the linearized chunks) */
+  double *cst;         /* ncst */
+  double *val;         /* n + 1: val[rid], the values at the recorded point */
+  _Atomic(double *) d; /* nref: partials at the recorded point (constants' unused), or NULL */
+  size_t *cref, *ccst; /* nchunks + 1: each chunk's first slot and constant */
+  size_t bytes;        /* all of the above but d */
+} ade__res;
+
+/* Recorded comparisons that differ at a point: how many, the first's op. */
+typedef struct ade__flips {
+  uint64_t n, first;
+} ade__flips;
+
+/* t's resident form (built now if it fits t's memory limit and none is
+ * yet); NULL: sweeps stream the chunks (beyond the limit, or building
+ * failed). */
+const ade__res *ade__res_get(ade_tape *t);
+const ade__res *ade__res_peek(const ade_tape *t); /* the owner's, if built; never builds */
+const ade__res *ade__res_find(const ade_tape *t); /* the same, if within t's memory limit */
+/* A plan's inputs at x (NULL: the recorded point, whose partials must fit:
+ * ade__res_d) over the resident form in one pass: out[init[k]] += the k-th
+ * of the ntape active partials (linearized-chunk order); ADE_WBRANCH (out
+ * complete) when a recorded comparison differs at x. */
+int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, double *W, const size_t *init,
+                        size_t ntape, double *out);
+/* The doubles of workspace W it needs (values and partials at x; 0 at the
+ * recorded point): the caller's, so that out may live in the tape's work
+ * area beside it. */
+size_t ade__res_scatter_work(const ade__res *r, const double *x);
+/* r's partials at the recorded point (computed now if they fit t's
+ * memory limit beside r; NULL if not). */
+const double *ade__res_d(const ade_tape *t, const ade__res *r);
+size_t ade__res_bytes(const ade__res *r);
+void ade__res_free(ade__res *r);
+void ade__res_drop(ade_tape *t); /* an owner's, freed (ade_tape_set_memory_limit, free) */
+/* V[rid] = values at x (V: n + 1 doubles), and with D (nref doubles) each
+ * slot's partial there; flips counted in fl. */
+void ade__res_values(const ade__res *r, const double *x, double *V, double *D, ade__flips *fl);
+/* p tangents T (p per variable) seeded with Xd at the independents: at x
+ * with V (values there, computed on the way), or at the recorded point (V
+ * and x NULL) with its partials D. */
+void ade__res_tangent(const ade__res *r, const double *x, double *V, const double *D, size_t p,
+                      const double *Xd, double *T, ade__flips *fl);
+/* Reverse sweeps with partials D (r->d: the recorded point) over dense
+ * adjoints A seeded at the dependents: one per variable, or q. */
+void ade__res_reverse1(const ade__res *r, const double *D, double *A);
+void ade__res_reverse_dense(const ade__res *r, const double *D, size_t q, double *A);
+/* Chunk c linearized at V (NULL: the recorded point, partials D) from r. */
+int ade__res_lin(const ade__res *r, const double *D, const ade_tape *t, size_t c, const double *V,
+                 ade__lin *L);
+int ade__lin_reserve(ade__lin *L, size_t n, size_t nops);
+
 /* Live map (livemap.c). */
 double *ade__livemap_find(const ade__livemap *m, uint64_t id);
 double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: ENOMEM */

@@ -11,7 +11,7 @@ void ade__lin_free(ade__lin *L) {
   memset(L, 0, sizeof *L);
 }
 
-static int lin_reserve(ade__lin *L, size_t n, size_t nops) {
+int ade__lin_reserve(ade__lin *L, size_t n, size_t nops) {
   if (n > L->cap) {
     uint8_t *op = ade__realloc(L->op, n);
     if (op) L->op = op;
@@ -37,7 +37,7 @@ static int lin_reserve(ade__lin *L, size_t n, size_t nops) {
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L) {
   t->eval_free = ade__eval_free;
   const ade__view *v = &t->view;
-  if (lin_reserve(L, v->n, ADE__MAX_ARITY * (size_t)v->n))
+  if (ade__lin_reserve(L, v->n, ADE__MAX_ARITY * (size_t)v->n))
     return ade__fail(ADE_ENOMEM, "out of memory linearizing chunk %zu", t->view_chunk);
   L->first = v->first;
   L->n = v->n;
@@ -112,7 +112,23 @@ int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
   return ADE_OK;
 }
 
+/* The resident form, if built and within the limit, where it can serve a
+ * linearization (not while a point is set: then the views are at that
+ * point). Never built here: a sweep linearizes chunk by chunk, and only
+ * sweeps count towards building it (ade__res_get). */
+static const ade__res *lin_res(ade_tape *t) {
+  const ade__res *r = t->pt.active ? NULL : ade__res_find(t);
+  if (r) t->eval_free = ade__eval_free; /* frees linscratch */
+  return r;
+}
+
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
+  const ade__res *r = lin_res(t);
+  const double *D = r ? ade__res_d(t, r) : NULL;
+  if (D) {
+    *out = &t->linscratch;
+    return ade__res_lin(r, D, t, c, NULL, &t->linscratch);
+  }
   int st = ade__lin_peek(t, c, out);
   if (st || *out) return st;
   *out = &t->linscratch;
@@ -121,6 +137,7 @@ int ade__lin_get(ade_tape *t, size_t c, const ade__lin **out) {
 
 void ade__eval_free(ade_tape *t) {
   ade__lin_cache_free(t);
+  ade__res_drop(t);
   ade__point_free(t);
 }
 
@@ -139,6 +156,9 @@ void ade__lin_cache_free(ade_tape *t) {
 
 int ade__lin_at(ade_tape *t, size_t c, const double *V, const ade__lin **out) {
   if (!V) return ade__lin_get(t, c, out);
+  const ade__res *r = lin_res(t);
+  *out = &t->linscratch;
+  if (r) return ade__res_lin(r, NULL, t, c, V, &t->linscratch);
   int st = ade__view_load_lean(t, c);
   if (!st) st = ade__lin_build(t, V, &t->linscratch);
   *out = &t->linscratch;

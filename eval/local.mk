@@ -4,4 +4,5 @@ libadelim_core_la_SOURCES += \
 	%D%/sweep.c \
 	%D%/livemap.c \
 	%D%/linear.c \
-	%D%/point.c
+	%D%/point.c \
+	%D%/resident.c

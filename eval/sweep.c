@@ -11,6 +11,8 @@ typedef struct sweep {
   double *V;
   uint64_t flips, first_flip;
   int point; /* x is the tape's point (point.c): V is NULL */
+  const ade__res *res; /* the resident form, if the sweep uses it */
+  double *D;           /* with res at x, a reverse sweep's partials there */
 } sweep;
 
 /* Zero-order step at a new point: V[rid] = op(a), flagging branch flips;
@@ -73,10 +75,29 @@ static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, doub
   }
 }
 
+/* forward() over the resident form: the same values, tangents and flips. */
+static void forward_res(sweep *s, size_t p, const double *Xd, double *y, double *Yd, double *T) {
+  const ade__meta *m = &s->t->meta;
+  const double *V = s->V ? s->V : s->res->val;
+  ade__flips fl = {0, 0};
+  if (p) ade__res_tangent(s->res, s->V ? s->x : NULL, s->V, s->D, p, Xd, T, &fl);
+  else if (s->V) ade__res_values(s->res, s->x, s->V, s->D, &fl);
+  for (size_t j = 0; j < m->ndep; j++) {
+    if (y) y[j] = V[m->dep[j]];
+    for (size_t l = 0; Yd && l < p; l++) Yd[j * p + l] = T[m->dep[j] * p + l];
+  }
+  if (fl.n && !s->flips) s->first_flip = fl.first;
+  s->flips += fl.n;
+}
+
 /* Forward over all chunks: values at x (if given) and p tangents T; p = 0
  * replays the values only (x must be given). */
 static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, double *T) {
   ade_tape *t = s->t;
+  if (s->res) {
+    forward_res(s, p, Xd, y, Yd, T);
+    return ADE_OK;
+  }
   size_t ix = 0, iy = 0, jx = 0;
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
@@ -188,6 +209,15 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
     if (!Ay) return ade__fail(ADE_ENOMEM, "out of memory seeding adjoints");
     for (size_t l = 0; l < q; l++) Ay[l] += Yb[j * q + l];
   }
+  if (s->res && A->dense) { /* partials at x from the forward pass, or the recorded ones */
+    const double *D = s->D, *V = s->V ? s->V : s->res->val;
+    if (q == 1) ade__res_reverse1(s->res, D, A->dense);
+    else ade__res_reverse_dense(s->res, D, q, A->dense);
+    for (size_t i = 0; i < m->nindep; i++)
+      for (size_t l = 0; l < q; l++) Xb[i * q + l] = A->dense[m->indep[i] * q + l];
+    for (size_t j = 0; y && j < m->ndep; j++) y[j] = V[m->dep[j]];
+    return ADE_OK;
+  }
   for (size_t c = m->nchunks; c-- > 0;) {
     const ade__lin *L = NULL;
     if (q == 1 && A->dense) { /* linearized only if kept, else straight from the view */
@@ -241,7 +271,11 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   s->point = ade__point_wanted(t, x);
   size_t nV = x && !s->point ? nv : 0;
   int live = A && nV + nv * nvec > t->memlimit / sizeof(double);
-  size_t need = nV + (live ? 0 : nv * nvec) + q;
+  s->res = s->point ? NULL : ade__res_get(t);
+  const double *Drec = s->res && !x && nvec ? ade__res_d(t, s->res) : NULL; /* partials there */
+  if (s->res && !x && nvec && !Drec) s->res = NULL;
+  size_t nD = A && x && s->res ? s->res->nref : 0;
+  size_t need = nV + (live ? 0 : nv * nvec) + q + nD;
   if (!A && (st = ade__budget(t->memlimit, need * sizeof(double), "a forward sweep with %zu tangent(s) per "
                               "variable over %zu variables", nvec, nv - 1)))
     return st;
@@ -251,6 +285,7 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   s->x = x;
   s->V = nV ? w : NULL;
   s->flips = 0;
+  s->D = nD ? w + need - nD : (double *)Drec;
   *W = w + nV;
   if (A) {
     A->map.q = nvec;
@@ -355,16 +390,20 @@ int ade_gradient(ade_tape *shared, const double *x, double *f, double *g) {
 }
 
 int ade__replay_values(ade_tape *t, const double *x, double *V) {
-  sweep s = {t, x, V, 0, 0, 0};
+  sweep s = {t, x, V, 0, 0, 0, ade__res_get(t), NULL};
   return finish(&s, forward(&s, 0, NULL, NULL, NULL, NULL));
 }
 
 /* See ade_tape_set_memory_limit: every consumer of the tape checks it. */
 void ade_tape_set_memory_limit(ade_tape *t, size_t bytes) {
-  if (t) t->memlimit = bytes;
+  if (!t) return;
+  t->memlimit = bytes;
+  if (ade__res_bytes(ade__res_peek(t)) > bytes) ade__res_drop(t); /* counted against it */
 }
 
 size_t ade_tape_peak_live(const ade_tape *t) { return t ? t->peak_live : 0; }
+
+size_t ade_tape_resident_bytes(const ade_tape *t) { return t ? ade__res_bytes(ade__res_peek(t)) : 0; }
 
 /* Directions per vector sweep when accumulating a dense Jacobian. */
 #define ADE__STRIP 64

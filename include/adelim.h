@@ -450,6 +450,16 @@ ADE_API int ade_gradient(ade_tape *t, const double *x, double *f, double *g);
  * records than the limit can hold is thus refused before any array is
  * sized from its count. */
 ADE_API void ade_tape_set_memory_limit(ade_tape *t, size_t bytes);
+/*! ade_tape_resident_bytes: bytes of the tape's resident form (0: none).
+ * The second sweep over a finished tape decodes it once into flat arrays
+ * that later sweeps, plans and Hessians' value passes use instead of
+ * decoding chunks, when it fits the memory limit: about 9 bytes per record
+ * plus 8 per operand and 8 per constant operand, and 8 per operand more
+ * once a sweep at the recorded point needs the partials there
+ * (doc/user-guide.md, "Sweeps"). It is shared by all threads evaluating
+ * the tape and counted against the memory limit; lowering the limit below
+ * it frees it. */
+ADE_API size_t ade_tape_resident_bytes(const ade_tape *t);
 /*! ade_tape_peak_live: the most live adjoints held by the last reverse sweep
  * that ran on live adjoints (0 if none did; with several threads, the last
  * such sweep to finish). */

@@ -152,6 +152,10 @@ struct ade_tape {
    * the tape's point, when one is set. Hooks, so that record/ calls no
    * function of the layer above it. */
   void (*eval_free)(ade_tape *t);
+  /* The evaluator's resident form of a finished tape (eval/resident.c):
+   * built by the first sweep that fits it, published here in the owner and
+   * shared read only by its clones; eval_free frees it with the owner. */
+  _Atomic(struct ade__res *) resident;
   void (*view_apply)(ade_tape *t, ade__view *v);
   /* Sharing between threads: evaluations run on a clone, a copy of the
    * finished tape with workspaces of its own (everything above from cd on);

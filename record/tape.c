@@ -95,6 +95,7 @@ static ade_tape *clone_new(const ade_tape *t) {
   c->workcap = 0;
   memset(&c->pt, 0, sizeof c->pt);
   c->view_apply = NULL;
+  atomic_init(&c->resident, NULL); /* the owner's is shared, not copied */
   for (int i = 0; i < ADE__SPARES; i++) atomic_init(&c->spare[i], NULL);
   return c;
 }

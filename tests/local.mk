@@ -26,6 +26,13 @@ check_PROGRAMS += %D%/check_tape
 TESTS += %D%/check_tape
 EXTRA_DIST += %D%/data/good-v1.adt %D%/data/bad-version.adt %D%/data/bad-magic.adt \
 	%D%/data/bad-checksum.adt %D%/data/truncated.adt %D%/data/empty.adt
+check_PROGRAMS += %D%/check_eval
+%C%_check_eval_SOURCES = %D%/check_eval.c
+%C%_check_eval_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_eval_CFLAGS = $(TEST_CFLAGS)
+%C%_check_eval_LDADD = $(TEST_LDADD)
+TESTS += %D%/check_eval
+
 check_PROGRAMS += %D%/check_threads
 %C%_check_threads_SOURCES = %D%/check_threads.c %D%/randprog.h
 %C%_check_threads_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -1,0 +1,338 @@
+/* check_eval.c: the resident form gives, bit for bit, what the chunk-streaming sweeps give:
+ * random programs over every opcode, at the recorded point and new ones, scalar and vector,
+ * with branch flips. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval_internal.h"
+#include "testutil.h"
+
+/* ------------------------------------------------------------ programs */
+
+#define NKINDS 50
+
+/* One step of kind k on earlier values a, b, c and a constant q in
+ * [0.3, 1.7]: every opcode appears in some kind, with constant operands in
+ * each position and comparisons that choose what is recorded next. */
+static ade_double step(int k, ade_double a, ade_double b, ade_double c, double q) {
+  const ade_double Q = ade_passive(q);
+#define P(v) ade_passive(v)
+  switch (k) {
+  case 0: return ade_add(a, b);
+  case 1: return ade_sub(a, b);
+  case 2: return ade_mul(a, b);
+  case 3: return ade_div(a, ade_add(P(1.5), ade_square(b)));
+  case 4: return ade_neg(a);
+  case 5: return ade_square(a);
+  case 6: return ade_fma(a, b, c);
+  case 7: return ade_fma(a, Q, b);
+  case 8: return ade_sqrt(ade_add(P(1.0), ade_square(a)));
+  case 9: return ade_cbrt(a);
+  case 10: return ade_exp(ade_tanh(a));
+  case 11: return ade_expm1(ade_tanh(a));
+  case 12: return ade_log(ade_add(P(1.2), ade_square(a)));
+  case 13: return ade_log1p(ade_square(a));
+  case 14: return ade_log10(ade_add(Q, ade_square(a)));
+  case 15: return ade_pow(ade_add(P(1.5), ade_sin(a)), ade_tanh(b));
+  case 16: return ade_pow(a, P(3.0)); /* a < 0: the exponent's partial is NaN, a constant's */
+  case 17: return ade_sin(a);
+  case 18: return ade_cos(a);
+  case 19: return ade_tan(ade_mul(P(0.5), ade_tanh(a)));
+  case 20: return ade_asin(ade_mul(P(0.9), ade_tanh(a)));
+  case 21: return ade_acos(ade_mul(P(0.9), ade_tanh(a)));
+  case 22: return ade_atan(a);
+  case 23: return ade_atan2(a, b);
+  case 24: return ade_sinh(ade_tanh(a));
+  case 25: return ade_cosh(ade_tanh(a));
+  case 26: return ade_tanh(a);
+  case 27: return ade_asinh(a);
+  case 28: return ade_acosh(ade_add(P(1.2), ade_square(a)));
+  case 29: return ade_atanh(ade_mul(P(0.9), ade_tanh(a)));
+  case 30: return ade_erf(a);
+  case 31: return ade_erfc(a);
+  case 32: return ade_hypot(a, b);
+  case 33: return ade_fabs(a);
+  case 34: return ade_fmin(a, b);
+  case 35: return ade_fmax(a, b);
+  case 36: return ade_copysign(a, b);
+  case 37: return ade_add(ade_floor(a), b);
+  case 38: return ade_mul(ade_ceil(a), b);
+  case 39: return ade_sub(ade_trunc(a), b);
+  case 40: return ade_add(ade_round(a), b);
+  case 41: return ade_lt(a, b) ? ade_sin(a) : ade_cos(b);
+  case 42: return ade_le(a, Q) ? ade_mul(a, b) : a;
+  case 43: return ade_gt(Q, b) ? ade_exp(ade_tanh(b)) : ade_neg(b);
+  case 44: return ade_ge(a, b) ? ade_sub(a, b) : ade_sub(b, a);
+  case 45: return ade_eq(a, a) ? ade_add(a, c) : a;
+  case 46: return ade_ne(a, b) ? ade_mul(Q, a) : b;
+  case 47: return ade_sub(Q, a);
+  case 48: return ade_div(Q, ade_add(P(1.0), ade_square(a)));
+  default: return ade_fmax(Q, ade_fmin(a, P(-q)));
+  }
+#undef P
+}
+
+typedef struct prog {
+  int n, m, nsteps;
+  uint64_t seed;
+} prog;
+
+/* Record prog at x: each step's kind and operands from the seed; values
+ * that grow beyond 4 pass through tanh (decided while recording: the tape,
+ * not the program, is what the sweeps evaluate). */
+static ade_tape *record(const prog *p, const double *x, uint32_t chunk_ops, int level) {
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.chunk_ops = chunk_ops;
+  o.level = level;
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double *v = malloc(sizeof *v * (size_t)(p->n + p->nsteps));
+  uint64_t s = p->seed;
+  for (int i = 0; i < p->n; i++) v[i] = ade_indep(x[i]);
+  for (int i = 0; i < p->nsteps; i++) {
+    int avail = p->n + i, k = i < NKINDS ? i : (int)(ade_test_rand(&s) % NKINDS);
+    int a = avail - 1 - (int)(ade_test_rand(&s) % (uint64_t)(avail < 5 ? avail : 5));
+    int b = (int)(ade_test_rand(&s) % (uint64_t)avail), c = (int)(ade_test_rand(&s) % (uint64_t)avail);
+    ade_double r = step(k, v[a], v[b], v[c], ade_test_uniform(&s, 0.3, 1.7));
+    v[p->n + i] = fabs(ade_val(r)) > 4 ? ade_tanh(r) : r;
+  }
+  ade_dep(v[p->n]); /* an early dependent too */
+  for (int j = 1; j < p->m; j++) ade_dep(v[p->n + p->nsteps - j]);
+  free(v);
+  ck_assert_msg(ade_trace_off() == ADE_OK, "trace_off: %s", ade_errmsg());
+  return t;
+}
+
+/* ------------------------------------------------------------ results */
+
+/* Everything the evaluations give: doubles (compared bitwise), statuses
+ * and the messages of warnings. */
+typedef struct results {
+  double *v;
+  size_t n, cap;
+  int st[64];
+  size_t at[64]; /* where each call's results begin */
+  char msg[64][160];
+  int ncall;
+} results;
+
+static void put(results *r, const double *v, size_t n) {
+  if (r->n + n > r->cap) {
+    r->cap = 2 * (r->n + n);
+    r->v = realloc(r->v, r->cap * sizeof *r->v);
+  }
+  memcpy(r->v + r->n, v, n * sizeof *v);
+  r->n += n;
+}
+
+static void note(results *r, int st) {
+  ck_assert_msg(st >= 0, "call %d failed: %d %s", r->ncall, st, ade_errmsg());
+  r->st[r->ncall] = st;
+  r->at[r->ncall] = r->n;
+  snprintf(r->msg[r->ncall], sizeof r->msg[0], "%s", st ? ade_errmsg() : "");
+  r->ncall++;
+}
+
+enum { P = 3 }; /* directions of the vector modes */
+
+/* Every sweep of the evaluator at the recorded point and at the points X
+ * (nx of them), in a fixed order; the plan was compiled for t. */
+static void run_all(ade_tape *t, ade_elim_plan *plan, const double *X, int nx, results *r) {
+  size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t), nv = (size_t)t->meta.records + 1;
+  double *xd = malloc(sizeof(double) * n * P), *yb = malloc(sizeof(double) * m * P);
+  double *y = malloc(sizeof(double) * m), *Yd = malloc(sizeof(double) * m * P);
+  double *Xb = malloc(sizeof(double) * n * P), *J = malloc(sizeof(double) * n * m);
+  double *V = malloc(sizeof(double) * nv);
+  for (size_t i = 0; i < n * P; i++) xd[i] = 0.25 + 0.5 * (double)(i % 7) - 0.125 * (double)(i % 3);
+  for (size_t i = 0; i < m * P; i++) yb[i] = 1.5 - 0.375 * (double)(i % 5);
+  ade_sparse *Jp = NULL;
+  ck_assert_int_eq(ade_elim_plan_pattern(plan, &Jp), ADE_OK);
+  for (int k = -1; k < nx; k++) {
+    const double *x = k < 0 ? NULL : X + (size_t)k * n;
+    note(r, ade_replay(t, x, y));
+    put(r, y, m);
+    note(r, ade_tangent(t, x, xd, y, Yd));
+    put(r, y, m);
+    put(r, Yd, m);
+    note(r, ade_tangent_vec(t, P, x, xd, y, Yd));
+    put(r, Yd, m * P);
+    note(r, ade_adjoint(t, x, yb, Xb));
+    put(r, Xb, n);
+    note(r, ade_adjoint_vec(t, P, x, yb, Xb));
+    put(r, Xb, n * P);
+    note(r, ade_jacobian_dense(t, ADE_FORWARD, x, J));
+    put(r, J, n * m);
+    note(r, ade_jacobian_dense(t, ADE_REVERSE, x, J));
+    put(r, J, n * m);
+    note(r, ade_elim_plan_jacobian(plan, t, x, Jp));
+    put(r, Jp->val, Jp->nnz);
+    if (m == 1) {
+      note(r, ade_gradient(t, x, y, Xb));
+      put(r, y, 1);
+      put(r, Xb, n);
+    }
+    if (x) {
+      note(r, ade__replay_values(t, x, V));
+      put(r, V + 1, nv - 1); /* V[0] is no variable's */
+    }
+    if (x) {
+      ade_hess_options o;
+      ade_hess_options_init(&o);
+      o.x = x;
+      o.w = yb;
+      ade_sparse *H = NULL;
+      note(r, ade_hessian(t, ADE_HESS_EDGE_PUSH, &o, &H, NULL));
+      put(r, H->val, H->nnz);
+      ade_sparse_free(H);
+    }
+  }
+  ade_sparse_free(Jp);
+  free(xd), free(yb), free(y), free(Yd), free(Xb), free(J), free(V);
+}
+
+static void results_eq(const results *a, const results *b, const char *what) {
+  ck_assert_msg(a->ncall == b->ncall, "%s: %d calls vs %d", what, a->ncall, b->ncall);
+  for (int i = 0; i < a->ncall; i++) {
+    ck_assert_msg(a->st[i] == b->st[i], "%s: call %d status %d vs %d", what, i, a->st[i], b->st[i]);
+    ck_assert_msg(!strcmp(a->msg[i], b->msg[i]), "%s: call %d: '%s' vs '%s'", what, i, a->msg[i], b->msg[i]);
+  }
+  ck_assert_uint_eq(a->n, b->n);
+  for (size_t i = 0, c = 0; i < a->n; i++) {
+    while (c + 1 < (size_t)a->ncall && a->at[c + 1] <= i) c++;
+    ck_assert_msg(!memcmp(&a->v[i], &b->v[i], sizeof(double)), "%s: call %zu, result %zu: %.17g vs %.17g", what,
+                  c, i - a->at[c], a->v[i], b->v[i]);
+  }
+}
+
+static const ade__res *resident(ade_tape *t) { return ade__res_peek(t); }
+
+/* ------------------------------------------------------------ tests */
+
+/* The resident sweeps (default memory limit) against the streaming ones
+ * (a limit that holds one value per variable but not the resident form)
+ * and the bounded ones (limit 0: values at x recomputed per chunk, live
+ * adjoints): the same bits, statuses and branch warnings. */
+START_TEST(resident_equals_streaming) {
+  uint64_t s = 0x5eed0000u + (uint64_t)_i;
+  prog p = {2 + (int)(ade_test_rand(&s) % 4), 1 + (int)(ade_test_rand(&s) % 3), 60 + (int)(ade_test_rand(&s) % 120),
+            ade_test_rand(&s)};
+  if (_i % 4 == 0) p.m = 1;
+  double x[8], X[3 * 8];
+  for (int i = 0; i < p.n; i++) {
+    x[i] = ade_test_uniform(&s, -1.3, 1.3);
+    X[i] = x[i] * (1 + 1e-9);                      /* near: usually the recorded branches */
+    X[p.n + i] = ade_test_uniform(&s, -1.3, 1.3);  /* far: usually flips */
+    X[2 * p.n + i] = x[i];                         /* the recorded point, given */
+  }
+  ade_tape *t = record(&p, x, 1 + (uint32_t)(ade_test_rand(&s) % 64), _i % 3 ? 3 : 0);
+  ade_elim_plan *plan = NULL;
+  ck_assert_int_ge(ade_elim_plan_create(&plan, t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL), 0);
+  results a = {0}, b = {0}, c = {0};
+  run_all(t, plan, X, 3, &a);
+  const ade__res *r = resident(t);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_uint_le(ade__res_bytes(r), t->memlimit);
+  ck_assert_uint_eq(r->n, t->meta.records);
+  ade_tape_set_memory_limit(t, ((size_t)t->meta.records + 1) * sizeof(double));
+  ck_assert_ptr_null(resident(t));
+  run_all(t, plan, X, 3, &b);
+  ck_assert_ptr_null(resident(t));
+  results_eq(&a, &b, "resident vs streaming");
+  ade_tape_set_memory_limit(t, 0);
+  run_all(t, plan, X, 3, &c);
+  results_eq(&a, &c, "resident vs bounded");
+  int flips = 0;
+  for (int i = 0; i < a.ncall; i++) flips += a.st[i] == ADE_WBRANCH;
+  if (_i >= 1 && _i <= 6) ck_assert_int_gt(flips, 0); /* these seeds flip branches at the far point */
+  ade_elim_plan_free(plan);
+  ade_tape_free(t);
+  free(a.v), free(b.v), free(c.v);
+}
+END_TEST
+
+/* The tape covers every opcode (the first NKINDS steps are one of each
+ * kind), and the resident form holds each record, with its runs adding up. */
+START_TEST(resident_layout) {
+  prog p = {3, 2, 400, 42};
+  double x[3] = {0.61, -0.83, 1.17};
+  ade_tape *t = record(&p, x, 37, 3);
+  ade_stats st;
+  ck_assert_int_eq(ade_tape_stats(t, &st), ADE_OK);
+  for (unsigned op = 0; op < ADE_OP_COUNT; op++)
+    ck_assert_msg(t->meta.opcount[op] > 0, "opcode %s not recorded", ade__optab[op].name);
+  double xd[3] = {1, -2, 0.5}, yd[2];
+  ck_assert_int_eq(ade_tangent(t, NULL, xd, NULL, yd), ADE_OK); /* linearizes chunk by chunk */
+  ck_assert_uint_gt(st.chunks, 2);
+  ck_assert_ptr_null(resident(t)); /* a tape swept once stays as it is */
+  ck_assert_int_eq(ade_replay(t, x, NULL), ADE_OK);
+  const ade__res *r = resident(t);
+  ck_assert_ptr_nonnull(r);
+  ck_assert_ptr_null(atomic_load(&r->d)); /* no sweep at the recorded point yet */
+  uint64_t sum = 0;
+  for (size_t u = 0; u < r->nrun; u++) {
+    ck_assert_uint_gt(r->rlen[u], 0);
+    if (u) ck_assert_uint_ne(r->rop[u], r->rop[u - 1]);
+    for (uint32_t e = 0; e < r->rlen[u]; e++) ck_assert_uint_eq(r->op[sum + e], r->rop[u]);
+    sum += r->rlen[u];
+  }
+  ck_assert_uint_eq(sum, st.records);
+  size_t slots = 0;
+  for (size_t i = 0; i < r->n; i++) slots += ade__optab[r->op[i]].arity;
+  ck_assert_uint_eq(slots, r->nref);
+  size_t act = 0, s = 0;
+  for (size_t i = 0; i < r->n; s += ade__optab[r->op[i]].arity, i++)
+    for (int j = 0; j < ade__optab[r->op[i]].arity && !(ade__optab[r->op[i]].flags & ADE__PASSIVE); j++)
+      if (r->ref[s + j]) ck_assert_uint_eq(r->act[act++], s + j);
+  ck_assert_uint_eq(act, r->nact);
+  size_t base = r->n + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->nact * 4 + r->ncst * 8 +
+                (t->meta.nchunks + 1) * 2 * sizeof(size_t);
+  ck_assert_uint_eq(ade__res_bytes(r), base);
+  double xb[3], yb[2] = {0.5, -1.25};
+  ck_assert_int_eq(ade_adjoint(t, NULL, yb, xb), ADE_OK);
+  ck_assert_ptr_nonnull(atomic_load(&r->d));
+  ck_assert_uint_eq(ade__res_bytes(r), base + r->nref * 8);
+  /* A limit of exactly its bytes keeps it; one byte less drops it. */
+  size_t bytes = ade__res_bytes(r);
+  ade_tape_set_memory_limit(t, bytes);
+  ck_assert_ptr_eq(resident(t), r);
+  ade_tape_set_memory_limit(t, bytes - 1);
+  ck_assert_ptr_null(resident(t));
+  ck_assert_int_eq(ade_replay(t, x, NULL), ADE_OK); /* streams: the bound is over the limit */
+  ck_assert_ptr_null(resident(t));
+  ade_tape_free(t);
+}
+END_TEST
+
+/* Calls on a tape run on its clones and reuse the one resident form. */
+START_TEST(resident_shared_by_clones) {
+  prog p = {4, 1, 300, 7};
+  double x[4] = {0.3, -0.7, 1.1, 0.45}, g[4], g2[4], f, f2;
+  ade_tape *t = record(&p, x, 50, 3);
+  ck_assert_int_ge(ade_gradient(t, x, &f, g), 0);
+  ck_assert_int_ge(ade_gradient(t, x, &f, g), 0); /* the second sweep builds it */
+  const ade__res *r = resident(t);
+  ck_assert_ptr_nonnull(r);
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_ge(ade_gradient(t, x, &f2, g2), 0);
+    ck_assert_ptr_eq(resident(t), r);
+    ck_assert_mem_eq(g, g2, sizeof g);
+    ck_assert(f == f2);
+  }
+  ade_tape_free(t);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("eval");
+  TCase *tc = tcase_create("resident");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, resident_equals_streaming, 0, 24);
+  tcase_add_test(tc, resident_layout);
+  tcase_add_test(tc, resident_shared_by_clones);
+  suite_add_tcase(s, tc);
+  return ade_test_run(s);
+}
