@@ -52,6 +52,20 @@ int ade__buf_grow(ade__buf *b, size_t extra) {
   return ADE_OK;
 }
 
+int ade__grow(void **p, size_t *cap, size_t need, size_t sz) {
+  if (need <= *cap) return ADE_OK;
+  size_t nc = *cap ? *cap : 16;
+  while (nc < need) {
+    if (nc > SIZE_MAX / 2) return ADE_ENOMEM;
+    nc *= 2;
+  }
+  void *q = ade__realloc(*p, ade__mul_size(nc, sz));
+  if (!q) return ADE_ENOMEM;
+  *p = q;
+  *cap = nc;
+  return ADE_OK;
+}
+
 int ade__buf_put(ade__buf *b, const void *src, size_t n) {
   if (ade__buf_reserve(b, n)) return ADE_ENOMEM;
   if (n) memcpy(b->p + b->len, src, n);

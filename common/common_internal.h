@@ -80,6 +80,10 @@ typedef struct ade__buf {
 } ade__buf;
 
 int ade__buf_grow(ade__buf *b, size_t extra);
+/* Room for need items of size sz in the array *p of *cap items: the
+ * capacity doubles (from 16) until it holds them. ADE_ENOMEM (no message:
+ * the caller names what it was growing) leaves *p and *cap as they were. */
+int ade__grow(void **p, size_t *cap, size_t need, size_t sz);
 /* Room for extra more bytes: the common case inline, growth out of line. */
 static inline int ade__buf_reserve(ade__buf *b, size_t extra) {
   return b->cap - b->len >= extra ? 0 : ade__buf_grow(b, extra);

@@ -25,13 +25,8 @@ void ade_seq_free(ade_elim_seq *s) {
 
 int ade_seq_push(ade_elim_seq *s, long a, long b, int dir) {
   if (!s) return ade__fail(ADE_EINVAL, "ade_seq_push: NULL sequence");
-  if (s->len == s->cap) {
-    size_t nc = s->cap ? 2 * s->cap : 16;
-    ade_elim_step *p = ade__realloc(s->step, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", nc);
-    s->step = p;
-    s->cap = nc;
-  }
+  if (ade__grow((void **)&s->step, &s->cap, s->len + 1, sizeof *s->step))
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + 1);
   ade_elim_step *st = &s->step[s->len++];
   st->a = a;
   st->b = s->kind == ADE_SEQ_VERTEX ? 0 : b;

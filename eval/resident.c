@@ -66,16 +66,6 @@ static int res_alloc(ade__res *r, const ade_tape *t) {
   return ADE_OK;
 }
 
-/* Append n doubles (or runs) to a growable array. */
-static int grow(void **p, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap) return ADE_OK;
-  size_t want = ADE__MAX(need, 2 * *cap + 64);
-  void *q = ade__realloc(*p, ade__mul_size(want, size));
-  if (!q) return ADE_ENOMEM;
-  *p = q;
-  *cap = want;
-  return ADE_OK;
-}
 
 /* Room for twice the runs (both columns or neither). */
 static int run_grow(ade__res *r, size_t *cap) {
@@ -112,7 +102,7 @@ static int res_add_view(ade__res *r, const ade__view *v, size_t *k, size_t *cstc
       r->ref[*k] = (uint32_t)arg[j];
       if (arg[j] && !(ade__optab[op].flags & ADE__PASSIVE)) r->act[r->nact++] = (uint32_t)*k;
       if (arg[j]) continue;
-      if (grow((void **)&r->cst, cstcap, r->ncst + 1, sizeof *r->cst)) return ADE_ENOMEM;
+      if (ade__grow((void **)&r->cst, cstcap, r->ncst + 1, sizeof *r->cst)) return ADE_ENOMEM;
       r->cst[r->ncst++] = argv[j];
     }
   }

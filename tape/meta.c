@@ -3,13 +3,7 @@
 
 /* Grow *v (elements of size sz) to hold one more. */
 static int grow(void **v, size_t n, size_t *cap, size_t sz) {
-  if (n < *cap) return ADE_OK;
-  size_t c = *cap ? 2 * *cap : 16;
-  void *p = ade__realloc(*v, ade__mul_size(c, sz));
-  if (!p) return ade__fail(ADE_ENOMEM, "out of memory growing tape metadata");
-  *v = p;
-  *cap = c;
-  return ADE_OK;
+  return ade__grow(v, cap, n + 1, sz) ? ade__fail(ADE_ENOMEM, "out of memory growing tape metadata") : ADE_OK;
 }
 
 int ade__meta_reserve_chunk(ade__meta *m) {

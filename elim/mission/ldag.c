@@ -553,12 +553,8 @@ int ade__mseq_cost(const ade__mctx *c, const ade__mseq *s, uint64_t *cost) {
 }
 
 int ade__mseq_push(ade__mseq *s, const ade__move *m) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 16;
-    ade__move *q = ade__realloc(s->m, ade__mul_size(cap, sizeof *q));
-    if (!q) return ade__fail(ADE_ENOMEM, "out of memory for a mission sequence");
-    s->m = q, s->cap = cap;
-  }
+  if (ade__grow((void **)&s->m, &s->cap, s->n + 1, sizeof *s->m))
+    return ade__fail(ADE_ENOMEM, "out of memory for a mission sequence");
   s->m[s->n++] = *m;
   return ADE_OK;
 }

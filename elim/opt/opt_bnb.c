@@ -146,14 +146,8 @@ typedef struct worker {
 } worker;
 
 static int grow_steps(ade_elim_step **p, size_t *cap, size_t need) {
-  if (need <= *cap) return ADE_OK;
-  size_t nc = *cap ? *cap : 64;
-  while (nc < need) nc *= 2;
-  ade_elim_step *q = ade__realloc(*p, ade__mul_size(nc, sizeof *q));
-  if (!q) return ade__fail(ADE_ENOMEM, "out of memory for a path of %zu steps", nc);
-  *p = q;
-  *cap = nc;
-  return ADE_OK;
+  return ade__grow((void **)p, cap, need, sizeof **p) ? ade__fail(ADE_ENOMEM, "out of memory for a path of %zu steps", need)
+                                                     : ADE_OK;
 }
 
 /* A better complete sequence: publish it. */

@@ -124,13 +124,8 @@ void ade__sg_free(ade__sg *s) {
 }
 
 int ade__moves_push(ade__moves *v, uint32_t a, uint32_t b, uint32_t dir, uint32_t cost) {
-  if (v->len == v->cap) {
-    size_t nc = v->cap ? 2 * v->cap : 256;
-    ade__move *p = ade__realloc(v->m, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu moves", nc);
-    v->m = p;
-    v->cap = nc;
-  }
+  if (ade__grow((void **)&v->m, &v->cap, v->len + 1, sizeof *v->m))
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu moves", v->len + 1);
   ade__move *m = &v->m[v->len++];
   m->a = a, m->b = b, m->dir = dir, m->cost = cost;
   return ADE_OK;

@@ -158,13 +158,8 @@ static int dependency_degrees(const ade_cgraph *g, const size_t *rank, int64_t *
 }
 
 static int add_cand(hs *h, size_t x, size_t y, int dir) {
-  if (h->nc == h->ccap) {
-    size_t nc = h->ccap ? 2 * h->ccap : 256;
-    cand *p = ade__realloc(h->cv, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for %zu candidates", nc);
-    h->cv = p;
-    h->ccap = nc;
-  }
+  if (ade__grow((void **)&h->cv, &h->ccap, h->nc + 1, sizeof *h->cv))
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu candidates", h->nc + 1);
   cand *c = &h->cv[h->nc++];
   c->x = x, c->y = y, c->dir = dir;
   return ADE_OK;
