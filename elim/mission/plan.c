@@ -73,16 +73,16 @@ int ade_mplan_slot_elemental(const ade_mplan *p, int s) {
 /* ------------------------------------------------------------- building */
 
 static int grow_arr(void **a, size_t *cap, size_t n, size_t sz) {
-  if (n < *cap) return ADE_OK;
-  size_t nc = *cap ? 2 * *cap : 64;
-  void *q = ade__realloc(*a, ade__mul_size(nc, sz));
-  if (!q) return ade__fail(ADE_ENOMEM, "mission plan: out of memory");
-  *a = q;
-  *cap = nc;
-  return ADE_OK;
+  return ade__grow(a, cap, n + 1, sz) ? ade__fail(ADE_ENOMEM, "mission plan: out of memory") : ADE_OK;
 }
 
-/* Slot s gets the path a followed by b without its first variable (b may be NULL). */
+/* Room in the path pool for need more variables. */
+static int pool_room(ade_mplan *p, size_t need) {
+  return grow_arr((void **)&p->pool, &p->cappool, p->npool + need - 1, sizeof *p->pool);
+}
+
+/* Slot s gets the path a followed by b without its first variable (b may
+ * be NULL). a and b may point into the pool: the caller makes room first. */
 static int add_path(ade_mplan *p, int s, const int *a, int la, const int *b, int lb) {
   size_t cap = (size_t)p->capslot;
   if (s != p->nslot) return ade__fail(ADE_EINVAL, "mission plan: slot %d out of order", s);
@@ -91,8 +91,7 @@ static int add_path(ade_mplan *p, int s, const int *a, int la, const int *b, int
   if (grow_arr((void **)&p->plen, &cap2, (size_t)s, sizeof *p->plen)) return ADE_ENOMEM;
   p->capslot = (int)ADE__MIN(cap, cap2);
   size_t need = (size_t)la + (size_t)(lb > 0 ? lb - 1 : 0);
-  while (p->npool + need > p->cappool)
-    if (grow_arr((void **)&p->pool, &p->cappool, p->cappool, sizeof *p->pool)) return ADE_ENOMEM;
+  if (p->npool + need > p->cappool) return ade__fail(ADE_ESTATE, "mission plan: no room for a path");
   p->poff[s] = (int)p->npool;
   p->plen[s] = (int)need;
   memcpy(p->pool + p->npool, a, (size_t)la * sizeof *a);
@@ -108,8 +107,9 @@ static int record(void *ud, const ade__mop *op) {
   if (grow_arr((void **)&p->ops, &p->capops, p->nops, sizeof *p->ops)) return ADE_ENOMEM;
   ade_mplan_op o = {op->kind, op->mode, op->a - p->base, op->b < 0 ? -1 : op->b - p->base,
                     op->c < 0 ? -1 : op->c - p->base, op->fill, op->cost};
-  if (op->kind == ADE__OP_ELI && op->fill) {
-    int rc = add_path(p, o.c, p->pool + p->poff[o.a], p->plen[o.a], p->pool + p->poff[o.b], p->plen[o.b]);
+  if (op->kind == ADE__OP_ELI && op->fill) { /* room first: the paths it joins live in the pool */
+    int rc = pool_room(p, (size_t)p->plen[o.a] + (size_t)p->plen[o.b]);
+    if (!rc) rc = add_path(p, o.c, p->pool + p->poff[o.a], p->plen[o.a], p->pool + p->poff[o.b], p->plen[o.b]);
     if (rc) return rc;
   }
   p->ops[p->nops++] = o;
@@ -124,7 +124,8 @@ static int replay(ade_mplan *p, const ade__mctx *c, const ade__mseq *s) {
   p->base = g.nx + g.ny;
   for (int k = 0; k < c->d->ne && !rc; k++) {
     int e[2] = {c->d->e[k].src, c->d->e[k].dst};
-    rc = add_path(p, k, e, 2, NULL, 0);
+    rc = pool_room(p, 2);
+    if (!rc) rc = add_path(p, k, e, 2, NULL, 0);
   }
   for (size_t i = 0; i < s->n && !rc; i++) rc = ade__move_apply(&g, c, &s->m[i], record, p);
   if (!rc && ade__ldag_has_face(&g)) rc = ade__fail(ADE_EINVAL, "mission plan: incomplete sequence");
