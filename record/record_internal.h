@@ -150,8 +150,9 @@ struct ade_tape {
   /* Set by the evaluator (eval/), which owns the lin cache and the point:
    * eval_free frees them; view_apply gives a decoded view the values at
    * the tape's point, when one is set. Hooks, so that record/ calls no
-   * function of the layer above it. */
-  void (*eval_free)(ade_tape *t);
+   * function of the layer above it. Atomic: a clone's thread publishing
+   * the resident form sets its owner's, while the owner may set its own. */
+  void (*_Atomic eval_free)(ade_tape *t);
   /* The evaluator's resident form of a finished tape (eval/resident.c):
    * built by the first sweep that fits it, published here in the owner and
    * shared read only by its clones; eval_free frees it with the owner. */
