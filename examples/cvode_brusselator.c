@@ -17,26 +17,28 @@
  * CVODE's Jacobian calls evaluates J = df/dy at CVODE's y by the tape's
  * plan; the callback copies the loop's CSR pattern and values into CVODE's
  * matrix. When a recorded comparison comes out differently at y (the cap
- * v_r = min(v, vmax) of brusselator.h flips), the loop's recorder records f again at
- * y and the loop continues on the new tape (ADE_WBRANCH never reaches the
- * callback). The loop's pattern is the union over the tapes seen, so it
- * only grows: when it does (ADE_WPATTERN), the callback reallocates the
- * sparse matrix and discards KLU's symbolic factorization
+ * v_r = min(v, vmax) of brusselator.h flips), the loop's recorder records
+ * f again at y and the loop continues on the new tape (ADE_WBRANCH never
+ * reaches the callback). The loop's pattern is the union over the tapes
+ * seen, so it only grows: when it does (ADE_WPATTERN), the callback
+ * reallocates the sparse matrix and discards KLU's symbolic factorization
  * (SUNLinSol_KLUReInit, SUNKLU_REINIT_PARTIAL) so the next setup analyzes
  * the new pattern; entries absent on the current path are explicit zeros.
  *
- * Usage: cvode_brusselator [--check] [--method NAME] [N]
+ * Usage: cvode_brusselator [--check] [--every-step] [--method NAME] [N]
  *   N points, 3N unknowns (default 334); NAME: the loop's elimination
  *   method (ade_elim_method_parse; default vertex-markowitz: CVODE asks
  *   for few Jacobians here, and auto, which runs several orderings to pick
  *   the cheapest plan, costs more to plan than it saves at 10^4 unknowns,
- *   doc/benchmarks.md).
+ *   doc/benchmarks.md); --every-step: CVODE evaluates a new Jacobian at
+ *   every step (CVodeSetLSetupFrequency and CVodeSetJacEvalFrequency 1)
+ *   instead of reusing one for up to 50 steps.
  * --check verifies and exits 1 on failure: every Jacobian the callback
- * hands CVODE at a few iterates against central differences of the plain
- * f; the final states of the adelim and DQ runs agree to the integrator's
+ * hands CVODE (at least 3) against central differences of the plain f;
+ * the final states of the adelim and DQ runs agree to the integrator's
  * tolerance; the adelim runs use fewer right-hand-side evaluations; a run
- * with the cap inside v's range re-records and grows the pattern and
- * still agrees with the DQ run. */
+ * with the cap inside v's range re-records, grows the pattern, checks
+ * Jacobians from the new tapes and still agrees with the DQ run. */
 #define _POSIX_C_SOURCE 200809L
 #include <adelim.h>
 #include <cvode/cvode.h>
@@ -73,6 +75,7 @@ enum method { ADELIM_KLU, ADELIM_BAND, DQ_BAND };
 static const char *const method_name[] = {"adelim+KLU", "adelim+band", "DQ+band"};
 #define BAND 3 /* half-bandwidths of the interleaved 1-D stencil */
 static int jac_method; /* the Jacobian loop's method (main sets it) */
+static int every_step; /* nonzero: a new Jacobian at every step (--every-step) */
 
 /* What one integration did. */
 struct stats {
@@ -80,7 +83,7 @@ struct stats {
   double wall, jac_time, setup_time; /* seconds */
   unsigned long long tapes, plans, growths;
   size_t nnz;
-  int fd_checks, fd_failed;
+  int fd_checks, fd_failed, fd_retaped; /* checks; failed; made on a tape recorded again */
   double fd_maxerr; /* max |J - FD| / (row scale) over the checks */
 };
 
@@ -91,8 +94,7 @@ struct ctx {
   ade_jacobian_loop *L;
   SUNLinearSolver LS;
   struct stats *s;
-  int fd_left, fd_every; /* FD checks still to do, at every k-th Jacobian */
-  long jac_calls;
+  int fd_left; /* Jacobians still to check against central differences */
   unsigned long long tapes;
 };
 
@@ -205,6 +207,7 @@ static void fd_check(struct ctx *c, const double *y, SUNMatrix J)
     }
   }
   c->s->fd_checks++;
+  c->s->fd_retaped += c->tapes > 1;
   if (!(worst <= 1e-8)) c->s->fd_failed++;
   if (!(worst <= c->s->fd_maxerr)) c->s->fd_maxerr = worst;
   free(D), free(yp), free(fp), free(fm), free(rowmax);
@@ -258,8 +261,7 @@ static int jac_adelim(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void 
     fprintf(stderr, "cvode_brusselator: the Jacobian does not fit CVODE's matrix\n");
     return -1;
   }
-  if (c->fd_left > 0 && c->jac_calls % c->fd_every == 0) fd_check(c, yv, J), c->fd_left--;
-  c->jac_calls++;
+  if (c->fd_left > 0) fd_check(c, yv, J), c->fd_left--;
   return 0;
 }
 
@@ -300,13 +302,14 @@ static void counters(void *mem, struct stats *s)
 }
 
 /* Integrate p from y(0) to tf by method m at rtol, atol; y(tf) into yout
- * (3N values); fd_checks Jacobians checked against central differences.
+ * (3N values); the first fd_checks Jacobians are checked against central
+ * differences.
  * @return 0, -1 (failed; a message is printed). */
 static int integrate(const struct bruss *p, enum method m, double tf, double rtol, double atol, int fd_checks,
                      struct stats *s, double *yout)
 {
   size_t n = 3 * (size_t)p->N;
-  struct ctx c = {p, m, NULL, NULL, s, fd_checks, 1, 0, 0};
+  struct ctx c = {p, m, NULL, NULL, s, fd_checks, 0};
   SUNContext sun = NULL;
   SUNMatrix J = NULL;
   N_Vector y = NULL;
@@ -322,7 +325,8 @@ static int integrate(const struct bruss *p, enum method m, double tf, double rto
   mem = CVodeCreate(CV_BDF, sun);
   if (!mem || CVodeInit(mem, f_cvode, 0.0, y) || CVodeSStolerances(mem, rtol, atol) ||
       CVodeSetUserData(mem, &c) || CVodeSetMaxNumSteps(mem, 1000000) || setup_linear(&c, y, sun, &J, &t0) ||
-      CVodeSetLinearSolver(mem, c.LS, J) || (m != DQ_BAND && CVodeSetJacFn(mem, jac_adelim)))
+      CVodeSetLinearSolver(mem, c.LS, J) || (m != DQ_BAND && CVodeSetJacFn(mem, jac_adelim)) ||
+      (every_step && (CVodeSetLSetupFrequency(mem, 1) || CVodeSetJacEvalFrequency(mem, 1))))
     goto done;
   s->setup_time = now() - start;
   ok = CVode(mem, tf, y, &t, CV_NORMAL) >= 0;
@@ -364,6 +368,8 @@ static long total_rhs(const struct stats *s)
   return s->nfe + s->nfe_dq + (long)s->tapes;
 }
 
+/* bench/bench_cvode.c includes this file for the above, without the rest. */
+#ifndef CVODE_BRUSSELATOR_NO_MAIN
 static void print_header(void)
 {
   printf("%-12s %6s %7s %7s %7s %6s %5s %6s %8s %8s %8s %10s\n", "run", "steps", "Newton", "f", "f(DQ)", "tapes",
@@ -414,7 +420,7 @@ static int compare(const struct bruss *p, double tf, double rtol, double atol, i
   for (int m = 0; m < 3; m++) y[m] = xcalloc(n, sizeof *y[m]);
   for (int m = DQ_BAND; m >= 0; m--) {
     if (only_klu && m == ADELIM_BAND) continue;
-    if (integrate(p, (enum method)m, tf, rtol, atol, check ? 4 : 0, &s[m], y[m]) != 0) {
+    if (integrate(p, (enum method)m, tf, rtol, atol, check ? 1000 : 0, &s[m], y[m]) != 0) {
       bad++;
       goto done;
     }
@@ -427,13 +433,14 @@ static int compare(const struct bruss *p, double tf, double rtol, double atol, i
   }
   for (int m = 0; check && m < DQ_BAND; m++)
     if (!(only_klu && m == ADELIM_BAND)) bad += accept((enum method)m, &s[m], &s[DQ_BAND], diff[m], agree);
-  if (check && only_klu && (s[ADELIM_KLU].tapes < 2 || s[ADELIM_KLU].growths < 1)) {
-    printf("FAIL: the cap never flipped a branch that grew the pattern (%llu tapes, %llu growths)\n",
-           s[ADELIM_KLU].tapes, s[ADELIM_KLU].growths);
+  if (check && only_klu && (s[ADELIM_KLU].tapes < 2 || s[ADELIM_KLU].growths < 1 || !s[ADELIM_KLU].fd_retaped)) {
+    printf("FAIL: the cap flipped no branch that grew the pattern and was checked (%llu tapes, %llu growths,"
+           " %d checks on new tapes)\n", s[ADELIM_KLU].tapes, s[ADELIM_KLU].growths, s[ADELIM_KLU].fd_retaped);
     bad++;
   } else if (check && only_klu)
-    printf("ok: branches flipped: %llu tapes, %llu plans, the pattern grew %llu times to %zu nonzeros\n",
-           s[ADELIM_KLU].tapes, s[ADELIM_KLU].plans, s[ADELIM_KLU].growths, s[ADELIM_KLU].nnz);
+    printf("ok: branches flipped: %llu tapes, %llu plans, the pattern grew %llu times to %zu nonzeros;"
+           " %d of the checked Jacobians came from new tapes\n", s[ADELIM_KLU].tapes, s[ADELIM_KLU].plans,
+           s[ADELIM_KLU].growths, s[ADELIM_KLU].nnz, s[ADELIM_KLU].fd_retaped);
 done:
   for (int m = 0; m < 3; m++) free(y[m]);
   return bad;
@@ -450,21 +457,23 @@ int main(int argc, char **argv)
   for (; k < argc && argv[k][0] == '-'; k++)
     if (strcmp(argv[k], "--check") == 0)
       check = 1;
+    else if (strcmp(argv[k], "--every-step") == 0)
+      every_step = 1;
     else if (strcmp(argv[k], "--method") == 0 && k + 1 < argc && ade_elim_method_parse(argv[k + 1]) >= 0)
       jac_method = ade_elim_method_parse(argv[++k]);
     else
       break;
   if (k < argc) N = strtol(argv[k++], &end, 10);
   if (k < argc || (end && *end) || N < 3 || N > 1000000) {
-    fprintf(stderr, "usage: cvode_brusselator [--check] [--method NAME] [N]"
+    fprintf(stderr, "usage: cvode_brusselator [--check] [--every-step] [--method NAME] [N]"
                     "  (3 <= N <= 1000000 points, 3N unknowns)\n");
     return 2;
   }
   p = problem((int)N, HUGE_VAL);
   printf("1-D Brusselator, a = %g, b = %g, d = %g, ep = %g: N = %d points, %d unknowns\n", p.a, p.b, p.du, p.ep,
          p.N, 3 * p.N);
-  printf("CVODE BDF to t = %g, rtol = %g, atol = %g; adelim's Jacobians by %s\n", tf, rtol, atol,
-         ade_elim_method_name(jac_method));
+  printf("CVODE BDF to t = %g, rtol = %g, atol = %g; adelim's Jacobians by %s%s\n", tf, rtol, atol,
+         ade_elim_method_name(jac_method), every_step ? "; a new Jacobian at every step" : "");
   printf("f = CVODE's right-hand sides, f(DQ) = those of its band DQ Jacobians, tapes = recordings of f;\n"
          "setup = recording + plan before CVODE starts, Jac = in adelim's Jacobian callback, wall = all;\n"
          "|y - y_DQ| = max |difference| at t = %g in units of atol + rtol |y_DQ|\n", tf);
@@ -478,3 +487,4 @@ int main(int argc, char **argv)
   }
   return bad ? 1 : 0;
 }
+#endif
