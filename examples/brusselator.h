@@ -10,7 +10,7 @@
  * calls), with ade_double operands they record. No include guard: the file
  * is meant to be included twice. It undefines the three macros at its end.
  *
- * The problem (struct bruss, defined in cvode_brusselator.c) is the 1-D
+ * The problem (struct bruss below) is the 1-D
  * Brusselator with a stiff third species (the ARKode example
  * ark_brusselator1D.c of SUNDIALS):
  *   u_t = du u_xx + a - (w + 1) u + u^2 v
@@ -27,6 +27,16 @@
  * v's range the branch flips during the run: where v_r = vmax, u_t does
  * not depend on v_i and the Jacobian entry (3i, 3i+1) is absent from that
  * path's pattern). */
+
+#ifndef BRUSSELATOR_PROBLEM
+#define BRUSSELATOR_PROBLEM
+/* The problem's constants; bc = the boundary values of u, v, w. Defined
+ * once, at the first inclusion. */
+struct bruss {
+  int N;
+  double a, b, du, dv, dw, ep, dx, vmax, bc[3];
+};
+#endif
 
 /* c_xx at point i of species k (0, 1, 2) with the boundary values. */
 static real BR(lap)(const struct bruss *p, const real *y, int i, int k)

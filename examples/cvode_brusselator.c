@@ -55,12 +55,6 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 #include <time.h>
 
-/* The problem (brusselator.h); bc = the boundary values of u, v, w. */
-struct bruss {
-  int N;
-  double a, b, du, dv, dw, ep, dx, vmax, bc[3];
-};
-
 #define real double
 #define REAL_C(c) (c)
 #define BR(name) name##_d
