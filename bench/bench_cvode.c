@@ -20,8 +20,12 @@
  * 1 after the first: pattern and coloring reused) into the same CSR
  * matrix and KLU (bench_cvode_adolc.cpp).
  *
- * Usage: bench_cvode [--method NAME] [N...]  (default: N = 334 and 3334,
- * 1002 and 10002 unknowns; NAME as cvode_brusselator's, vertex-markowitz) */
+ * Usage: bench_cvode [--method NAME] [N | NxN ...]  (N: 1-D on N points,
+ * NxN: 2-D on N x N points; default 334 3334 20x20 58x58: 1002, 10002,
+ * 1200 and 10092 unknowns; NAME as cvode_brusselator's, vertex-markowitz).
+ * In 2-D the band DQ needs 6N + 1 right-hand sides per Jacobian and band
+ * LU n (3N)^2 operations: the every-step regime is skipped where that LU
+ * would take minutes. */
 #define CVODE_BRUSSELATOR_NO_MAIN
 #include "../examples/cvode_brusselator.c"
 
@@ -155,16 +159,22 @@ static void row(const char *name, const struct stats *s, double jt, double diff)
          s->setup_time, 1e3 * jt / (double)(s->njac ? s->njac : 1), 100 * jt / s->wall, s->wall, diff);
 }
 
-static void bench(int N)
+static void bench(int N, int dim)
 {
-  struct bruss p = problem(N, HUGE_VAL);
-  size_t n = 3 * (size_t)N;
+  struct bruss p = problem(N, dim, HUGE_VAL);
+  double bw = band(&p);
+  size_t n = 3 * (size_t)p.N;
   const double tf = 10.0, rtol = 1e-6, atol = 1e-10;
   double tf_rhs = time_rhs(&p), *y[3];
   struct stats s[3];
   for (int m = 0; m < 3; m++) y[m] = xcalloc(n, sizeof *y[m]);
-  printf("\nN = %d points, %zu unknowns; one right-hand side %.1f us\n", N, n, 1e6 * tf_rhs);
+  printf("\n%d-D, %d points, %zu unknowns, half-bandwidths %d; one right-hand side %.1f us\n", dim, p.N, n,
+         band(&p), 1e6 * tf_rhs);
   for (every_step = 0; every_step < 2; every_step++) {
+    if (every_step && (double)n * bw * bw > 1e8) {
+      printf("(a new Jacobian at every step: skipped, band LU at every step would take minutes)\n");
+      break;
+    }
     printf("%s\n", every_step ? "a new Jacobian at every step:" : "CVODE's default Jacobian reuse:");
     printf("  %-12s %6s %5s %8s %9s %9s %7s %9s %10s\n", "run", "steps", "Jacs", "f total", "setup s",
            "ms/Jac", "Jac %", "total s", "|y - y_DQ|");
@@ -198,17 +208,19 @@ int main(int argc, char **argv)
       return 2;
     }
   }
-  printf("bench_cvode: 1-D Brusselator (examples/cvode_brusselator.c), CVODE BDF to t = 10,"
+  printf("bench_cvode: 1-D and 2-D Brusselator (examples/cvode_brusselator.c), CVODE BDF to t = 10,"
          " rtol 1e-6, atol 1e-10;\nadelim's Jacobians by %s; DQ Jacobian time = f(DQ) x one right-hand side\n",
          ade_elim_method_name(jac_method));
   for (; k < argc; k++, ran++) {
-    long N = strtol(argv[k], NULL, 10);
-    if (N < 3 || N > 1000000) {
-      fprintf(stderr, "usage: bench_cvode [--method NAME] [N...]\n");
+    char *end;
+    long N = strtol(argv[k], &end, 10);
+    int dim = *end == 'x' && strtol(end + 1, &end, 10) == N ? 2 : 1;
+    if (*end || N < 3 || N > (dim == 2 ? 1000 : 1000000)) {
+      fprintf(stderr, "usage: bench_cvode [--method NAME] [N | NxN ...]\n");
       return 2;
     }
-    bench((int)N);
+    bench((int)N, dim);
   }
-  if (!ran) bench(334), bench(3334);
+  if (!ran) bench(334, 1), bench(3334, 1), bench(20, 2), bench(58, 2);
   return 0;
 }

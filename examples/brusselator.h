@@ -17,10 +17,13 @@
  *   v_t = dv v_xx + w u - u^2 v
  *   w_t = dw w_xx + (b - w) / ep - w u      on (0, 1),
  * u, v, w fixed at the steady state (a, b/a, b) at x = 0 and 1, by central
- * differences at N interior points x_i = (i + 1) dx, dx = 1 / (N + 1). The
- * unknowns are interleaved, y[3i] = u_i, y[3i+1] = v_i, y[3i+2] = w_i, so
- * the Jacobian is banded with half-bandwidths 3. ep = 1e-5 makes w relax
- * 10^5 times faster than the rest: the system is stiff.
+ * differences at nx interior points x_i = (i + 1) dx, dx = 1 / (nx + 1);
+ * or the same on the unit square (u_xx + u_yy, ...) at nx x nx interior
+ * points, numbered row by row (point i at x = (i % nx + 1) dx, y = (i / nx
+ * + 1) dx). The unknowns are interleaved, y[3i] = u_i, y[3i+1] = v_i,
+ * y[3i+2] = w_i, so the Jacobian is banded with half-bandwidths 3 (1-D) or
+ * 3 nx (2-D). ep = 1e-5 makes w relax 10^5 times faster than the rest: the
+ * system is stiff.
  *
  * The reaction terms see v through a cap, v_r = vmax < v ? vmax : v (a
  * saturation; vmax = HUGE_VAL, never active, by default; with vmax inside
@@ -33,18 +36,26 @@
 /* The problem's constants; bc = the boundary values of u, v, w. Defined
  * once, at the first inclusion. */
 struct bruss {
-  int N;
+  int N, nx, ny; /* N = nx ny points; 1-D: ny = 1 */
   double a, b, du, dv, dw, ep, dx, vmax, bc[3];
 };
 #endif
 
-/* c_xx at point i of species k (0, 1, 2) with the boundary values. */
+/* The Laplacian of species k (0, 1, 2) at point i with the boundary
+ * values: c_xx, plus c_yy on a 2-D grid. */
 static real BR(lap)(const struct bruss *p, const real *y, int i, int k)
 {
-  real left = i > 0 ? y[3 * (i - 1) + k] : REAL_C(p->bc[k]);
-  real right = i < p->N - 1 ? y[3 * (i + 1) + k] : REAL_C(p->bc[k]);
-  real c = y[3 * i + k];
-  return ADE_DIV(ADE_ADD(ADE_SUB(left, ADE_MUL(2.0, c)), right), p->dx * p->dx);
+  int ix = i % p->nx, iy = i / p->nx;
+  real c2 = ADE_MUL(2.0, y[3 * i + k]);
+  real left = ix > 0 ? y[3 * (i - 1) + k] : REAL_C(p->bc[k]);
+  real right = ix < p->nx - 1 ? y[3 * (i + 1) + k] : REAL_C(p->bc[k]);
+  real sum = ADE_ADD(ADE_SUB(left, c2), right);
+  if (p->ny > 1) {
+    real down = iy > 0 ? y[3 * (i - p->nx) + k] : REAL_C(p->bc[k]);
+    real up = iy < p->ny - 1 ? y[3 * (i + p->nx) + k] : REAL_C(p->bc[k]);
+    sum = ADE_ADD(sum, ADE_ADD(ADE_SUB(down, c2), up));
+  }
+  return ADE_DIV(sum, p->dx * p->dx);
 }
 
 /* f = y' at y (3N values each). */

@@ -25,8 +25,10 @@
  * (SUNLinSol_KLUReInit, SUNKLU_REINIT_PARTIAL) so the next setup analyzes
  * the new pattern; entries absent on the current path are explicit zeros.
  *
- * Usage: cvode_brusselator [--check] [--every-step] [--method NAME] [N]
- *   N points, 3N unknowns (default 334); NAME: the loop's elimination
+ * Usage: cvode_brusselator [--check] [--every-step] [--2d] [--method NAME] [N]
+ *   N points, 3N unknowns (default 334); --2d: the problem on the unit
+ *   square, N x N points (default 20: 1200 unknowns; half-bandwidths 3N,
+ *   so CVODE's band DQ needs 6N + 1 right-hand sides per Jacobian); NAME: the loop's elimination
  *   method (ade_elim_method_parse; default vertex-markowitz: CVODE asks
  *   for few Jacobians here, and auto, which runs several orderings to pick
  *   the cheapest plan, costs more to plan than it saves at 10^4 unknowns,
@@ -67,7 +69,6 @@
 
 enum method { ADELIM_KLU, ADELIM_BAND, DQ_BAND };
 static const char *const method_name[] = {"adelim+KLU", "adelim+band", "DQ+band"};
-#define BAND 3 /* half-bandwidths of the interleaved 1-D stencil */
 static int jac_method; /* the Jacobian loop's method (main sets it) */
 static int every_step; /* nonzero: a new Jacobian at every step (--every-step) */
 
@@ -109,20 +110,31 @@ static void *xcalloc(size_t n, size_t size)
   return q;
 }
 
-/* The problem of ark_brusselator1D.c on N points with the cap vmax. */
-static struct bruss problem(int N, double vmax)
+/* The problem of ark_brusselator1D.c on nx points (dim 1) or nx x nx
+ * points (dim 2) with the cap vmax. */
+static struct bruss problem(int nx, int dim, double vmax)
 {
-  struct bruss p = {N, 0.6, 2.0, 0.01, 0.01, 0.01, 1e-5, 1.0 / (N + 1), vmax, {0}};
+  int ny = dim == 2 ? nx : 1;
+  struct bruss p = {nx * ny, nx, ny, 0.6, 2.0, 0.01, 0.01, 0.01, 1e-5, 1.0 / (nx + 1), vmax, {0}};
   p.bc[0] = p.a, p.bc[1] = p.b / p.a, p.bc[2] = p.b;
   return p;
 }
 
-/* y(0) = steady state + 0.1 sin(pi x). */
+/* The half-bandwidths of the interleaved stencil. */
+static int band(const struct bruss *p)
+{
+  return p->ny > 1 ? 3 * p->nx : 3;
+}
+
+/* y(0) = steady state + 0.1 sin(pi x) (sin(pi y) in 2-D). */
 static void initial(const struct bruss *p, double *y)
 {
   const double pi = 3.14159265358979323846;
-  for (int i = 0; i < p->N; i++)
-    for (int k = 0; k < 3; k++) y[3 * i + k] = p->bc[k] + 0.1 * sin(pi * (i + 1) * p->dx);
+  for (int i = 0; i < p->N; i++) {
+    double bump = 0.1 * sin(pi * (i % p->nx + 1) * p->dx);
+    if (p->ny > 1) bump *= sin(pi * (i / p->nx + 1) * p->dx);
+    for (int k = 0; k < 3; k++) y[3 * i + k] = p->bc[k] + bump;
+  }
 }
 
 /* CVODE's f: the plain double instance of brusselator.h. */
@@ -155,8 +167,9 @@ static int record(void *ud, const double *x, ade_tape **t)
   return st < 0 ? st : ADE_OK;
 }
 
-/* J (n x n, CVODE's matrix) as a dense row-major array. */
-static void to_dense(SUNMatrix J, size_t n, double *D)
+/* J (n x n, CVODE's matrix, half-bandwidths bw if banded) as a dense
+ * row-major array. */
+static void to_dense(SUNMatrix J, size_t n, size_t bw, double *D)
 {
   memset(D, 0, n * n * sizeof *D);
   if (SUNMatGetID(J) == SUNMATRIX_SPARSE) {
@@ -167,7 +180,7 @@ static void to_dense(SUNMatrix J, size_t n, double *D)
     return;
   }
   for (size_t j = 0; j < n; j++)
-    for (size_t i = j > BAND ? j - BAND : 0; i < n && i <= j + BAND; i++)
+    for (size_t i = j > bw ? j - bw : 0; i < n && i <= j + bw; i++)
       D[i * n + j] = SM_ELEMENT_B(J, (sunindextype)i, (sunindextype)j);
 }
 
@@ -183,7 +196,7 @@ static void fd_check(struct ctx *c, const double *y, SUNMatrix J)
   double *D = xcalloc(n * n, sizeof *D), *yp = xcalloc(n, sizeof *yp);
   double *fp = xcalloc(n, sizeof *fp), *fm = xcalloc(n, sizeof *fm);
   double *rowmax = xcalloc(n, sizeof *rowmax), worst = 0;
-  to_dense(J, n, D);
+  to_dense(J, n, (size_t)band(p), D);
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < n; j++) rowmax[i] = fmax(rowmax[i], fabs(D[i * n + j]));
   memcpy(yp, y, n * sizeof *yp);
@@ -222,14 +235,14 @@ static int copy_sparse(struct ctx *c, const ade_sparse *A, SUNMatrix J, int grow
   return 0;
 }
 
-/* Copy A into CVODE's band matrix J (zeroed by CVODE). @return 0, -1 (an
- * entry outside the band). */
-static int copy_band(const ade_sparse *A, SUNMatrix J)
+/* Copy A into CVODE's band matrix J (zeroed by CVODE, half-bandwidths
+ * bw). @return 0, -1 (an entry outside the band). */
+static int copy_band(const ade_sparse *A, SUNMatrix J, size_t bw)
 {
   for (size_t i = 0; i < A->m; i++)
     for (size_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
       size_t j = A->col[k];
-      if (j + BAND < i || i + BAND < j) return -1;
+      if (j + bw < i || i + bw < j) return -1;
       SM_ELEMENT_B(J, (sunindextype)i, (sunindextype)j) = A->val[k];
     }
   return 0;
@@ -249,7 +262,7 @@ static int jac_adelim(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void 
     fprintf(stderr, "cvode_brusselator: ade_jacobian_loop_eval: %s: %s\n", ade_strerror(st), ade_errmsg());
     return -1;
   }
-  bad = c->m == ADELIM_KLU ? copy_sparse(c, A, J, st == ADE_WPATTERN) : copy_band(A, J);
+  bad = c->m == ADELIM_KLU ? copy_sparse(c, A, J, st == ADE_WPATTERN) : copy_band(A, J, (size_t)band(c->p));
   c->s->jac_time += now() - t0;
   if (bad) {
     fprintf(stderr, "cvode_brusselator: the Jacobian does not fit CVODE's matrix\n");
@@ -265,7 +278,7 @@ static int setup_linear(struct ctx *c, N_Vector y, SUNContext sun, SUNMatrix *J,
 {
   size_t n = 3 * (size_t)c->p->N;
   if (c->m != ADELIM_KLU) {
-    *J = SUNBandMatrix((sunindextype)n, BAND, BAND, sun);
+    *J = SUNBandMatrix((sunindextype)n, band(c->p), band(c->p), sun);
     c->LS = *J ? SUNLinSol_Band(y, *J, sun) : NULL;
   }
   if (c->m == DQ_BAND) return c->LS ? 0 : -1;
@@ -440,10 +453,19 @@ done:
   return bad;
 }
 
+/* The problem's description and the columns' meaning. */
+static void describe(const struct bruss *p, double tf, double rtol, double atol)
+{
+  printf("%s Brusselator, a = %g, b = %g, d = %g, ep = %g: %d points, %d unknowns, half-bandwidths %d\n",
+         p->ny > 1 ? "2-D" : "1-D", p->a, p->b, p->du, p->ep, p->N, 3 * p->N, band(p));
+  printf("CVODE BDF to t = %g, rtol = %g, atol = %g; adelim's Jacobians by %s%s\n", tf, rtol, atol,
+         ade_elim_method_name(jac_method), every_step ? "; a new Jacobian at every step" : "");
+}
+
 int main(int argc, char **argv)
 {
-  int check = 0, bad, k = 1;
-  long N = 334;
+  int check = 0, dim = 1, bad, k = 1;
+  long N = -1;
   const double tf = 10.0, rtol = 1e-6, atol = 1e-10;
   struct bruss p;
   char *end = NULL;
@@ -453,21 +475,21 @@ int main(int argc, char **argv)
       check = 1;
     else if (strcmp(argv[k], "--every-step") == 0)
       every_step = 1;
+    else if (strcmp(argv[k], "--2d") == 0)
+      dim = 2;
     else if (strcmp(argv[k], "--method") == 0 && k + 1 < argc && ade_elim_method_parse(argv[k + 1]) >= 0)
       jac_method = ade_elim_method_parse(argv[++k]);
     else
       break;
   if (k < argc) N = strtol(argv[k++], &end, 10);
-  if (k < argc || (end && *end) || N < 3 || N > 1000000) {
-    fprintf(stderr, "usage: cvode_brusselator [--check] [--every-step] [--method NAME] [N]"
-                    "  (3 <= N <= 1000000 points, 3N unknowns)\n");
+  else N = dim == 2 ? 20 : 334;
+  if (k < argc || (end && *end) || N < 3 || N > (dim == 2 ? 1000 : 1000000)) {
+    fprintf(stderr, "usage: cvode_brusselator [--check] [--every-step] [--2d] [--method NAME] [N]\n"
+                    "  (1-D: 3 <= N <= 1000000 points; 2-D: N x N points, 3 <= N <= 1000)\n");
     return 2;
   }
-  p = problem((int)N, HUGE_VAL);
-  printf("1-D Brusselator, a = %g, b = %g, d = %g, ep = %g: N = %d points, %d unknowns\n", p.a, p.b, p.du, p.ep,
-         p.N, 3 * p.N);
-  printf("CVODE BDF to t = %g, rtol = %g, atol = %g; adelim's Jacobians by %s%s\n", tf, rtol, atol,
-         ade_elim_method_name(jac_method), every_step ? "; a new Jacobian at every step" : "");
+  p = problem((int)N, dim, HUGE_VAL);
+  describe(&p, tf, rtol, atol);
   printf("f = CVODE's right-hand sides, f(DQ) = those of its band DQ Jacobians, tapes = recordings of f;\n"
          "setup = recording + plan before CVODE starts, Jac = in adelim's Jacobian callback, wall = all;\n"
          "|y - y_DQ| = max |difference| at t = %g in units of atol + rtol |y_DQ|\n", tf);
@@ -477,6 +499,11 @@ int main(int argc, char **argv)
     p.vmax = 3.4;
     printf("with the cap v_r = min(v, %g) in the reaction terms:\n", p.vmax);
     bad += compare(&p, tf, rtol, atol, check, 1);
+    if (dim == 1) { /* and the 2-D problem on a small grid */
+      p = problem(10, 2, HUGE_VAL);
+      describe(&p, tf, rtol, atol);
+      bad += compare(&p, tf, rtol, atol, check, 0);
+    }
     printf("%s\n", bad ? "FAILED" : "all checks passed");
   }
   return bad ? 1 : 0;
