@@ -6,7 +6,7 @@
  * Jacobian with band LU, each in two regimes: CVODE's default (one
  * Jacobian reused for up to 50 steps) and a new Jacobian at every step.
  *
- * Per run: steps, Jacobians, right-hand sides in all (CVODE's, its DQ
+ * Per run: steps, Newton iterations, Jacobians, right-hand sides in all (CVODE's, its DQ
  * Jacobians', the recordings), setup (recording + plan, adelim only),
  * time per Jacobian, the share of the solve spent making Jacobians, total
  * time, and max |y - y_DQ| in local tolerances. adelim's Jacobian time is
@@ -155,8 +155,8 @@ static double time_rhs(const struct bruss *p)
 
 static void row(const char *name, const struct stats *s, double jt, double diff)
 {
-  printf("  %-12s %6ld %5ld %8ld %9.3f %9.3f %6.1f%% %9.3f %10.2g\n", name, s->steps, s->njac, total_rhs(s),
-         s->setup_time, 1e3 * jt / (double)(s->njac ? s->njac : 1), 100 * jt / s->wall, s->wall, diff);
+  printf("  %-12s %6ld %7ld %5ld %8ld %9.3f %9.3f %6.1f%% %9.3f %10.2g\n", name, s->steps, s->newton, s->njac,
+         total_rhs(s), s->setup_time, 1e3 * jt / (double)(s->njac ? s->njac : 1), 100 * jt / s->wall, s->wall, diff);
 }
 
 static void bench(int N, int dim)
@@ -176,7 +176,7 @@ static void bench(int N, int dim)
       break;
     }
     printf("%s\n", every_step ? "a new Jacobian at every step:" : "CVODE's default Jacobian reuse:");
-    printf("  %-12s %6s %5s %8s %9s %9s %7s %9s %10s\n", "run", "steps", "Jacs", "f total", "setup s",
+    printf("  %-12s %6s %7s %5s %8s %9s %9s %7s %9s %10s\n", "run", "steps", "Newton", "Jacs", "f total", "setup s",
            "ms/Jac", "Jac %", "total s", "|y - y_DQ|");
     for (int m = DQ_BAND; m >= 0; m--)
       if (integrate(&p, (enum method)m, tf, rtol, atol, 0, &s[m], y[m]) != 0) exit(1);
