@@ -21,7 +21,8 @@
  * and its share of the solve, time per gradient (which evaluates the
  * Jacobian loop of (f, c) at a new point; the constraint Jacobian at the
  * same point then costs a copy), per Jacobian and per Hessian call, final
- * objective and constraint violation. The setup (recording, Jacobian plan,
+ * objective and constraint violation. All times are CPU seconds of the
+ * process (everything runs on one thread). The setup (recording, Jacobian plan,
  * Hessian plan) is timed once. Before the solves, the hand-written
  * derivatives are compared with adelim's at the start point. */
 #include "ipopt_lv.h"

@@ -176,7 +176,7 @@ static double check_hessian(lv_ad *a, double *x, double sigma, const double *lam
 }
 
 static void print_result(const char *name, const lv_result *r) {
-  printf("%-36s %-8s %6d iterations  %8.3f s  f = %.12e  max|c| = %.1e (varies with the machine)\n", name,
+  printf("%-36s %-8s %6d iterations  %8.3f s CPU  f = %.12e  max|c| = %.1e (varies with the machine)\n", name,
          r->status == Solve_Succeeded ? "solved" : "FAILED", r->iters, r->seconds, r->obj, r->viol);
 }
 
@@ -184,7 +184,7 @@ static void print_callbacks(const lv_ad *a) {
   static const char *const name[LV_NCB] = {"gradient", "Jacobian", "Hessian"};
   for (int k = 0; k < LV_NCB; k++)
     if (a->calls[k])
-      printf("  %-8s %5ld calls, %8.1f us each (varies with the machine)\n", name[k], a->calls[k],
+      printf("  %-8s %5ld calls, %8.1f us CPU each (varies with the machine)\n", name[k], a->calls[k],
              1e6 * a->seconds[k] / (double)a->calls[k]);
 }
 
