@@ -229,10 +229,10 @@ int main(int argc, char **argv) {
             lbfgs.viol);
     verdict(exact.iters < lbfgs.iters, "fewer iterations with the exact Hessian: %g < %g", exact.iters,
             lbfgs.iters);
-    verdict(a.status == 0, "no adelim error or warning in any callback (%g)%.0g", a.status, 0);
+    verdict(a.status == 0, "no adelim error or warning in the callbacks: first status %g (allowed: %g)", a.status, 0);
     for (int i = 0; i < NKEEP; i++) {
       if (!k.kept[i]) {
-        verdict(0, "Hessian evaluation %g%.0g was not reached", i + 1, 0);
+        verdict(0, "iterate %g of %g to check at was not reached", i + 1, NKEEP);
         continue;
       }
       double eg = check_gradient(&a, k.x[i]), ej = check_jacobian(&a, k.x[i]);

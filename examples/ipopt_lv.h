@@ -7,9 +7,10 @@
  *   c_i(x) = 3 x_{i+1}^3 + 2 x_{i+2} - 5 + sin(x_{i+1} - x_{i+2}) sin(x_{i+1} + x_{i+2})
  *            + 4 x_{i+1} - x_i exp(x_i - x_{i+1}) - 3 = 0,  i = 0 .. n-3,
  * from x_i = -0.5. The problem has (at least) two local minima: x = 1
- * with f = 0, and one with f = 6.2324586..., the same for every n here
- * (the constraints force x away from 1 near the end of the chain). From
- * -0.5 both the exact-Hessian and the quasi-Newton runs reach the second;
+ * with f = 0, and one with f = 6.2324586..., the same for every n tried
+ * (100 to 100,000). From -0.5 both the exact-Hessian and the quasi-Newton
+ * runs reach the second at those sizes (at tiny n, e.g. 5, L-BFGS finds
+ * the first);
  * from the usual start of Ipopt's own test version (-1.2, 1, -1.2, ...)
  * the two methods end in different minima, which would say nothing about
  * the derivatives.
