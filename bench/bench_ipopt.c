@@ -22,7 +22,7 @@
  * Jacobian loop of (f, c) at a new point; the constraint Jacobian at the
  * same point then costs a copy), per Jacobian and per Hessian call, final
  * objective and constraint violation. All times are CPU seconds of the
- * process (everything runs on one thread). The setup (recording, Jacobian plan,
+ * process (all its threads). The setup (recording, Jacobian plan,
  * Hessian plan) is timed once. Before the solves, the hand-written
  * derivatives are compared with adelim's at the start point. */
 #include "ipopt_lv.h"

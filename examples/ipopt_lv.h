@@ -82,9 +82,9 @@ static void lv_start(int n, double *x) {
   for (int i = 0; i < n; i++) x[i] = -0.5;
 }
 
-/* CPU seconds of the process: Ipopt (with sequential MUMPS and reference
- * BLAS) and adelim run on the calling thread only, and on a shared machine
- * CPU time is steadier than wall time. */
+/* CPU seconds of the process (all its threads): on a shared machine CPU
+ * time is steadier than wall time. Ipopt here (sequential MUMPS, reference
+ * BLAS) runs on the calling thread. */
 static double lv_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
