@@ -161,7 +161,11 @@ int main(int argc, char **argv) {
   lv_result r;
   lv_start(n, x);
   int st = lv_ad_init(&a, n, x);
-  if (st < 0) return fprintf(stderr, "bench_ipopt: setup: %s: %s\n", ade_strerror(st), ade_errmsg()), 1;
+  if (st < 0) {
+    fprintf(stderr, "bench_ipopt: setup: %s: %s\n", ade_strerror(st), ade_errmsg());
+    lv_ad_free(&a), free(x);
+    return 1;
+  }
   if (lv_nele_jac(&a) != 3 * (n - 2) || a.H->nnz != (size_t)(2 * n - 1))
     return fprintf(stderr, "bench_ipopt: adelim's patterns are not the hand-written ones\n"), 1;
   ade_stats s;

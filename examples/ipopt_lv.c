@@ -203,6 +203,7 @@ int main(int argc, char **argv) {
   int st = lv_ad_init(&a, n, x);
   if (st < 0) {
     fprintf(stderr, "ipopt_lv: setup: %s: %s\n", ade_strerror(st), ade_errmsg());
+    lv_ad_free(&a), free(x);
     return 1;
   }
   printf("Luksan-Vlcek problem 5.1: n = %d variables, m = %d equality constraints\n", n, n - 2);

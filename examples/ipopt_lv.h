@@ -93,7 +93,8 @@ static double lv_now(void) {
 
 enum { LV_GRAD, LV_JAC, LV_HESS, LV_NCB };
 
-/* adelim's state for the callbacks: one tape, a Jacobian loop, a Hessian plan. */
+/* adelim's state for the callbacks: two tapes, a Jacobian loop, a Hessian plan. On
+ * failure lv_ad_init leaves what it made for lv_ad_free. */
 typedef struct lv_ad {
   int n, m;
   ade_tape *tape;           /* A: dependents f, c_0 .. c_{m-1} */
