@@ -90,30 +90,63 @@ static void forward_res(sweep *s, size_t p, const double *Xd, double *y, double 
   s->flips += fl.n;
 }
 
+/* A chunk's values at a new point on a tape with elemental calls: each
+ * call's outputs from its primal callback. */
+static int replay_elem(sweep *s, size_t *ix) {
+  const ade__view *v = &s->t->view;
+  double a[ADE__MAX_ARITY];
+  for (uint32_t i = 0; i < v->n; i++) {
+    const uint64_t *arg = ade__view_arg(v, i);
+    if (v->op[i] != ADE_OP_VECTOR_ELEMENTAL) replay_record(s, i, ix, a);
+    else if (arg[1] == 0) {
+      int st = ade__elem_primal(s->t, v, (uint32_t)arg[0], s->V);
+      if (st) return st;
+    }
+  }
+  return ADE_OK;
+}
+
+/* The dependents of the loaded view at V: values into y, tangents into Yd. */
+static void view_deps(sweep *s, size_t p, double *y, double *Yd, const double *T, size_t *iy) {
+  const ade__view *v = &s->t->view;
+  for (uint32_t i = 0; i < v->n; i++) {
+    if (v->op[i] != ADE_OP_DEP) continue;
+    if (y) y[*iy] = s->V[v->first + i + 1];
+    for (size_t l = 0; Yd && l < p; l++) Yd[*iy * p + l] = T[(v->first + i + 1) * p + l];
+    ++*iy;
+  }
+}
+
 /* Forward over all chunks: values at x (if given) and p tangents T; p = 0
- * replays the values only (x must be given). */
+ * replays the values only (x must be given). Elemental calls at x: values
+ * by their primal, tangents over the chunk linearized at x. */
 static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, double *T) {
   ade_tape *t = s->t;
   if (s->res) {
     forward_res(s, p, Xd, y, Yd, T);
     return ADE_OK;
   }
+  const int elem = ade__tape_has_elementals(t);
   size_t ix = 0, iy = 0, jx = 0;
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
-    const ade__lin *L;
+    const ade__lin *L = NULL;
     int st = s->V ? ade__view_load_lean(t, c) : ade__lin_get(t, c, &L);
     if (st) return st;
-    if (s->V) { /* at x: values (and tangents) chunk by chunk */
+    if (s->V && elem) {
+      st = replay_elem(s, &ix);
+      if (!st && p) st = ade__lin_build(t, s->V, &t->linscratch);
+      if (st) return st;
+      if (!p) {
+        view_deps(s, 0, y, NULL, T, &iy);
+        continue;
+      }
+      L = &t->linscratch;
+    } else if (s->V) { /* at x: values (and tangents) chunk by chunk */
       double a[ADE__MAX_ARITY];
       if (p) tangent_chunk(s, p, Xd, &ix, T);
       for (uint32_t i = 0; !p && i < t->view.n; i++) replay_record(s, i, &ix, a);
-      for (uint32_t i = 0; i < t->view.n; i++) {
-        if (t->view.op[i] != ADE_OP_DEP) continue;
-        if (y) y[iy] = s->V[t->view.first + i + 1];
-        for (size_t l = 0; Yd && l < p; l++) Yd[iy * p + l] = T[(t->view.first + i + 1) * p + l];
-        iy++;
-      }
+      view_deps(s, p, y, Yd, T, &iy);
       continue;
     }
     for (uint32_t i = 0; i < L->n; i++) {
@@ -220,7 +253,7 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
   }
   for (size_t c = m->nchunks; c-- > 0;) {
     const ade__lin *L = NULL;
-    if (q == 1 && A->dense) { /* linearized only if kept, else straight from the view */
+    if (q == 1 && A->dense && !ade__tape_has_elementals(t)) { /* linearized only if kept, else from the view */
       int st = s->V ? ade__view_load_lean(t, c) : ade__lin_peek(t, c, &L);
       if (st) return st;
       if (L) reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
