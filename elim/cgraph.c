@@ -202,6 +202,7 @@ static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
   if (!gp) return ade__fail(ADE_EINVAL, "ade_cgraph_from_tape: NULL result pointer");
   *gp = NULL;
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   if (!t->meta.nindep || !t->meta.ndep)
     return ade__fail(ADE_EINVAL, "the tape has %zu independents and %zu dependents; a c-graph needs both",

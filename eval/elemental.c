@@ -20,6 +20,34 @@ static int resolve(const ade_tape *t, const ade__view *v, const ade__eblk *b, co
   return ADE_OK;
 }
 
+int ade__elem_ready(ade_tape *t) {
+  if (!ade__tape_has_elementals(t)) return ADE_OK;
+  int st = ade__tape_enames(t);
+  for (size_t i = 0; !st && i < t->nenames; i++) {
+    const ade__ename *k = &t->enames[i];
+    if (k->name == UINT32_MAX)
+      return ade__fail(ADE_ENOTFOUND, "the tape's elemental names were lost with its footer (recovered tape)");
+    const char *name = t->meta.strings[k->name];
+    const struct ade_elemental *e = ade__elem_lookup(name);
+    if (!e)
+      return ade__fail(ADE_ENOTFOUND, "elemental '%s' is not registered in this process (ade_elemental_register)",
+                       name);
+    if (e->n != k->n || e->m != k->m)
+      return ade__fail(ADE_EINVAL, "elemental '%s' is called with %u inputs and %u outputs on the tape, registered "
+                       "with %zu and %zu", name, k->n, k->m, e->n, e->m);
+  }
+  return st;
+}
+
+int ade__elem_check(const ade_tape *t, const ade__view *v) {
+  const struct ade_elemental *e;
+  for (size_t b = 0; b < v->nblk; b++) {
+    int st = resolve(t, v, &v->blk[b], &e);
+    if (st) return st;
+  }
+  return ADE_OK;
+}
+
 /* The elemental workspace of t: at least n doubles. */
 static double *ework(ade_tape *t, size_t n) {
   if (n > t->eworkcap) {

@@ -130,6 +130,12 @@ static inline int ade__point_wanted(const ade_tape *t, const double *x) {
  * Hessian, generated code) needs second derivatives or the source of every
  * operation, and the message names the first elemental. */
 int ade__tape_scalar(ade_tape *t, const char *what);
+/* Every elemental t calls registered with the sizes of its calls:
+ * ADE_ENOTFOUND naming the first that is not, ADE_EINVAL if sizes differ
+ * (every path that runs callbacks checks first, so all fail alike). */
+int ade__elem_ready(ade_tape *t);
+/* Every call of view v resolved (before allocating for their Jacobians). */
+int ade__elem_check(const ade_tape *t, const ade__view *v);
 int ade__elem_primal(ade_tape *t, const ade__view *v, uint32_t bi, double *V);
 int ade__elem_jacobian(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, const double **J);
 

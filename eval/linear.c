@@ -65,8 +65,10 @@ int ade__lin_build(ade_tape *t, const double *V, ade__lin *L) {
   t->eval_free = ade__eval_free;
   const ade__view *v = &t->view;
   size_t slots = lin_slots(v);
-  int st = v->nblk ? ade__budget(t->memlimit, ade__mul_size(slots, 16), "linearizing chunk %zu with "
-                                 "elemental calls (%zu operands)", t->view_chunk, slots) : ADE_OK;
+  int st = v->nblk ? ade__elem_check(t, v) : ADE_OK;
+  if (!st && v->nblk)
+    st = ade__budget(t->memlimit, ade__mul_size(slots, 16), "linearizing chunk %zu with elemental calls (%zu "
+                     "operands)", t->view_chunk, slots);
   if (st) return st;
   if (ade__lin_reserve(L, v->n, slots))
     return ade__fail(ADE_ENOMEM, "out of memory linearizing chunk %zu", t->view_chunk);

@@ -297,6 +297,7 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
 static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, double **W,
                  adjstore *A) {
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   size_t nv = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16 || (nvec && nv > SIZE_MAX / 8 / nvec - 1))
@@ -410,6 +411,7 @@ int ade_adjoint(ade_tape *t, const double *x, const double *yb, double *xb) {
 static int gradient(ade_tape *t, const double *x, double *f, double *g) {
   const double one = 1.0;
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (!st && t->meta.ndep != 1)
     st = ade__fail(ADE_EINVAL, "ade_gradient: the tape has %zu dependents, not 1", t->meta.ndep);
   if (!st && !g) st = ade__fail(ADE_EINVAL, "ade_gradient: g is NULL");
@@ -451,6 +453,7 @@ size_t ade__strip_width(const ade_tape *t, int mode, const double *x, size_t wan
 
 int ade_jacobian_dense(ade_tape *t, int mode, const double *x, double *J) {
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   if (!J || (mode != ADE_FORWARD && mode != ADE_REVERSE))
     return ade__fail(ADE_EINVAL, "ade_jacobian_dense: bad mode or NULL J");

@@ -366,7 +366,8 @@ typedef int (*ade_elem_jacobian_fn)(void *ud, const double *x, double *J);
 
 typedef struct ade_elemental_def {
   const char *name;              /* 1 .. 255 bytes, unique in the process */
-  size_t n, m;                   /* inputs and outputs, 1 .. 65536 each */
+  size_t n, m;                   /* inputs and outputs, 1 .. 65536 each,
+                                  * n * m at most 2^20 (the dense Jacobian) */
   ade_elem_primal_fn primal;     /* required */
   ade_elem_tangent_fn tangent;   /* required */
   ade_elem_adjoint_fn adjoint;   /* required */

@@ -1,13 +1,17 @@
 /* elemental.c: the per-process registry of vector elementals and recording their calls. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "record_internal.h"
 
 /* The registry: entries are never freed (a tape's sweep or a user's handle
  * may still point to one), only marked dead. A process registers a handful
- * of elementals, so a linear search under one lock is enough. */
+ * of elementals, so a linear search under one lock is enough. It is
+ * allocated with malloc, not through ade_set_allocator's hook: it lives as
+ * long as the process, across allocator changes (a hook must never see a
+ * block another allocator made). */
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct ade_elemental **reg;
 static size_t nreg, regcap;
@@ -101,9 +105,11 @@ int ade_elemental_register(const ade_elemental_def *d, ade_elemental **out) {
     st = ade__fail(ADE_EINVAL, "ade_elemental_register: '%s' is registered with %zu inputs and %zu outputs, "
                    "not %zu and %zu", d->name, e->n, e->m, d->n, d->m);
   } else if (!e) {
-    e = ade__calloc(1, sizeof *e);
-    if (!e || ade__grow((void **)&reg, &regcap, nreg + 1, sizeof *reg)) {
-      ade__free(e);
+    e = calloc(1, sizeof *e);
+    struct ade_elemental **r = nreg < regcap ? reg : realloc(reg, (2 * regcap + 16) * sizeof *reg);
+    if (r && r != reg) reg = r, regcap = 2 * regcap + 16;
+    if (!e || !r) {
+      free(e);
       e = NULL;
       st = ade__fail(ADE_ENOMEM, "out of memory registering elemental '%s'", d->name);
     } else {
@@ -181,5 +187,32 @@ int ade_elemental_call(const ade_elemental *e, const ade_double *x, ade_double *
   if (!w) return call_fail(t, ade__fail(ADE_ENOMEM, "out of memory calling elemental '%s'", e->name));
   int st = call(e, x, y, w, w + e->n, __builtin_return_address(0));
   ade__free(w);
+  return st;
+}
+
+int ade__enames_add(const ade__view *v, ade__ename **l, size_t *n, size_t *cap, size_t chunk) {
+  for (size_t b = 0; b < v->nblk; b++) {
+    const ade__eblk *k = &v->blk[b];
+    size_t i = 0;
+    while (i < *n && (*l)[i].name != k->name) i++;
+    if (i < *n && ((*l)[i].n != k->n || (*l)[i].m != k->m))
+      return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: an elemental called with %u inputs and %u outputs, "
+                       "earlier with %u and %u", chunk, (unsigned long long)(v->first + k->head), k->n, k->m,
+                       (*l)[i].n, (*l)[i].m);
+    if (i < *n) continue;
+    if (ade__grow((void **)l, cap, *n + 1, sizeof **l)) return ade__fail(ADE_ENOMEM, "out of memory");
+    (*l)[(*n)++] = (ade__ename){k->name, k->n, k->m};
+  }
+  return ADE_OK;
+}
+
+int ade__tape_enames(ade_tape *t) {
+  int st = ADE_OK;
+  for (size_t c = 0; !t->enames_set && c < t->meta.nchunks && !st; c++) {
+    st = ade__view_load(t, c);
+    if (!st) st = ade__enames_add(&t->view, &t->enames, &t->nenames, &t->enamecap, c);
+  }
+  if (st) t->nenames = 0;
+  else t->enames_set = 1;
   return st;
 }

@@ -125,18 +125,21 @@ static int verify(ade_tape *t) {
   int st = ade__tape_readable(t);
   ade__view v = {0};
   uint64_t count[256] = {0}, stored = 0, *cmp = NULL;
-  size_t ncmp = 0, cap = 0, d = 0;
+  size_t ncmp = 0, cap = 0, d = 0, nen = 0, encap = 0;
+  ade__ename *en = NULL;
   for (size_t c = 0; !st && c < t->meta.nchunks; c++) {
     v.cmp = cmp;
     v.ncmp = ncmp;
     st = ade__view_decode(t, c, &v);
     if (!st && c) st = check_short(t, &v, t->hdr.chunk_records - t->meta.chunks[c - 1].records, c);
     if (!st) st = check_diags(t, &v, &d, c);
+    if (!st) st = ade__enames_add(&v, &en, &nen, &encap, c);
     if (!st) st = tally(&v, count, &stored, &cmp, &ncmp, &cap);
   }
   if (!st) st = check_counts(t, count, stored);
   ade__view_free(&v);
   ade__free(cmp);
+  ade__free(en);
   return st;
 }
 

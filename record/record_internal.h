@@ -81,7 +81,17 @@ typedef struct ade__eblk {
  * each at most ADE__ELEM_MAX, and n * m at most ADE__ELEM_MAXJAC (the
  * dense local Jacobian a sweep forms). */
 #define ADE__ELEM_MAX 65536u
-#define ADE__ELEM_MAXJAC ((uint64_t)1 << 24)
+#define ADE__ELEM_MAXJAC ((uint64_t)1 << 20)
+
+/* An elemental a tape calls: its name's string index and its sizes. */
+typedef struct ade__ename {
+  uint32_t name, n, m;
+} ade__ename;
+/* Add view v's calls to the list (*l, *n, *cap) of distinct names;
+ * ADE_EFORMAT if a name is called with other sizes than before. */
+int ade__enames_add(const ade__view *v, ade__ename **l, size_t *n, size_t *cap, size_t chunk);
+/* t's list (t->enames), read once from its chunks. */
+int ade__tape_enames(ade_tape *t);
 
 /* Registered vector elementals (elemental.c): never freed, so a handle
  * stays valid after unregistering (live = 0). */
@@ -221,6 +231,9 @@ struct ade_tape {
   _Atomic(ade_tape *) spare[ADE__SPARES];
   double *ework;       /* elemental calls' workspace (eval/elemental.c) */
   size_t eworkcap;
+  struct ade__ename *enames; /* the elementals the tape calls, once read */
+  size_t nenames, enamecap;
+  int enames_set;
 };
 
 static inline int ade__tape_has_elementals(const ade_tape *t) {

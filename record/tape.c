@@ -55,6 +55,7 @@ static void workspace_free(ade_tape *t) {
   ade__view_free(&t->scratch_view);
   ade__free(t->work);
   ade__free(t->ework);
+  ade__free(t->enames);
 }
 
 void ade_tape_free(ade_tape *t) {
@@ -96,6 +97,9 @@ static ade_tape *clone_new(const ade_tape *t) {
   c->workcap = 0;
   c->ework = NULL;
   c->eworkcap = 0;
+  c->enames = NULL;
+  c->nenames = c->enamecap = 0;
+  c->enames_set = 0;
   memset(&c->pt, 0, sizeof c->pt);
   c->view_apply = NULL;
   atomic_init(&c->resident, NULL); /* the owner's is shared, not copied */
