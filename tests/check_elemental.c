@@ -743,6 +743,73 @@ START_TEST(test_many_names) {
 }
 END_TEST
 
+/* One run of recording and differentiating the fixed program; every
+ * status OK or ADE_ENOMEM (consumers of a failed recording: ADE_ESTATE).
+ * J gets the plan's Jacobian at x2 when everything succeeded. */
+static int oom_run(const double *x, const double *x2, double *J) {
+  ade_tape *t = NULL;
+  int st = ade_tape_create(&t, NULL), fail = st, rec = st;
+  if (!st && !(st = ade_trace_on(t))) {
+    ade_double v[3], a[3], b[2], c[1], d[4];
+    for (int i = 0; i < 3; i++) v[i] = ade_indep(x[i]);
+    int s1 = ade_elemental_call(E[E_SMOOTH], v, a), s2 = ade_elemental_call(E[E_LIN], a, b);
+    ade_double w_in[4] = {b[0], b[1], a[1], v[0]};
+    int s3 = ade_elemental_call(E[E_WIDE], w_in, c), s4 = ade_elemental_call(E[E_TALL], c, d);
+    for (int k = 0; k < 4; k++) ade_dep(ade_mul(d[k], v[k % 3]));
+    int sc[4] = {s1, s2, s3, s4};
+    for (int k = 0; k < 4; k++) ck_assert_msg(sc[k] == ADE_OK || sc[k] == ADE_ENOMEM, "call: %s", ade_errname(sc[k]));
+    st = ade_trace_off();
+  }
+  ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "recording: %s", ade_errname(st));
+  rec = fail = st;
+  double D[12];
+  ade_sparse *S = NULL;
+  ade_elim_plan *p = NULL;
+  int calls[4];
+  calls[0] = t ? ade_jacobian_dense(t, ADE_FORWARD, x2, D) : ADE_ENOMEM;
+  calls[1] = t ? ade_jacobian(t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, &S, NULL) : ADE_ENOMEM;
+  ade_sparse_free(S);
+  S = NULL;
+  calls[2] = t ? ade_elim_plan_create(&p, t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL) : ADE_ENOMEM;
+  if (!calls[2]) calls[2] = ade_elim_plan_pattern(p, &S);
+  calls[3] = S ? ade_elim_plan_jacobian(p, t, x2, S) : ADE_ENOMEM;
+  for (int k = 0; k < 4; k++) {
+    ck_assert_msg(calls[k] == ADE_OK || calls[k] == ADE_ENOMEM || (rec && calls[k] == ADE_ESTATE), "call %d: %s (%s)",
+                  k, ade_errname(calls[k]), ade_errmsg());
+    if (!fail) fail = calls[k];
+  }
+  if (!fail) ck_assert_int_eq(ade_sparse_to_dense(S, J), ADE_OK);
+  ade_sparse_free(S);
+  ade_elim_plan_free(p);
+  ade_tape_free(t);
+  return fail;
+}
+
+/* Out of memory at every allocation in turn: a clean ADE_ENOMEM, nothing
+ * leaked, and the result of a run without failures once none fails. */
+START_TEST(test_out_of_memory) {
+  register_all();
+  const double x[3] = {0.385, -1.17, 0.62}, x2[3] = {0.4, -1.1, 0.6};
+  double Jref[12], J[12];
+  ck_assert_int_eq(oom_run(x, x2, Jref), ADE_OK);
+  long k;
+  for (k = 0; k < 5000; k++) {
+    ade_test_alloc a = {k, 0, 0};
+    ade_set_allocator(ade_test_alloc_fn, &a);
+    int st = oom_run(x, x2, J);
+    ade_set_allocator(NULL, NULL);
+    ck_assert_msg(a.live == 0, "k = %ld: %ld blocks leaked", k, a.live);
+    if (a.count <= k) { /* no allocation failed */
+      ck_assert_int_eq(st, ADE_OK);
+      close_all(J, Jref, 12, 0.0, "after the failures");
+      break;
+    }
+  }
+  ck_assert_int_lt(k, 5000);
+  ck_assert_int_gt(k, 50); /* the run allocates: failures were provoked */
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("elemental");
   TCase *tc = tcase_create("elemental");
@@ -755,6 +822,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_failing_callbacks);
   tcase_add_test(tc, test_many_names);
+  tcase_add_test(tc, test_out_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }
