@@ -1,4 +1,5 @@
 /* check_elemental.c: vector elementals: registration, recording, every sweep and Jacobian method against the same program in scalar operations and finite differences. */
+#include <pthread.h>
 #include <string.h>
 
 #include "eval_internal.h"
@@ -10,7 +11,7 @@
 typedef struct eud {
   double A[8]; /* E_LIN's matrix (2 x 3) */
   int fail_primal, fail_tangent, fail_adjoint, fail_jacobian;
-  long tangents, adjoints, jacobians; /* calls */
+  _Atomic long tangents, adjoints, jacobians; /* calls (sweeps run in threads too) */
 } eud;
 
 enum { E_LIN, E_SMOOTH, E_WIDE, E_TALL, NE };
@@ -743,6 +744,44 @@ START_TEST(test_many_names) {
 }
 END_TEST
 
+/* Threads sharing one tape with elementals: each its own points, the
+ * Jacobians of a serial run (the tape lends each thread a clone). */
+typedef struct job {
+  ade_tape *t;
+  double J[8][12];
+  int st;
+} job;
+
+static void *job_run(void *arg) {
+  job *j = arg;
+  for (int k = 0; k < 8 && !j->st; k++) {
+    const double x[3] = {0.385 + 0.01 * k, -1.17, 0.62 - 0.02 * k};
+    j->st = ade_jacobian_dense(j->t, k % 2 ? ADE_REVERSE : ADE_FORWARD, x, j->J[k]);
+  }
+  return NULL;
+}
+
+START_TEST(test_threads) {
+  register_all();
+  const double x[3] = {0.385, -1.17, 0.62};
+  ade_tape *t = fixed_tape(x, 0);
+  job ref = {t, {{0}}, 0}, jobs[4];
+  job_run(&ref);
+  ck_assert_int_eq(ref.st, ADE_OK);
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (job){t, {{0}}, 0};
+    ck_assert_int_eq(pthread_create(&th[i], NULL, job_run, &jobs[i]), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    ck_assert_msg(jobs[i].st == ADE_OK, "thread %d: %s", i, ade_errname(jobs[i].st));
+    for (int k = 0; k < 8; k++) close_all(jobs[i].J[k], ref.J[k], 12, 0.0, "thread");
+  }
+  ade_tape_free(t);
+}
+END_TEST
+
 /* One run of recording and differentiating the fixed program; every
  * status OK or ADE_ENOMEM (consumers of a failed recording: ADE_ESTATE).
  * J gets the plan's Jacobian at x2 when everything succeeded. */
@@ -823,6 +862,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_failing_callbacks);
   tcase_add_test(tc, test_many_names);
   tcase_add_test(tc, test_out_of_memory);
+  tcase_add_test(tc, test_threads);
   suite_add_tcase(s, tc);
   return s;
 }

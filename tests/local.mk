@@ -52,8 +52,9 @@ TESTS += %D%/check_plancache
 check_PROGRAMS += %D%/check_elemental
 %C%_check_elemental_SOURCES = %D%/check_elemental.c %D%/randprog.h
 %C%_check_elemental_CPPFLAGS = $(TEST_CPPFLAGS)
-%C%_check_elemental_CFLAGS = $(TEST_CFLAGS)
+%C%_check_elemental_CFLAGS = $(TEST_CFLAGS) -pthread
 %C%_check_elemental_LDADD = $(TEST_LDADD)
+%C%_check_elemental_LDFLAGS = -pthread
 TESTS += %D%/check_elemental
 
 include tests/fuzz/local.mk
