@@ -1,4 +1,6 @@
 /* elemental.c: vector elemental calls in sweeps: values and local Jacobians through the registered callbacks. */
+#include <math.h>
+
 #include "eval_internal.h"
 
 /* The registered elemental of call b of view v; ADE_ENOTFOUND naming it
@@ -182,4 +184,66 @@ int ade__tape_scalar(ade_tape *t, const char *what) {
   return ade__fail(ADE_EUNSUPPORTED, "%s: elemental '%s' has no second derivatives or source code (the tape has "
                    "%llu elemental record(s)); first-order sweeps, Jacobians and plans handle them", what,
                    name ? name : "?", (unsigned long long)t->meta.opcount[ADE_OP_VECTOR_ELEMENTAL]);
+}
+
+/* Tangents through the call by its callbacks: p tangent calls, or its
+ * Jacobian applied to the p input tangents, whichever the registered costs
+ * make cheaper (an explicit Jacobian counts n m). */
+int ade__elem_tangents(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, size_t p, double *T) {
+  const ade__eblk *b = &v->blk[bi];
+  const struct ade_elemental *e;
+  int st = resolve(t, v, b, &e);
+  if (st) return st;
+  const size_t n = b->n, m = b->m, out = v->first + b->head + 1;
+  const double jcost = e->def.jacobian ? (double)n * (double)m
+                                       : fmin((double)n * (double)e->tcost, (double)m * (double)e->acost);
+  if ((double)p * (double)e->tcost > jcost) { /* T_out = J T_in */
+    const double *J;
+    if ((st = ade__elem_jacobian(t, v, bi, V, &J))) return st;
+    for (size_t k = 0; k < m; k++)
+      for (size_t l = 0; l < p; l++) {
+        double s = 0.0;
+        for (size_t j = 0; j < n; j++) {
+          uint64_t id = v->xarg[b->xoff + j];
+          if (id) s += J[k * n + j] * T[id * p + l];
+        }
+        T[(out + k) * p + l] = s;
+      }
+    return ADE_OK;
+  }
+  double *x = ework(t, 2 * n + m);
+  if (!x) return ade__fail(ADE_ENOMEM, "out of memory for an elemental call");
+  double *xd = x + n, *yd = xd + n;
+  inputs(v, b, V, x);
+  for (size_t l = 0; l < p; l++) {
+    for (size_t j = 0; j < n; j++) {
+      uint64_t id = v->xarg[b->xoff + j];
+      xd[j] = id ? T[id * p + l] : 0.0;
+    }
+    int rc = e->def.tangent(e->def.ud, x, xd, yd);
+    if (rc) return cb_fail(e, v, b, "tangent", rc);
+    for (size_t k = 0; k < m; k++) T[(out + k) * p + l] = yd[k];
+  }
+  return ADE_OK;
+}
+
+/* One adjoint call: A[inputs] += A[outputs]^T f'(x) (dense adjoints by id). */
+int ade__elem_adjoint1(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, double *A) {
+  const ade__eblk *b = &v->blk[bi];
+  const struct ade_elemental *e;
+  const double *yb = A + v->first + b->head + 1;
+  int nz = 0;
+  for (uint32_t k = 0; k < b->m; k++) nz |= yb[k] != 0.0;
+  if (!nz) return ADE_OK;
+  int st = resolve(t, v, b, &e);
+  if (st) return st;
+  double *x = ework(t, 2 * (size_t)b->n);
+  if (!x) return ade__fail(ADE_ENOMEM, "out of memory for an elemental call");
+  double *xb = x + b->n;
+  inputs(v, b, V, x);
+  int rc = e->def.adjoint(e->def.ud, x, yb, xb);
+  if (rc) return cb_fail(e, v, b, "adjoint", rc);
+  for (uint32_t j = 0; j < b->n; j++)
+    if (v->xarg[b->xoff + j]) A[v->xarg[b->xoff + j]] += xb[j];
+  return ADE_OK;
 }

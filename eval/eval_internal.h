@@ -137,6 +137,13 @@ int ade__elem_ready(ade_tape *t);
 /* Every call of view v resolved (before allocating for their Jacobians). */
 int ade__elem_check(const ade_tape *t, const ade__view *v);
 int ade__elem_primal(ade_tape *t, const ade__view *v, uint32_t bi, double *V);
+/* T (p per variable, by id) of call bi's outputs from its inputs' at V
+ * (NULL: the view's values): p tangent calls or its Jacobian, whichever is
+ * cheaper. */
+int ade__elem_tangents(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, size_t p, double *T);
+/* A[inputs] += A[outputs]^T f' by one adjoint call (dense adjoints by id;
+ * nothing if the outputs' adjoints are 0). */
+int ade__elem_adjoint1(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, double *A);
 int ade__elem_jacobian(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, const double **J);
 
 /* A tape's elemental calls, for builders of mission DAGs (elim/mission):

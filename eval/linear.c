@@ -133,7 +133,7 @@ int ade__lin_peek(ade_tape *t, size_t c, const ade__lin **out) {
     return ADE_OK;
   }
   int st = ade__view_load(t, c);
-  size_t est = (size_t)t->view.n * (13 + ADE__MAX_ARITY * 16);
+  size_t est = (size_t)t->view.n * 13 + lin_slots(&t->view) * 16;
   ade__lin *L = NULL;
   if (!st && t->linseen[c] && t->linbytes + est <= t->memlimit) L = ade__calloc(1, sizeof *L);
   t->linseen[c] = 1;

@@ -41,13 +41,20 @@ static int finish(const sweep *s, int st) {
 /* One chunk of a tangent sweep at a new point in one pass: each record's
  * value into V, then its partials, applied at once to the p tangents T (the
  * same operations, in the same order, as replaying the chunk, linearizing
- * it at V and sweeping the linearization). */
-static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, double *T) {
+ * it at V and sweeping the linearization). An elemental call: its primal,
+ * then its tangents through its callbacks (eval/elemental.c). */
+static int tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, double *T) {
   const ade__view *v = &s->t->view;
   for (uint32_t i = 0; i < v->n; i++) {
     const unsigned op = v->op[i];
-    const int arity = ade__optab[op].arity;
     const uint64_t *arg = ade__view_arg(v, i), rid = v->first + i + 1;
+    if (op == ADE_OP_VECTOR_ELEMENTAL) { /* the call, at its first output */
+      int st = arg[1] ? ADE_OK : ade__elem_primal(s->t, v, (uint32_t)arg[0], s->V);
+      if (!st && !arg[1]) st = ade__elem_tangents(s->t, v, (uint32_t)arg[0], s->V, p, T);
+      if (st) return st;
+      continue;
+    }
+    const int arity = ade__optab[op].arity;
     double *Tr = T + rid * p, a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
     if (op == ADE_OP_INDEP) {
       for (size_t l = 0; l < p; l++) Tr[l] = Xd[*ix * p + l];
@@ -73,6 +80,7 @@ static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, doub
       for (size_t l = 0; arg[j] && l < p; l++) Tr[l] += dk * Ta[l];
     }
   }
+  return ADE_OK;
 }
 
 /* forward() over the resident form: the same values, tangents and flips. */
@@ -118,8 +126,7 @@ static void view_deps(sweep *s, size_t p, double *y, double *Yd, const double *T
 }
 
 /* Forward over all chunks: values at x (if given) and p tangents T; p = 0
- * replays the values only (x must be given). Elemental calls at x: values
- * by their primal, tangents over the chunk linearized at x. */
+ * replays the values only (x must be given). */
 static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, double *T) {
   ade_tape *t = s->t;
   if (s->res) {
@@ -133,19 +140,12 @@ static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, 
     const ade__lin *L = NULL;
     int st = s->V ? ade__view_load_lean(t, c) : ade__lin_get(t, c, &L);
     if (st) return st;
-    if (s->V && elem) {
-      st = replay_elem(s, &ix);
-      if (!st && p) st = ade__lin_build(t, s->V, &t->linscratch);
-      if (st) return st;
-      if (!p) {
-        view_deps(s, 0, y, NULL, T, &iy);
-        continue;
-      }
-      L = &t->linscratch;
-    } else if (s->V) { /* at x: values (and tangents) chunk by chunk */
+    if (s->V) { /* at x: values (and tangents) chunk by chunk */
       double a[ADE__MAX_ARITY];
-      if (p) tangent_chunk(s, p, Xd, &ix, T);
-      for (uint32_t i = 0; !p && i < t->view.n; i++) replay_record(s, i, &ix, a);
+      if (p) st = tangent_chunk(s, p, Xd, &ix, T);
+      else if (elem) st = replay_elem(s, &ix);
+      for (uint32_t i = 0; !p && !elem && i < t->view.n; i++) replay_record(s, i, &ix, a);
+      if (st) return st;
       view_deps(s, p, y, Yd, T, &iy);
       continue;
     }
@@ -207,13 +207,20 @@ static void reverse_chunk_scalar(const ade__lin *L, double *A, double *Xb, size_
 
 /* The same from the loaded view, linearizing record by record at V (NULL:
  * the view's values) only where the adjoint is nonzero: the partials, and
- * their use, are those of reverse_chunk_scalar on the linearized chunk. */
-static void reverse_view_scalar(const ade__view *v, const double *V, double *A, double *Xb,
-                                size_t *ix, double *y, size_t *iy) {
+ * their use, are those of reverse_chunk_scalar on the linearized chunk.
+ * An elemental call: one adjoint call at its first output, when the
+ * adjoints of all its outputs are complete. */
+static int reverse_view_scalar(ade_tape *t, const ade__view *v, const double *V, double *A, double *Xb,
+                               size_t *ix, double *y, size_t *iy) {
   for (uint32_t i = v->n; i-- > 0;) {
     const uint64_t rid = v->first + i + 1, *arg = ade__view_arg(v, i);
     const double a = A[rid], r = V ? V[rid] : v->val[i];
     const unsigned op = v->op[i];
+    if (op == ADE_OP_VECTOR_ELEMENTAL) {
+      int st = arg[1] ? ADE_OK : ade__elem_adjoint1(t, v, (uint32_t)arg[0], V, A);
+      if (st) return st;
+      continue;
+    }
     const int arity = ade__optab[op].arity;
     double o[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
     if (op == ADE_OP_DEP && y) y[--*iy] = r;
@@ -227,6 +234,7 @@ static void reverse_view_scalar(const ade__view *v, const double *V, double *A, 
     for (int j = 0; j < arity; j++)
       if (arg[j]) A[arg[j]] += d[j] * a;
   }
+  return ADE_OK;
 }
 
 /* Reverse over all chunks: q adjoints, seeded at the dependents with Yb.
@@ -253,11 +261,11 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
   }
   for (size_t c = m->nchunks; c-- > 0;) {
     const ade__lin *L = NULL;
-    if (q == 1 && A->dense && !ade__tape_has_elementals(t)) { /* linearized only if kept, else from the view */
+    if (q == 1 && A->dense) { /* linearized only if kept, else straight from the view */
       int st = s->V ? ade__view_load_lean(t, c) : ade__lin_peek(t, c, &L);
+      if (!st && L) reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
+      else if (!st) st = reverse_view_scalar(t, &t->view, s->V, A->dense, Xb, &ix, y, &iy);
       if (st) return st;
-      if (L) reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
-      else reverse_view_scalar(&t->view, s->V, A->dense, Xb, &ix, y, &iy);
       continue;
     }
     int st = ade__lin_at(t, c, s->V, &L);
