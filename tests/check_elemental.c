@@ -1,6 +1,7 @@
 /* check_elemental.c: vector elementals: registration, recording, every sweep and Jacobian method against the same program in scalar operations and finite differences. */
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eval_internal.h"
 #include "randprog.h"
@@ -489,6 +490,19 @@ START_TEST(test_save_load_stats) {
   ck_assert_int_eq(ade_jacobian_dense(t, ADE_REVERSE, NULL, J1), ADE_OK);
   ck_assert_int_eq(ade_jacobian_dense(u, ADE_FORWARD, NULL, J2), ADE_OK);
   close_all(J2, J1, 12, 1e-13, "after loading");
+  /* a file, read chunk by chunk */
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/check_elemental_%d_%d.adt", (int)getpid(), _i);
+  ck_assert_int_eq(ade_tape_save(t, path), ADE_OK);
+  ade_tape *f = NULL;
+  ck_assert_msg(ade_tape_open(&f, path) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_int_eq(ade_tape_verify(f), ADE_OK);
+  const double x2[3] = {0.4, -1.1, 0.6};
+  ck_assert_int_eq(ade_jacobian_dense(t, ADE_FORWARD, x2, J1), ADE_OK);
+  ck_assert_int_eq(ade_jacobian_dense(f, ADE_REVERSE, x2, J2), ADE_OK);
+  close_all(J2, J1, 12, 1e-13, "from the file");
+  ade_tape_free(f);
+  remove(path);
   /* recording twice gives the same bytes */
   ade_tape *t2 = fixed_tape(x, _i ? 5 : 0);
   ck_assert_int_eq(ade_tape_bytes(t2, &b2, &s2), ADE_OK);
