@@ -223,3 +223,10 @@ IPOPT_BENCH =
 endif
 bench: $(IPOPT_BENCH)
 EXTRA_DIST += %D%/bench_ipopt.c
+
+# bench_elemental: a vector elemental against the same function in scalar operations.
+EXTRA_PROGRAMS += %D%/bench_elemental
+%C%_bench_elemental_SOURCES = %D%/bench_elemental.c %D%/bench_util.c %D%/bench_util.h
+%C%_bench_elemental_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_elemental_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_elemental_LDADD = $(BENCH_LDADD)
