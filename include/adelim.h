@@ -1258,6 +1258,41 @@ typedef struct ade_mission_fns {
 ADE_API int ade_mplan_execute(const ade_mplan *p, const ade_mission *d, const ade_mission_fns *f, double *J,
                               uint64_t *products);
 
+/* Missions from a recorded tape (doc/missions.md, "Missions from a tape").
+ * The tape's records are cut into runs: maximal stretches of records in one
+ * part (kind ADE_PARTS_REGIONS: the innermost region holding them, or none
+ * for the scalar code between regions; a region's records around a nested
+ * one are two runs). The DAG's variables are x (the independents in order),
+ * and per run of the c-graph (ade_cgraph_from_tape) its interface (the
+ * values it computes that later runs use), named after its region ("top"
+ * outside regions) and its number, "newton.3", and its outputs (its
+ * dependents), "newton.3:y". Each run R gets an elemental S -> T for each
+ * variable S it reads and each of its variables T that S reaches: F'(S, T),
+ * the derivative of T with respect to S through R's records, with the
+ * edges of R's c-graph on those paths as both its tangent and its adjoint
+ * cost per direction (one multiply-add per edge and direction), and a
+ * tangent and adjoint model (sweeps over those edges), no given Jacobian.
+ * The mission keeps the c-graph (its structure, labels at the point of the
+ * last execution). @return ADE_OK, ADE_EINVAL (NULL argument, unknown kind,
+ * no dependent depends on an independent), ADE_ESTATE (incomplete tape),
+ * ADE_ETOOBIG (more than 5000 runs with c-graph vertices, an elemental of
+ * more than 10^9 edges, a variable of more than 10^6 entries), ADE_ENOMEM,
+ * tape read errors. */
+ADE_API int ade_mission_from_tape(ade_mission **d, ade_tape *t, int kind);
+/*! ade_mission_tape_jacobian: execute plan p (of d, not a dense-* plan) on
+ * tape t, the tape d was built from, at x (n values; NULL: the recorded
+ * point): the c-graph's edge labels are computed at x, then the plan's
+ * preaccumulations and eliminations run as sweeps over the runs' edges and
+ * dense products (ade_mplan_execute). J (m x n, row-major, the tape's
+ * dependents and independents in order, as ade_jacobian_dense) gets the
+ * Jacobian; *fma (may be NULL) the multiply-adds executed: tangents,
+ * adjoints and products, which is ade_mplan_cost(p). The plan is reusable
+ * at any x. Not thread-safe on one d. @return ADE_OK, ADE_WBRANCH (J is
+ * complete; a recorded comparison differs at x), ADE_EINVAL (a dense plan,
+ * d not from a tape, another tape), ADE_ENOMEM, tape read errors. */
+ADE_API int ade_mission_tape_jacobian(const ade_mplan *p, ade_mission *d, ade_tape *t, const double *x,
+                                      double *J, uint64_t *fma);
+
 /* ------------------------------------------------------ Hessians (hessian/) */
 
 /* Second derivatives of the weighted sum f = sum_i w_i y_i of a tape's
