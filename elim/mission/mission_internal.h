@@ -197,6 +197,13 @@ typedef struct ade__mrun {
 int ade__m_dense(const ade__mctx *c, int adjoint, uint64_t *cost);
 int ade__m_sparse(ade__mrun *r, int adjoint, ade__mseq *out);
 int ade__m_greedy(ade__mrun *r, int by_cost, ade__mseq *out);
+/* greedy-min-fill with its ties (faces of equal fill-in) broken by slot
+ * order (what ade__m_greedy does), or by the order of the faces in
+ * sparse tangent or adjoint mode (the paper's "ties are broken by either
+ * sparse tangent or adjoint modes"): tests/check_mission.c shows that the
+ * adjoint order reproduces ADMission's 20 on the Lion DAG. */
+enum { ADE__TIES_SLOT = 0, ADE__TIES_TANGENT = 1, ADE__TIES_ADJOINT = 2 };
+int ade__m_greedy_ties(ade__mrun *r, int by_cost, int ties, ade__mseq *out);
 int ade__m_dp(ade__mrun *r, ade__mseq *out);
 /* Greedy moves from state g on (g is changed). */
 int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *out);
