@@ -283,6 +283,22 @@ START_TEST(newton_steps) {
 }
 END_TEST
 
+/* The issue's scale: a chain of 100 Newton-like steps, planned by best at
+ * no more than 100 one-step optima (74,000) plus 99 junction products
+ * (2,000). A node limit keeps the test independent of the machine's
+ * speed; bench/bench_mission measures the time (doc/benchmarks.md). */
+START_TEST(newton_chain_100) {
+  ade_mission_limits l;
+  ade_mission_limits_init(&l);
+  l.node_limit = 100;
+  ade_mission *d = newton_chain(100);
+  uint64_t c = plan_lim(d, ADE_MISSION_BEST, &l, NULL);
+  ck_assert_uint_le(c, 100u * 74000 + 99u * 2000);
+  ck_assert_uint_ge(c, 100u * 70000);
+  ade_mission_free(d);
+}
+END_TEST
+
 /* Rule 3 and Rule 2's flavours on one face, by hand: n = (3, 4, 5),
  * F1: tangent 7, adjoint 11; F2: tangent 13, adjoint 17. */
 START_TEST(op_costs) {
@@ -1025,6 +1041,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, example6);
   tcase_add_test(tc, op_costs);
   tcase_add_test(tc, newton_steps);
+  tcase_add_test(tc, newton_chain_100);
   suite_add_tcase(s, tc);
   tc = tcase_create("property");
   tcase_set_timeout(tc, 120);
