@@ -1140,6 +1140,13 @@ ADE_API int ade_mission_write_graphml(const ade_mission *d, void *file);
 ADE_API int ade_mission_write_dot(const ade_mission *d, void *file);
 /*! ade_mission_size: variables and elementals. */
 ADE_API void ade_mission_size(const ade_mission *d, int *nvars, int *nelementals);
+/*! ade_mission_var: variable i's id and size; ade_mission_elemental:
+ * elemental k's id, source and target variables and costs of one scalar
+ * tangent and adjoint (any output pointer may be NULL).
+ * @return ADE_OK, ADE_EINVAL (NULL d, index out of range). */
+ADE_API int ade_mission_var(const ade_mission *d, int i, const char **id, uint64_t *size);
+ADE_API int ade_mission_elemental(const ade_mission *d, int k, const char **id, int *src, int *dst,
+                                  uint64_t *tangent_cost, uint64_t *adjoint_cost);
 
 /* Planners. dense-tangent and dense-adjoint are vector modes over the whole
  * DAG (a cost, no elimination plan); sparse-tangent / sparse-adjoint
@@ -1292,6 +1299,17 @@ ADE_API int ade_mission_from_tape(ade_mission **d, ade_tape *t, int kind);
  * d not from a tape, another tape), ADE_ENOMEM, tape read errors. */
 ADE_API int ade_mission_tape_jacobian(const ade_mplan *p, ade_mission *d, ade_tape *t, const double *x,
                                       double *J, uint64_t *fma);
+/*! ade_mission_tape_fns: the elementals of d (built from tape t) as
+ * callbacks at x (NULL: the recorded point), for ade_mplan_execute or
+ * direct use: tangent and adjoint sweep elemental k's edges (|E| multiply-
+ * adds per direction); jacobian gives its local Jacobian F'_k (n_j x n_i,
+ * column-major) by vertex elimination (Markowitz order) of the c-graph of
+ * its edges. The callbacks stay valid until d is freed or this is called
+ * again, and count their multiply-adds: ade_mission_tape_fma (zeroed
+ * here). @return ADE_OK, ADE_WBRANCH (a recorded comparison differs at x),
+ * ADE_EINVAL (d not from a tape, another tape), ADE_ENOMEM, tape errors. */
+ADE_API int ade_mission_tape_fns(ade_mission *d, ade_tape *t, const double *x, ade_mission_fns *f);
+ADE_API uint64_t ade_mission_tape_fma(const ade_mission *d);
 
 /* ------------------------------------------------------ Hessians (hessian/) */
 

@@ -91,6 +91,57 @@ START_TEST(random_regions) {
 }
 END_TEST
 
+/* Every elemental's local Jacobian three ways at a new point: tangents of
+ * the identity, adjoints of the identity (transposed), and vertex
+ * elimination of its edges; the sweeps cost |E| per direction. */
+START_TEST(local_jacobians) {
+  int total = 0;
+  for (uint64_t s = 30; s < 36; s++) {
+    randprog pr = rp_make(s, 4, 3, 40);
+    double x[4] = {0.3, -0.7, 1.1, 0.45}, x2[4] = {0.35, -0.6, 1.0, 0.5};
+    ade_tape *t = record_regions(&pr, x, s);
+    ade_mission *d = NULL;
+    ade_mission_fns f;
+    ck_assert_int_eq(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS), ADE_OK);
+    ck_assert_int_eq(ade_mission_tape_fns(d, t, x2, &f), ADE_OK);
+    int ne;
+    ade_mission_size(d, NULL, &ne);
+    total += ne;
+    for (int k = 0; k < ne; k++) {
+      int src, dst;
+      uint64_t ni, nj, tan, adj;
+      ck_assert_int_eq(ade_mission_elemental(d, k, NULL, &src, &dst, &tan, &adj), ADE_OK);
+      ck_assert_uint_eq(tan, adj);
+      ck_assert_int_eq(ade_mission_var(d, src, NULL, &ni), ADE_OK);
+      ck_assert_int_eq(ade_mission_var(d, dst, NULL, &nj), ADE_OK);
+      size_t a = (size_t)ni, b = (size_t)nj;
+      double *I = calloc(a * a + b * b, sizeof *I), *T = calloc(a * b, sizeof *T), *A = calloc(a * b, sizeof *A),
+             *E = calloc(a * b, sizeof *E);
+      for (size_t i = 0; i < a; i++) I[i + i * a] = 1;
+      uint64_t before = ade_mission_tape_fma(d);
+      ck_assert_int_eq(f.tangent(f.ud, k, a, I, T), ADE_OK); /* T = F' I: b x a */
+      ck_assert_uint_eq(ade_mission_tape_fma(d) - before, a * tan);
+      double *Ib = I + a * a;
+      for (size_t i = 0; i < b; i++) Ib[i + i * b] = 1;
+      ck_assert_int_eq(f.adjoint(f.ud, k, b, Ib, A), ADE_OK); /* A = F'^T I: a x b */
+      ck_assert_int_eq(f.jacobian(f.ud, k, E), ADE_OK);
+      for (size_t i = 0; i < b; i++)
+        for (size_t j = 0; j < a; j++) {
+          ade_assert_rel(A[j + i * a], T[i + j * b], 1e-12);
+          ade_assert_rel(E[i + j * b], T[i + j * b], 1e-12);
+        }
+      free(I), free(T), free(A), free(E);
+    }
+    ck_assert_int_eq(ade_mission_var(d, -1, NULL, NULL), ADE_EINVAL);
+    ck_assert_int_eq(ade_mission_elemental(d, ne, NULL, NULL, NULL, NULL, NULL), ADE_EINVAL);
+    ade_mission_free(d);
+    ade_tape_free(t);
+    rp_free(&pr);
+  }
+  ck_assert_int_ge(total, 20);
+}
+END_TEST
+
 /* A program by hand: x (2) -> region a (u = x0 x1, v = sin(x0)) -> region
  * b (w = u v) -> y = (w, v + 1), v + 1 outside regions. Variables, sizes
  * and edge counts by hand. */
@@ -238,6 +289,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, by_hand);
   tcase_add_test(tc, no_regions);
   tcase_add_test(tc, random_regions);
+  tcase_add_test(tc, local_jacobians);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, out_of_memory);
   suite_add_tcase(s, tc);

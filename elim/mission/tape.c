@@ -418,25 +418,100 @@ static int t_adjoint(void *ud, int k, size_t q, const double *yb, double *xb) {
   return ADE_OK;
 }
 
+/* The c-graph of elemental e's edges: S's entries with an out-edge as
+ * independents, T's entries with an in-edge as dependents (each through a
+ * unit edge from its slot, which may feed others), the rest intermediate;
+ * ids: local slot + 1, dependent c: nloc + 1 + c. */
+static int local_graph(const ade__mtape *tp, const telem *e, ade_cgraph **g, size_t *nx, size_t *ny, long *ids) {
+  size_t ne = e->ne + e->nout, m = 0, n = 0;
+  long *src = ade__alloc(ade__mul_size(ne + 1, 2 * sizeof *src)), *dst = src ? src + ne + 1 : NULL;
+  double *val = ade__alloc(ade__mul_size(ne + 1, sizeof *val));
+  unsigned char *has = ade__calloc(e->nloc + 1, 2);
+  int st = src && val && has ? ADE_OK : oom();
+  for (size_t j = 0; !st && j < e->ne; j++) {
+    src[j] = (long)e->es[j] + 1, dst[j] = (long)e->ed[j] + 1, val[j] = tp->lab[e->eid[j]];
+    has[e->es[j]] |= 1, has[e->ed[j]] |= 2; /* 1: an out-edge, 2: an in-edge */
+  }
+  size_t k = e->ne;
+  long *xid = ids, *yid = ids + e->nin;
+  for (size_t a = 0; !st && a < e->nin; a++)
+    if (has[e->in[a]] & 1) xid[n++] = (long)e->in[a] + 1;
+  for (size_t c = 0; !st && c < e->nout; c++)
+    if (has[e->out[c]] & 2) {
+      yid[m] = (long)(e->nloc + 1 + c);
+      src[k] = (long)e->out[c] + 1, dst[k] = yid[m++], val[k++] = 1;
+    }
+  if (!st) st = ade_cgraph_from_edges(g, n, xid, m, yid, k, src, dst, val);
+  *nx = n, *ny = m;
+  ade__free(src);
+  ade__free(val);
+  ade__free(has);
+  return st;
+}
+
+/* J := F'_k (n_T x n_S, column-major) by vertex elimination (Markowitz
+ * order) of its edges' c-graph; the multiply-adds count in tp->fma. */
+static int t_jacobian(void *ud, int k, double *J) {
+  ade__mtape *tp = ud;
+  const telem *e = &tp->el[k];
+  ade_cgraph *g = NULL;
+  ade_elim_seq *seq = NULL;
+  ade_sparse *S = NULL;
+  size_t nx = 0, ny = 0;
+  uint64_t cost = 0;
+  long *ids = ade__alloc(ade__mul_size(e->nin + e->nout + 1, sizeof *ids));
+  int st = ids ? local_graph(tp, e, &g, &nx, &ny, ids) : oom();
+  if (!st) st = ade_elim_order(g, ADE_ORDER_VERTEX_MARKOWITZ, &seq);
+  if (!st) st = ade_seq_apply(g, seq, &cost);
+  if (!st) st = ade_cgraph_jacobian(g, &S);
+  if (!st) {
+    memset(J, 0, e->nout * e->nin * sizeof *J);
+    size_t *row = ade__alloc(ade__mul_size(ny + nx + 1, sizeof *row)), *col = row ? row + ny : NULL;
+    if (!row) st = oom();
+    for (size_t r = 0; !st && r < ny; r++) row[r] = (size_t)(ids[e->nin + r] - (long)e->nloc - 1);
+    for (size_t a = 0, c = 0; !st && a < e->nin; a++) /* the columns kept, in order */
+      if (c < nx && ids[c] == (long)e->in[a] + 1) col[c++] = a;
+    for (size_t r = 0; !st && r < S->m; r++)
+      for (size_t q = S->rowptr[r]; q < S->rowptr[r + 1]; q++) J[row[r] + col[S->col[q]] * e->nout] = S->val[q];
+    ade__free(row);
+  }
+  tp->fma += cost;
+  ade_sparse_free(S);
+  ade_seq_free(seq);
+  ade_cgraph_free(g);
+  ade__free(ids);
+  return st;
+}
+
+int ade_mission_tape_fns(ade_mission *d, ade_tape *t, const double *x, ade_mission_fns *f) {
+  if (!d || !t || !f) return ade__fail(ADE_EINVAL, "ade_mission_tape_fns: NULL argument");
+  ade__mtape *tp = d->tp;
+  if (!tp || tp->ne != d->ne) return ade__fail(ADE_EINVAL, "ade_mission_tape_fns: the mission is not a tape's");
+  ade_stats s;
+  int st = ade_tape_stats(t, &s);
+  if (st) return st;
+  if (s.records != tp->records || s.independents != tp->n || s.dependents != tp->m)
+    return ade__fail(ADE_EINVAL, "the mission was built from a tape of %llu records, not %llu",
+                     (unsigned long long)tp->records, (unsigned long long)s.records);
+  st = ade__cgraph_labels_at(t, tp->g, x, tp->lab);
+  if (st < 0) return st;
+  *f = (ade_mission_fns){t_tangent, t_adjoint, t_jacobian, tp};
+  tp->fma = 0;
+  return st;
+}
+
+uint64_t ade_mission_tape_fma(const ade_mission *d) { return d && d->tp ? d->tp->fma : 0; }
+
 int ade_mission_tape_jacobian(const ade_mplan *p, ade_mission *d, ade_tape *t, const double *x, double *J,
                               uint64_t *fma) {
   if (!p || !d || !t || !J) return ade__fail(ADE_EINVAL, "ade_mission_tape_jacobian: NULL argument");
+  ade_mission_fns f;
+  int warn = ade_mission_tape_fns(d, t, x, &f);
+  if (warn < 0) return warn;
   ade__mtape *tp = d->tp;
-  if (!tp || tp->ne != d->ne) return ade__fail(ADE_EINVAL, "ade_mission_tape_jacobian: the mission is not a tape's");
-  ade_stats s;
-  int st = ade_tape_stats(t, &s), warn = ADE_OK;
-  if (st) return st;
-  if (s.records != tp->records || s.independents != tp->n || s.dependents != tp->m)
-    return ade__fail(ADE_EINVAL, "ade_mission_tape_jacobian: the mission was built from a tape of %llu records, not %llu",
-                     (unsigned long long)tp->records, (unsigned long long)s.records);
-  st = ade__cgraph_labels_at(t, tp->g, x, tp->lab);
-  if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
-  double *Jm = st ? NULL : ade__alloc(ade__mul_size(tp->nrow * tp->n + 1, sizeof *Jm));
-  if (!st && !Jm) st = oom();
-  ade_mission_fns f = {t_tangent, t_adjoint, NULL, tp};
+  double *Jm = ade__alloc(ade__mul_size(tp->nrow * tp->n + 1, sizeof *Jm));
   uint64_t products = 0;
-  tp->fma = 0;
-  if (!st) st = ade_mplan_execute(p, d, &f, Jm, &products);
+  int st = Jm ? ade_mplan_execute(p, d, &f, Jm, &products) : oom();
   if (!st) {
     memset(J, 0, tp->m * tp->n * sizeof *J);
     for (size_t r = 0; r < tp->nrow; r++) memcpy(J + tp->row[r] * tp->n, Jm + r * tp->n, tp->n * sizeof *J);
