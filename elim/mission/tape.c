@@ -100,6 +100,8 @@ static int groups(build *b) {
   for (size_t v = 0; v < b->nv; v++) {
     b->grp[v] = ADE__NONE;
     if (!g->v[v].alive || g->v[v].kind == ADE__X) continue;
+    if (g->v[v].id < 1 || (uint64_t)g->v[v].id > b->tp->records)
+      return ade__fail(ADE_EINVAL, "mission from a tape: c-graph vertex %ld is no record", g->v[v].id);
     size_t r = b->run[g->v[v].id];
     if (r != last) b->gfirst[b->ngrp++] = nm, last = r;
     b->grp[v] = b->ngrp - 1;
