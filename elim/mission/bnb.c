@@ -137,7 +137,7 @@ static int dfs(worker *w, int depth) {
   shared *sh = w->sh;
   const ade__mctx *c = sh->r->c;
   ade__ldag *g = &w->st[depth];
-  if ((++w->nodes & 15) == 0) limits(w);
+  if ((++w->nodes & 15) == 0 || g->nslot > 256) limits(w); /* big states: a node takes long */
   if (atomic_load(&sh->stop)) return ADE_OK;
   if (!ade__ldag_has_face(g)) return improve(w, depth, ade__sadd(g->cost, finish_cost(g, c)));
   if (ade__sadd(g->cost, ade__ldag_bound(g, c)) >= atomic_load(&sh->best)) return ADE_OK;
