@@ -457,19 +457,23 @@ static uint64_t label(const ade__ldag *g, int s) {
              ((uint64_t)x->model << 61));
 }
 
-/* A vertex's label and its neighbours' labels (one refinement round). */
-static uint64_t signature(const ade__ldag *g, int s) {
-  uint64_t h = label(g, s);
-  FOR_BITS(g, ade__row(g, g->pred, s), p) h += mix(label(g, p) + 1);
-  FOR_BITS(g, ade__row(g, g->succ, s), q) h += mix(label(g, q) + 2);
+/* A vertex's label and its neighbours' labels (one refinement round;
+ * lab: every slot's label). */
+static uint64_t signature(const ade__ldag *g, int s, const uint64_t *lab) {
+  uint64_t h = lab[s];
+  FOR_BITS(g, ade__row(g, g->pred, s), p) h += mix(lab[p] + 1);
+  FOR_BITS(g, ade__row(g, g->succ, s), q) h += mix(lab[q] + 2);
   return h;
 }
 
-static int by_sig(const void *a, const void *b, void *kb_) {
-  const ade__keybuf *kb = kb_;
-  int x = *(const int *)a, y = *(const int *)b;
-  if (kb->sig[x] != kb->sig[y]) return kb->sig[x] < kb->sig[y] ? -1 : 1;
-  return (x > y) - (x < y);
+/* Sort ord[0..n) by signature, ties by slot (insertion sort: a state has
+ * a few dozen live vertices, and this runs once per search node). */
+static void sort_by_sig(int *ord, int n, const uint64_t *sig) {
+  for (int a = 1; a < n; a++) {
+    int x = ord[a], b = a;
+    while (b > 0 && (sig[ord[b - 1]] > sig[x] || (sig[ord[b - 1]] == sig[x] && ord[b - 1] > x))) ord[b] = ord[b - 1], b--;
+    ord[b] = x;
+  }
 }
 
 static int keybuf_room(ade__keybuf *kb, const ade__ldag *g, size_t words) {
@@ -480,8 +484,10 @@ static int keybuf_room(ade__keybuf *kb, const ade__ldag *g, size_t words) {
     int *r = o ? ade__realloc(kb->rank, (size_t)nc * sizeof *r) : NULL;
     if (r) kb->rank = r;
     uint64_t *s = r ? ade__realloc(kb->sig, (size_t)nc * sizeof *s) : NULL;
-    if (!s) return ade__fail(ADE_ENOMEM, "bnb: out of memory");
-    kb->sig = s;
+    if (s) kb->sig = s;
+    uint64_t *l = s ? ade__realloc(kb->lab, (size_t)nc * sizeof *l) : NULL;
+    if (!l) return ade__fail(ADE_ENOMEM, "bnb: out of memory");
+    kb->lab = l;
     kb->capv = nc;
   }
   if (kb->cap < words) {
@@ -506,9 +512,11 @@ int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
   words += 5 * (size_t)nl + edges;
   if (keybuf_room(kb, g, words)) return ADE_ENOMEM;
   nl = 0;
+  for (int s = 0; s < g->nslot; s++)
+    if (g->v[s].alive || g->v[s].term) kb->lab[s] = label(g, s);
   for (int s = t0; s < g->nslot; s++)
-    if (g->v[s].alive) kb->sig[s] = signature(g, s), kb->ord[nl++] = s;
-  qsort_r(kb->ord, (size_t)nl, sizeof *kb->ord, by_sig, kb);
+    if (g->v[s].alive) kb->sig[s] = signature(g, s, kb->lab), kb->ord[nl++] = s;
+  sort_by_sig(kb->ord, nl, kb->sig);
   for (int r = 0; r < nl; r++) kb->rank[kb->ord[r]] = t0 + r;
   for (int s = 0; s < t0; s++) kb->rank[s] = s;
   size_t n = 0;
@@ -537,6 +545,7 @@ void ade__keybuf_free(ade__keybuf *kb) {
   ade__free(kb->ord);
   ade__free(kb->rank);
   ade__free(kb->sig);
+  ade__free(kb->lab);
   memset(kb, 0, sizeof *kb);
 }
 

@@ -161,7 +161,7 @@ typedef struct ade__keybuf {
   uint32_t *k;
   size_t n, cap;
   int *ord, *rank;
-  uint64_t *sig;
+  uint64_t *sig, *lab; /* per slot: signature, label */
   int capv;
 } ade__keybuf;
 int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb);
