@@ -697,6 +697,39 @@ START_TEST(random_dags) {
 }
 END_TEST
 
+/* The search's bound (both bounds in one pass) equals the two bounds
+ * computed apart, on every state of random walks through random DAGs. */
+START_TEST(bound_one_pass) {
+  uint64_t seed = 77;
+  int states = 0;
+  for (int n = 0; n < 600; n++) {
+    rdag r;
+    random_dag(&r, &seed, 2 + (int)(ade_test_rand(&seed) % 6), 8);
+    ade_mission *d = build(&r);
+    ade__mctx c;
+    ade__ldag g;
+    ck_assert_int_eq(ade_mission_check(d), ADE_OK);
+    ck_assert_int_eq(ade__mctx_init(&c, d), ADE_OK);
+    ck_assert_int_eq(ade__ldag_init(&g, &c), ADE_OK);
+    for (;;) {
+      ck_assert_uint_eq(ade__ldag_bound(&g, &c), ade__ldag_bound_ref(&g, &c));
+      states++;
+      ade__move mv[64 * 4];
+      int k = 0;
+      for (int u = g.nx + g.ny; u < g.nslot && k < 60 * 4; u++)
+        for (int v = g.nx + g.ny; g.v[u].alive && v < g.nslot && k < 60 * 4; v++)
+          if (ade__is_face(&g, u, v)) k += ade__face_moves(&g, &c, u, v, mv + k);
+      if (!k) break;
+      ck_assert_int_eq(ade__move_apply(&g, &c, &mv[ade_test_rand(&seed) % (uint64_t)k], NULL, NULL), ADE_OK);
+    }
+    ade__ldag_free(&g);
+    ade__mctx_free(&c);
+    ade_mission_free(d);
+  }
+  ck_assert_int_ge(states, 1000);
+}
+END_TEST
+
 /* ------------------------------------------------------------ execution */
 
 /* Elementals with random dense Jacobians (column-major); the callbacks
@@ -1047,6 +1080,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, chains);
   tcase_add_test(tc, random_dags);
+  tcase_add_test(tc, bound_one_pass);
   tcase_add_test(tc, limits_threads);
   tcase_add_test(tc, execute);
   suite_add_tcase(s, tc);
