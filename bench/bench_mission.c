@@ -1,10 +1,11 @@
 /* bench_mission.c: planning time and cost of every mission planner on Lion, Bat, one Newton step and chains of Newton steps.
  *
- * Usage: bench_mission [LIMIT [MAXSTEPS [DATADIR]]]
+ * Usage: bench_mission [LIMIT [MAXSTEPS [DATADIR [METHOD]]]]
  *   bnb and best get LIMIT seconds each (default 10; a row marked * hit
  *   it); chains of 10, 20, 50, 100 Newton-like steps up to MAXSTEPS
  *   (default 100); DATADIR holds lion.xml and bat.xml (default
- *   tests/data/mission). Prints a markdown table. */
+ *   tests/data/mission); METHOD: that method only (default: all). Prints
+ *   a markdown table. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,8 @@ static void progress(void *ud, const ade_mission_progress *p) {
           p->incumbent, p->nodes);
 }
 
+static int only = -1; /* METHOD, -1: all */
+
 static void bench(const char *name, ade_mission *d, double limit) {
   ade_mission_limits l;
   ade_mission_limits_init(&l);
@@ -53,6 +56,7 @@ static void bench(const char *name, ade_mission *d, double limit) {
   l.progress = progress;
   l.progress_ud = (void *)name;
   for (int m = 0; m < ADE_MISSION_NMETHODS; m++) {
+    if (only >= 0 && m != only) continue;
     ade_mplan *p = NULL;
     int rc = ade_mission_plan(d, m, &l, &p);
     if (rc == ADE_EINVAL && m == ADE_MISSION_DP) continue; /* not a chain */
@@ -72,6 +76,10 @@ int main(int argc, char **argv) {
   double limit = argc > 1 ? atof(argv[1]) : 10.0;
   int maxsteps = argc > 2 ? atoi(argv[2]) : 100;
   const char *dir = argc > 3 ? argv[3] : "tests/data/mission";
+  if (argc > 4 && (only = ade_mission_method_parse(argv[4])) < 0) {
+    fprintf(stderr, "bench_mission: unknown method '%s'\n", argv[4]);
+    return 2;
+  }
   static const int steps[] = {1, 2, 10, 20, 50, 100};
   char path[1024], name[32];
   printf("| DAG | method | cost | proven | seconds | nodes |\n|---|---|--:|---|--:|--:|\n");

@@ -1,4 +1,4 @@
-/* cmd_mission.c: `adelim mission` and `adelim compare --mission`: plans of AD missions from GraphML. */
+/* cmd_mission.c: `adelim mission` and `adelim compare --mission`: plans of AD missions from GraphML or a tape's regions. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,12 +9,17 @@
 #include "cli.h"
 
 const char cli_mission_usage[] =
-    "Usage: adelim mission [--method M] [--time-limit S] [--threads N] [--json] FILE.graphml\n"
-    "       adelim mission --dot | --graphml FILE.graphml\n"
+    "Usage: adelim mission [--method M] [--time-limit S] [--threads N] [--json] FILE.graphml|TAPE\n"
+    "       adelim mission [--method M] [--time-limit S] [--threads N] --execute TAPE\n"
+    "       adelim mission --dot | --graphml FILE.graphml|TAPE\n"
     "\n"
     "Plan the Jacobian of an AD mission: a DAG of vector elementals read from\n"
     "ADMission GraphML (node data size; edge data tangent_cost, adjoint_cost,\n"
-    "has_jacobian, has_model). Prints the generalized face elimination\n"
+    "has_jacobian, has_model), or built from a tape: its regions and the\n"
+    "scalar code between them become the elementals, each with its part's\n"
+    "c-graph edges as its tangent and adjoint cost per direction (variables\n"
+    "x, the independents; REGION.K, what run K of a region passes on;\n"
+    "REGION.K:y, the dependents it computes; 'top' outside regions). Prints the generalized face elimination\n"
     "sequence one operation per line with its cost, like the paper's listings:\n"
     "  ACC TAN (i j)              F'(i,j) preaccumulated by tangents (ADJ: adjoints)\n"
     "  ELI TAN (i j) (j k) -> (i j k)   tangents of (j k) seeded with F'(i j)\n"
@@ -34,6 +39,10 @@ const char cli_mission_usage[] =
     "  --json          one JSON object: method, cost, proven_optimal, seconds,\n"
     "                  nodes, limited, plan (the operations with their costs),\n"
     "                  dense_tangent, dense_adjoint\n"
+    "  --execute       (a tape) run the plan on the recorded program at its\n"
+    "                  recorded point: print the multiply-adds executed (equal\n"
+    "                  to the plan's cost) and the Jacobian's largest relative\n"
+    "                  difference to dense forward mode (not with dense-*)\n"
     "  --dot           write the DAG as Graphviz DOT instead of planning\n"
     "  --graphml       write the DAG back as GraphML instead of planning\n"
     "  -h, --help      print this help\n";
@@ -59,12 +68,47 @@ static int parse_limits(const cli_cmd *self, const char *tl, const char *th, ade
   return -1;
 }
 
-static int read_dag(const char *path, ade_mission **d) {
-  int st = ade_mission_read_graphml(d, path);
-  if (st < 0) {
+/* 1 if path starts with the tape magic (doc/tape-format.md). */
+static int is_tape(const char *path) {
+  static const unsigned char magic[8] = {0x89, 'A', 'D', 'T', '\r', '\n', 0x1a, '\n'};
+  unsigned char b[8];
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(b, 1, sizeof b, f) : 0;
+  if (f) fclose(f);
+  return n == sizeof b && memcmp(b, magic, sizeof b) == 0;
+}
+
+/* The DAG of a GraphML file, or of a tape's regions (*t: the tape). */
+static int read_dag(const char *path, ade_mission **d, ade_tape **t) {
+  int st;
+  if (is_tape(path)) {
+    if ((st = ade_tape_open(t, path)) < 0) return cli_tape_error(path, "cannot open", st);
+    if ((st = ade_mission_from_tape(d, *t, ADE_PARTS_REGIONS)) < 0)
+      return cli_tape_error(path, "cannot build its mission DAG", st);
+    return -1;
+  }
+  if ((st = ade_mission_read_graphml(d, path)) < 0) {
     cli_error("%s (%s)", cli_errmsg(), ade_errname(st));
     return CLI_FAIL;
   }
+  return -1;
+}
+
+/* The plan run on the tape at its recorded point, against forward mode. */
+static int execute(const char *path, ade_mission *d, ade_tape *t, const ade_mplan *p) {
+  size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t);
+  double *J = calloc(m * n + 1, sizeof *J), *F = calloc(m * n + 1, sizeof *F), worst = 0;
+  uint64_t fma = 0;
+  int st = J && F ? ade_mission_tape_jacobian(p, d, t, NULL, J, &fma) : ADE_ENOMEM;
+  if (st >= 0) st = ade_jacobian_dense(t, ADE_FORWARD, NULL, F);
+  for (size_t k = 0; st >= 0 && k < m * n; k++)
+    worst = fmax(worst, fabs(J[k] - F[k]) / fmax(fabs(F[k]), 1e-300));
+  free(J);
+  free(F);
+  if (st < 0) return cli_tape_error(path, "cannot execute the plan", st);
+  printf("executed on the tape: %" PRIu64 " multiply-adds (planned %" PRIu64 "), %zu x %zu Jacobian, "
+         "largest relative difference to forward mode %.1e\n",
+         fma, ade_mplan_cost(p), m, n, worst);
   return -1;
 }
 
@@ -90,10 +134,10 @@ static int print_plan(ade_mission *d, const ade_mplan *p, int json) {
 
 int cli_cmd_mission(const cli_cmd *self, int argc, char **argv) {
   const char *path = NULL, *method = "best", *tl = NULL, *th = NULL;
-  int json = 0, dot = 0, gml = 0, rc, st;
+  int json = 0, dot = 0, gml = 0, exe = 0, rc, st;
   const cli_arg args[] = {{"method", &method, NULL}, {"time-limit", &tl, NULL}, {"threads", &th, NULL},
                           {"json", NULL, &json},     {"dot", NULL, &dot},       {"graphml", NULL, &gml},
-                          {NULL, NULL, NULL}};
+                          {"execute", NULL, &exe},   {NULL, NULL, NULL}};
   ade_mission_limits l;
   ade_mission_limits_init(&l);
   l.time_limit = 10.0;
@@ -101,10 +145,18 @@ int cli_cmd_mission(const cli_cmd *self, int argc, char **argv) {
   if ((rc = parse_limits(self, tl, th, &l)) >= 0) return rc;
   int m = ade_mission_method_parse(method);
   if (m < 0) return cli_usage_error(self, "unknown method '%s'", method);
-  if (dot + gml + json > 1) return cli_usage_error(self, "--dot, --graphml and --json exclude each other");
+  if (dot + gml + json + exe > 1)
+    return cli_usage_error(self, "--dot, --graphml, --json and --execute exclude each other");
+  if (exe && m <= ADE_MISSION_DENSE_ADJOINT) return cli_usage_error(self, "--execute needs a plan, not %s", method);
+  if (exe && !is_tape(path)) return cli_usage_error(self, "--execute needs a tape");
   ade_mission *d = NULL;
   ade_mplan *p = NULL;
-  if ((rc = read_dag(path, &d)) >= 0) return rc;
+  ade_tape *t = NULL;
+  if ((rc = read_dag(path, &d, &t)) >= 0) {
+    ade_mission_free(d);
+    ade_tape_free(t);
+    return rc;
+  }
   l.progress = on_progress;
   l.progress_ud = (void *)method;
   if (dot || gml) {
@@ -113,11 +165,12 @@ int cli_cmd_mission(const cli_cmd *self, int argc, char **argv) {
   } else if ((st = ade_mission_plan(d, m, &l, &p)) < 0) {
     cli_error("%s: %s: %s (%s)", path, method, cli_errmsg(), ade_errname(st));
     rc = CLI_FAIL;
-  } else {
+  } else if (!exe || (rc = execute(path, d, t, p)) < 0) {
     rc = print_plan(d, p, json);
   }
   ade_mplan_free(p);
   ade_mission_free(d);
+  ade_tape_free(t);
   return rc;
 }
 
@@ -168,9 +221,14 @@ int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit
   static const char *const heads[] = {"method", "cost", "proven", "seconds", "nodes"};
   mrow rows[ADE_MISSION_NMETHODS];
   ade_mission *d = NULL;
+  ade_tape *t = NULL;
   int rc;
   (void)self;
-  if ((rc = read_dag(path, &d)) >= 0) return rc;
+  if ((rc = read_dag(path, &d, &t)) >= 0) {
+    ade_mission_free(d);
+    ade_tape_free(t);
+    return rc;
+  }
   ade_mission_limits l;
   ade_mission_limits_init(&l);
   l.time_limit = time_limit;
@@ -189,5 +247,6 @@ int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit
   if (fmt == CLI_JSON) mrow_json(rows, ADE_MISSION_NMETHODS);
   else cli_grid_print(stdout, fmt, heads, 5, 1, ADE_MISSION_NMETHODS, mrow_cells, rows);
   ade_mission_free(d);
+  ade_tape_free(t);
   return cli_finish(CLI_OK);
 }

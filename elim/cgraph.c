@@ -539,3 +539,48 @@ int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r) {
   r->reverse_cost = (uint64_t)(*g)->m * (*g)->nedges;
   return ADE_OK;
 }
+
+/* ------------------------------------------------------- labels at x */
+
+/* lab[id] += each operand's partial at V (NULL: the recorded point) for
+ * the edge it labels in g (parallel operands add, as when g was built). */
+static int labels_chunks(ade_tape *t, const ade_cgraph *g, const double *V, double *lab) {
+  const ade__lin *L;
+  for (size_t c = 0; c < t->meta.nchunks; c++) {
+    int st = ade__lin_at(t, c, V, &L);
+    if (st) return st;
+    for (uint32_t i = 0; i < L->n; i++) {
+      size_t vr = ade__graph_vertex(g, (long)(L->first + i + 1));
+      for (uint32_t q = L->pos[i]; vr != ADE__NONE && q < L->pos[i + 1]; q++) {
+        size_t va = ade__graph_vertex(g, (long)L->id[q]);
+        size_t e = va == ADE__NONE ? ADE__NONE : ade__graph_find(g, va, vr);
+        if (e != ADE__NONE) lab[g->e[e].id] += L->d[q];
+      }
+    }
+  }
+  return ADE_OK;
+}
+
+static int labels_at(ade_tape *t, const ade_cgraph *g, const double *x, double *lab) {
+  int st = ade__tape_usable(t), warn = ADE_OK;
+  if (st) return st;
+  if (g->dual || g->next_edge_id < 1 || (size_t)g->next_edge_id != g->nedges + 1)
+    return ade__fail(ADE_EINVAL, "edge labels at a point need a c-graph fresh from its tape");
+  size_t R = (size_t)t->meta.records + 1;
+  double *V = NULL;
+  if (x && (st = ade__budget(t->memlimit, ade__mul_size(R, sizeof *V), "the values of %zu records", R - 1)))
+    return st;
+  if (x && !(V = ade__alloc(R * sizeof *V))) return ade__fail(ADE_ENOMEM, "out of memory for %zu values", R);
+  if (x && (st = ade__replay_values(t, x, V)) == ADE_WBRANCH) warn = st, st = ADE_OK;
+  memset(lab, 0, (g->nedges + 1) * sizeof *lab);
+  if (!st) st = labels_chunks(t, g, V, lab);
+  ade__free(V);
+  return st ? st : warn;
+}
+
+int ade__cgraph_labels_at(ade_tape *shared, const ade_cgraph *g, const double *x, double *lab) {
+  ade_tape *t;
+  if (!shared || !g || !lab) return ade__fail(ADE_EINVAL, "edge labels: NULL argument");
+  int st = ade__tape_borrow(shared, &t);
+  return ade__tape_release(shared, t, st ? st : labels_at(t, g, x, lab));
+}

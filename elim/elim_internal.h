@@ -119,6 +119,11 @@ int ade__seq_apply_step(ade_cgraph *g, int kind, const ade_elim_step *st, uint64
 /* ade_jacobian and its kin (cgraph.c): the c-graph of t, with the report's
  * before-figures (dropped, vertices/edges before, dense costs). */
 int ade__graph_from_tape(ade_tape *t, ade_cgraph **g, ade_jacobian_report *r);
+/* The labels of g's edges (g fresh from tape t: not eliminated) at x (NULL:
+ * the recorded point) into lab[1 .. |E|] by edge number (lab[0] unused).
+ * @return ADE_OK, ADE_WBRANCH (labels complete: a recorded comparison
+ * differs at x), ADE_EINVAL, ADE_ENOMEM, tape read errors. */
+int ade__cgraph_labels_at(ade_tape *t, const ade_cgraph *g, const double *x, double *lab);
 /* Plans (plan.c): another reference to p; the report of its creation. */
 void ade__plan_retain(ade_elim_plan *p);
 const ade_jacobian_report *ade__plan_report(const ade_elim_plan *p);

@@ -5,7 +5,7 @@
 EXAMPLE_CPPFLAGS = -I$(top_srcdir)/include
 EXAMPLE_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 
-noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain %D%/motivating %D%/newton
+noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain %D%/motivating %D%/newton %D%/euler
 
 %C%_quickstart_SOURCES = %D%/quickstart.c
 %C%_quickstart_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
@@ -25,6 +25,11 @@ noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain %D%/mot
 %C%_newton_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
 %C%_newton_LDADD = $(EXAMPLE_LDADD)
 
+# An AD mission from a recorded program: an implicit Euler step's regions.
+%C%_euler_SOURCES = %D%/euler.c
+%C%_euler_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+%C%_euler_LDADD = $(EXAMPLE_LDADD)
+
 # One simulation source built twice: recording, and as plain double code
 # that needs nothing but libm.
 %C%_pde_SOURCES = %D%/pde.c %D%/pde_sim.h
@@ -35,9 +40,9 @@ noinst_PROGRAMS += %D%/quickstart %D%/speelpenning %D%/pde %D%/pde-plain %D%/mot
 %C%_pde_plain_LDADD =
 
 EXAMPLE_TESTS = %D%/quickstart.test %D%/speelpenning.test %D%/pde.test \
-	%D%/pde-plain.test %D%/motivating.test %D%/newton.test
+	%D%/pde-plain.test %D%/motivating.test %D%/newton.test %D%/euler.test
 EXAMPLE_OUTS = %D%/quickstart.out %D%/speelpenning.out %D%/pde.out \
-	%D%/pde-plain.out %D%/motivating.out %D%/newton.out
+	%D%/pde-plain.out %D%/motivating.out %D%/newton.out %D%/euler.out
 TESTS += $(EXAMPLE_TESTS)
 EXTRA_DIST += $(EXAMPLE_TESTS) $(EXAMPLE_OUTS) %D%/run-example.sh
 CLEANFILES += %D%/*.adt %D%/*.stdout %D%/*.want %D%/*.got

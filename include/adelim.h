@@ -1206,6 +1206,13 @@ ADE_API int ade_mission_write_graphml(const ade_mission *d, void *file);
 ADE_API int ade_mission_write_dot(const ade_mission *d, void *file);
 /*! ade_mission_size: variables and elementals. */
 ADE_API void ade_mission_size(const ade_mission *d, int *nvars, int *nelementals);
+/*! ade_mission_var: variable i's id and size; ade_mission_elemental:
+ * elemental k's id, source and target variables and costs of one scalar
+ * tangent and adjoint (any output pointer may be NULL).
+ * @return ADE_OK, ADE_EINVAL (NULL d, index out of range). */
+ADE_API int ade_mission_var(const ade_mission *d, int i, const char **id, uint64_t *size);
+ADE_API int ade_mission_elemental(const ade_mission *d, int k, const char **id, int *src, int *dst,
+                                  uint64_t *tangent_cost, uint64_t *adjoint_cost);
 
 /* Planners. dense-tangent and dense-adjoint are vector modes over the whole
  * DAG (a cost, no elimination plan); sparse-tangent / sparse-adjoint
@@ -1323,6 +1330,52 @@ typedef struct ade_mission_fns {
  * plan, another DAG, a callback missing), ADE_ENOMEM, a callback's status. */
 ADE_API int ade_mplan_execute(const ade_mplan *p, const ade_mission *d, const ade_mission_fns *f, double *J,
                               uint64_t *products);
+
+/* Missions from a recorded tape (doc/missions.md, "Missions from a tape").
+ * The tape's records are cut into runs: maximal stretches of records in one
+ * part (kind ADE_PARTS_REGIONS: the innermost region holding them, or none
+ * for the scalar code between regions; a region's records around a nested
+ * one are two runs). The DAG's variables are x (the independents in order),
+ * and per run of the c-graph (ade_cgraph_from_tape) its interface (the
+ * values it computes that later runs use), named after its region ("top"
+ * outside regions) and its number, "newton.3", and its outputs (its
+ * dependents), "newton.3:y". Each run R gets an elemental S -> T for each
+ * variable S it reads and each of its variables T that S reaches: F'(S, T),
+ * the derivative of T with respect to S through R's records, with the
+ * edges of R's c-graph on those paths as both its tangent and its adjoint
+ * cost per direction (one multiply-add per edge and direction), and a
+ * tangent and adjoint model (sweeps over those edges), no given Jacobian.
+ * The mission keeps the c-graph (its structure, labels at the point of the
+ * last execution). @return ADE_OK, ADE_EINVAL (NULL argument, unknown kind,
+ * no dependent depends on an independent), ADE_ESTATE (incomplete tape),
+ * ADE_ETOOBIG (more than 5000 runs with c-graph vertices, an elemental of
+ * more than 10^9 edges, a variable of more than 10^6 entries), ADE_ENOMEM,
+ * tape read errors. */
+ADE_API int ade_mission_from_tape(ade_mission **d, ade_tape *t, int kind);
+/*! ade_mission_tape_jacobian: execute plan p (of d, not a dense-* plan) on
+ * tape t, the tape d was built from, at x (n values; NULL: the recorded
+ * point): the c-graph's edge labels are computed at x, then the plan's
+ * preaccumulations and eliminations run as sweeps over the runs' edges and
+ * dense products (ade_mplan_execute). J (m x n, row-major, the tape's
+ * dependents and independents in order, as ade_jacobian_dense) gets the
+ * Jacobian; *fma (may be NULL) the multiply-adds executed: tangents,
+ * adjoints and products, which is ade_mplan_cost(p). The plan is reusable
+ * at any x. Not thread-safe on one d. @return ADE_OK, ADE_WBRANCH (J is
+ * complete; a recorded comparison differs at x), ADE_EINVAL (a dense plan,
+ * d not from a tape, another tape), ADE_ENOMEM, tape read errors. */
+ADE_API int ade_mission_tape_jacobian(const ade_mplan *p, ade_mission *d, ade_tape *t, const double *x,
+                                      double *J, uint64_t *fma);
+/*! ade_mission_tape_fns: the elementals of d (built from tape t) as
+ * callbacks at x (NULL: the recorded point), for ade_mplan_execute or
+ * direct use: tangent and adjoint sweep elemental k's edges (|E| multiply-
+ * adds per direction); jacobian gives its local Jacobian F'_k (n_j x n_i,
+ * column-major) by vertex elimination (Markowitz order) of the c-graph of
+ * its edges. The callbacks stay valid until d is freed or this is called
+ * again, and count their multiply-adds: ade_mission_tape_fma (zeroed
+ * here). @return ADE_OK, ADE_WBRANCH (a recorded comparison differs at x),
+ * ADE_EINVAL (d not from a tape, another tape), ADE_ENOMEM, tape errors. */
+ADE_API int ade_mission_tape_fns(ade_mission *d, ade_tape *t, const double *x, ade_mission_fns *f);
+ADE_API uint64_t ade_mission_tape_fma(const ade_mission *d);
 
 /* ------------------------------------------------------ Hessians (hessian/) */
 

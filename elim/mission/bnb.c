@@ -48,9 +48,14 @@ static uint64_t finish_cost(const ade__ldag *g, const ade__mctx *c) {
   return x;
 }
 
-static int cmp_cmove(const void *a, const void *b) {
-  uint64_t x = ((const cmove *)a)->cost, y = ((const cmove *)b)->cost;
-  return (x > y) - (x < y);
+/* Sort moves by cost, stable (a node has a few dozen moves: insertion). */
+static void sort_moves(cmove *m, size_t n) {
+  for (size_t a = 1; a < n; a++) {
+    cmove x = m[a];
+    size_t b = a;
+    while (b > 0 && m[b - 1].cost > x.cost) m[b] = m[b - 1], b--;
+    m[b] = x;
+  }
 }
 
 /* Push the moves of g onto w->ms, cheapest first; *n gets their number. */
@@ -73,7 +78,7 @@ static int expand(worker *w, const ade__ldag *g, size_t *n) {
     }
   }
   *n = w->nms - start;
-  if (*n > 1) qsort(w->ms + start, *n, sizeof *w->ms, cmp_cmove);
+  sort_moves(w->ms + start, *n);
   return ADE_OK;
 }
 
@@ -137,7 +142,7 @@ static int dfs(worker *w, int depth) {
   shared *sh = w->sh;
   const ade__mctx *c = sh->r->c;
   ade__ldag *g = &w->st[depth];
-  if ((++w->nodes & 15) == 0) limits(w);
+  if ((++w->nodes & 15) == 0 || g->nslot > 256) limits(w); /* big states: a node takes long */
   if (atomic_load(&sh->stop)) return ADE_OK;
   if (!ade__ldag_has_face(g)) return improve(w, depth, ade__sadd(g->cost, finish_cost(g, c)));
   if (ade__sadd(g->cost, ade__ldag_bound(g, c)) >= atomic_load(&sh->best)) return ADE_OK;

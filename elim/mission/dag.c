@@ -19,12 +19,32 @@ void ade_mission_free(ade_mission *d) {
   ade__free(d->topo);
   ade__free(d->outp);
   ade__free(d->oute);
+  ade__mtape_free(d->tp);
   ade__free(d);
 }
 
 void ade_mission_size(const ade_mission *d, int *nvars, int *nelementals) {
   if (nvars) *nvars = d ? d->nv : 0;
   if (nelementals) *nelementals = d ? d->ne : 0;
+}
+
+int ade_mission_var(const ade_mission *d, int i, const char **id, uint64_t *size) {
+  if (!d || i < 0 || i >= d->nv) return ade__fail(ADE_EINVAL, "ade_mission_var: no variable %d", i);
+  if (id) *id = d->v[i].id;
+  if (size) *size = d->v[i].size;
+  return ADE_OK;
+}
+
+int ade_mission_elemental(const ade_mission *d, int k, const char **id, int *src, int *dst, uint64_t *tangent_cost,
+                          uint64_t *adjoint_cost) {
+  if (!d || k < 0 || k >= d->ne) return ade__fail(ADE_EINVAL, "ade_mission_elemental: no elemental %d", k);
+  const ade__melem *e = &d->e[k];
+  if (id) *id = e->id;
+  if (src) *src = e->src;
+  if (dst) *dst = e->dst;
+  if (tangent_cost) *tangent_cost = e->tan;
+  if (adjoint_cost) *adjoint_cost = e->adj;
+  return ADE_OK;
 }
 
 /* Room for one more item in an array of *cap items of size sz. */

@@ -94,13 +94,21 @@ static uint64_t cheapest(const ade__ldag *g, const ade__mctx *c, int u, int v, a
   return best;
 }
 
+/* The order of face (u, v) in sparse tangent mode (junction variable,
+ * then end variable, earliest first) or adjoint mode (latest first). */
+static long mode_key(const ade__ldag *g, const ade__mctx *c, int u, int v, int ties) {
+  long nv = c->d->nv, j = c->pos[g->v[u].k], k = c->pos[g->v[v].k];
+  return ties == ADE__TIES_TANGENT ? j * nv + k : (nv - j) * nv + (nv - k);
+}
+
 /* greedy-min-fill (Section 4.1): the face of least fill-in, eliminated
- * the cheapest way; ties go to the first face in slot order.
+ * the cheapest way; ties go to the first face in slot order (ties =
+ * ADE__TIES_SLOT), or in sparse tangent or adjoint order.
  * greedy-cost: the face whose cheapest elimination costs least among those
  * that add no fill-in if there are any (else among all); ties go to less
  * fill-in. */
-static int greedy_next(const ade__ldag *g, const ade__mctx *c, int by_cost, ade__move *best) {
-  long bf = 0;
+static int greedy_next(const ade__ldag *g, const ade__mctx *c, int by_cost, int ties, ade__move *best) {
+  long bf = 0, bk = 0;
   uint64_t bc = UINT64_MAX;
   int found = 0;
   for (int u = g->nx + g->ny; u < g->nslot; u++) {
@@ -111,24 +119,34 @@ static int greedy_next(const ade__ldag *g, const ade__mctx *c, int by_cost, ade_
       uint64_t cost = cheapest(g, c, u, v, &m);
       long f = fill_of(g, u, v);
       int grows = f > 0, bgrows = bf > 0;
-      int better = by_cost ? (grows < bgrows || (grows == bgrows && (cost < bc || (cost == bc && f < bf)))) : f < bf;
-      if (!found || better) found = 1, bf = f, bc = cost, *best = m;
+      long key = ties ? mode_key(g, c, u, v, ties) : 0;
+      int better = by_cost ? (grows < bgrows || (grows == bgrows && (cost < bc || (cost == bc && f < bf))))
+                           : f < bf || (f == bf && key < bk);
+      if (!found || better) found = 1, bf = f, bc = cost, bk = key, *best = m;
     }
   }
   return found;
 }
 
-int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *out) {
+static int greedy_run(ade__ldag *g, const ade__mctx *c, int by_cost, int ties, ade__mseq *out) {
   ade__move m;
   int rc = ADE_OK;
-  while (!rc && greedy_next(g, c, by_cost, &m)) rc = apply_push(g, c, &m, out);
+  while (!rc && greedy_next(g, c, by_cost, ties, &m)) rc = apply_push(g, c, &m, out);
+  return rc;
+}
+
+int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *out) {
+  return greedy_run(g, c, by_cost, ADE__TIES_SLOT, out);
+}
+
+int ade__m_greedy_ties(ade__mrun *r, int by_cost, int ties, ade__mseq *out) {
+  ade__ldag g;
+  int rc = ade__ldag_init(&g, r->c);
+  if (!rc) rc = greedy_run(&g, r->c, by_cost, ties, out);
+  ade__ldag_free(&g);
   return rc;
 }
 
 int ade__m_greedy(ade__mrun *r, int by_cost, ade__mseq *out) {
-  ade__ldag g;
-  int rc = ade__ldag_init(&g, r->c);
-  if (!rc) rc = ade__greedy_from(&g, r->c, by_cost, out);
-  ade__ldag_free(&g);
-  return rc;
+  return ade__m_greedy_ties(r, by_cost, ADE__TIES_SLOT, out);
 }

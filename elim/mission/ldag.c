@@ -436,7 +436,48 @@ static uint64_t bound_faces(const ade__ldag *g, const ade__mctx *c) {
   return lb;
 }
 
-uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c) {
+/* Both bounds in one pass over the faces (each face's floor computed
+ * once): the same numbers as bound_uses and bound_faces, which the tests
+ * compare with it; this runs at every search node. */
+static uint64_t bound_both(const ade__ldag *g, const ade__mctx *c) {
+  enum { NJ = 256 };
+  int jv[NJ], nj = 0;
+  uint64_t jboth[NJ], jall[NJ], la = 0, lb = 0;
+  for (int s = g->nx + g->ny; s < g->nslot; s++) {
+    const ade__lvx *x = &g->v[s];
+    if (!x->alive) continue;
+    int faces = 0;
+    FOR_BITS(g, ade__row(g, g->succ, s), v) {
+      if (g->v[v].term) continue;
+      faces = 1;
+      int k = 0;
+      uint64_t f = face_floor(g, c, s, v), fb = x->jac && g->v[v].jac ? f : UINT64_MAX;
+      while (k < nj && jv[k] != x->k) k++;
+      if (k < nj) {
+        jboth[k] = (jboth[k] == UINT64_MAX || fb == UINT64_MAX) ? UINT64_MAX : ADE__MIN(jboth[k], fb);
+        jall[k] = ADE__MIN(jall[k], f);
+      } else if (nj < NJ) {
+        jv[nj] = x->k, jboth[nj] = fb, jall[nj++] = f;
+      }
+    }
+    if (!faces && !x->jac && next_bit(g, ade__row(g, g->pred, s), g->nx + g->ny) < 0)
+      lb = ade__sadd(lb, ade__acc_cost(g, c, s, NULL));
+    if (x->jac) continue;
+    uint64_t use = ade__acc_cost(g, c, s, NULL);
+    use = ADE__MIN(use, ade__smul(c->upstrict[x->i], elem(c, x)->tan));
+    use = ADE__MIN(use, ade__smul(c->downstrict[x->k], elem(c, x)->adj));
+    la = ade__sadd(la, use);
+  }
+  for (int k = 0; k < nj; k++) {
+    if (jboth[k] != UINT64_MAX) la = ade__sadd(la, jboth[k]);
+    lb = ade__sadd(lb, jall[k]);
+  }
+  return ADE__MAX(la, lb);
+}
+
+uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c) { return bound_both(g, c); }
+
+uint64_t ade__ldag_bound_ref(const ade__ldag *g, const ade__mctx *c) {
   uint64_t a = bound_uses(g, c), b = bound_faces(g, c);
   return ADE__MAX(a, b);
 }
@@ -457,19 +498,23 @@ static uint64_t label(const ade__ldag *g, int s) {
              ((uint64_t)x->model << 61));
 }
 
-/* A vertex's label and its neighbours' labels (one refinement round). */
-static uint64_t signature(const ade__ldag *g, int s) {
-  uint64_t h = label(g, s);
-  FOR_BITS(g, ade__row(g, g->pred, s), p) h += mix(label(g, p) + 1);
-  FOR_BITS(g, ade__row(g, g->succ, s), q) h += mix(label(g, q) + 2);
+/* A vertex's label and its neighbours' labels (one refinement round;
+ * lab: every slot's label). */
+static uint64_t signature(const ade__ldag *g, int s, const uint64_t *lab) {
+  uint64_t h = lab[s];
+  FOR_BITS(g, ade__row(g, g->pred, s), p) h += mix(lab[p] + 1);
+  FOR_BITS(g, ade__row(g, g->succ, s), q) h += mix(lab[q] + 2);
   return h;
 }
 
-static int by_sig(const void *a, const void *b, void *kb_) {
-  const ade__keybuf *kb = kb_;
-  int x = *(const int *)a, y = *(const int *)b;
-  if (kb->sig[x] != kb->sig[y]) return kb->sig[x] < kb->sig[y] ? -1 : 1;
-  return (x > y) - (x < y);
+/* Sort ord[0..n) by signature, ties by slot (insertion sort: a state has
+ * a few dozen live vertices, and this runs once per search node). */
+static void sort_by_sig(int *ord, int n, const uint64_t *sig) {
+  for (int a = 1; a < n; a++) {
+    int x = ord[a], b = a;
+    while (b > 0 && (sig[ord[b - 1]] > sig[x] || (sig[ord[b - 1]] == sig[x] && ord[b - 1] > x))) ord[b] = ord[b - 1], b--;
+    ord[b] = x;
+  }
 }
 
 static int keybuf_room(ade__keybuf *kb, const ade__ldag *g, size_t words) {
@@ -480,8 +525,10 @@ static int keybuf_room(ade__keybuf *kb, const ade__ldag *g, size_t words) {
     int *r = o ? ade__realloc(kb->rank, (size_t)nc * sizeof *r) : NULL;
     if (r) kb->rank = r;
     uint64_t *s = r ? ade__realloc(kb->sig, (size_t)nc * sizeof *s) : NULL;
-    if (!s) return ade__fail(ADE_ENOMEM, "bnb: out of memory");
-    kb->sig = s;
+    if (s) kb->sig = s;
+    uint64_t *l = s ? ade__realloc(kb->lab, (size_t)nc * sizeof *l) : NULL;
+    if (!l) return ade__fail(ADE_ENOMEM, "bnb: out of memory");
+    kb->lab = l;
     kb->capv = nc;
   }
   if (kb->cap < words) {
@@ -506,9 +553,11 @@ int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
   words += 5 * (size_t)nl + edges;
   if (keybuf_room(kb, g, words)) return ADE_ENOMEM;
   nl = 0;
+  for (int s = 0; s < g->nslot; s++)
+    if (g->v[s].alive || g->v[s].term) kb->lab[s] = label(g, s);
   for (int s = t0; s < g->nslot; s++)
-    if (g->v[s].alive) kb->sig[s] = signature(g, s), kb->ord[nl++] = s;
-  qsort_r(kb->ord, (size_t)nl, sizeof *kb->ord, by_sig, kb);
+    if (g->v[s].alive) kb->sig[s] = signature(g, s, kb->lab), kb->ord[nl++] = s;
+  sort_by_sig(kb->ord, nl, kb->sig);
   for (int r = 0; r < nl; r++) kb->rank[kb->ord[r]] = t0 + r;
   for (int s = 0; s < t0; s++) kb->rank[s] = s;
   size_t n = 0;
@@ -537,6 +586,7 @@ void ade__keybuf_free(ade__keybuf *kb) {
   ade__free(kb->ord);
   ade__free(kb->rank);
   ade__free(kb->sig);
+  ade__free(kb->lab);
   memset(kb, 0, sizeof *kb);
 }
 

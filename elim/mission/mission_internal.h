@@ -35,7 +35,12 @@ struct ade_mission {
   int checked;       /* ade__mission_check passed since the last change */
   int *topo;         /* variables in topological order (after the check) */
   int *outp, *oute;  /* out-edges of variable i: oute[outp[i] .. outp[i+1]-1] */
+  struct ade__mtape *tp; /* built from a tape (tape.c): its parts' sweeps; NULL otherwise */
 };
+
+typedef struct ade__mtape ade__mtape;
+/* The sweeps of a mission built from a tape (tape.c). */
+void ade__mtape_free(struct ade__mtape *tp);
 
 /* Validate d: at least one elemental, acyclic, weakly connected; fills
  * topo. @return ADE_OK, ADE_EINVAL, ADE_ECYCLE, ADE_ENOMEM. */
@@ -148,6 +153,9 @@ int ade__ldag_has_face(const ade__ldag *g);
 int ade__ldag_finish(ade__ldag *g, const ade__mctx *c, ade__mop_fn fn, void *ud);
 /* Admissible lower bound on the cost still to come. */
 uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c);
+/* The same, as the two bounds computed apart (the reference the tests
+ * compare ade__ldag_bound with). */
+uint64_t ade__ldag_bound_ref(const ade__ldag *g, const ade__mctx *c);
 /* The feasible moves for face (u, v), at most 4, into m; returns count. */
 int ade__face_moves(const ade__ldag *g, const ade__mctx *c, int u, int v, ade__move *m);
 
@@ -156,7 +164,7 @@ typedef struct ade__keybuf {
   uint32_t *k;
   size_t n, cap;
   int *ord, *rank;
-  uint64_t *sig;
+  uint64_t *sig, *lab; /* per slot: signature, label */
   int capv;
 } ade__keybuf;
 int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb);
@@ -192,6 +200,13 @@ typedef struct ade__mrun {
 int ade__m_dense(const ade__mctx *c, int adjoint, uint64_t *cost);
 int ade__m_sparse(ade__mrun *r, int adjoint, ade__mseq *out);
 int ade__m_greedy(ade__mrun *r, int by_cost, ade__mseq *out);
+/* greedy-min-fill with its ties (faces of equal fill-in) broken by slot
+ * order (what ade__m_greedy does), or by the order of the faces in
+ * sparse tangent or adjoint mode (the paper's "ties are broken by either
+ * sparse tangent or adjoint modes"): tests/check_mission.c shows that the
+ * adjoint order reproduces ADMission's 20 on the Lion DAG. */
+enum { ADE__TIES_SLOT = 0, ADE__TIES_TANGENT = 1, ADE__TIES_ADJOINT = 2 };
+int ade__m_greedy_ties(ade__mrun *r, int by_cost, int ties, ade__mseq *out);
 int ade__m_dp(ade__mrun *r, ade__mseq *out);
 /* Greedy moves from state g on (g is changed). */
 int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *out);

@@ -1,0 +1,299 @@
+/* check_mtape.c: missions built from recorded tapes (regions as vector elementals) and plans executed on them. */
+#include <string.h>
+
+#include "randprog.h"
+
+/* Record p at x with regions opened and closed at random between steps
+ * (nested up to depth 3; some left open for ade_trace_off to close), as
+ * check_parts.c does. */
+static ade_tape *record_regions(const randprog *p, const double *x, uint64_t seed) {
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.chunk_ops = 97;
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double *v = malloc(sizeof(ade_double) * (size_t)(p->n + p->nsteps));
+  uint64_t s = seed;
+  int depth = 0;
+  static const char *const names[4] = {"res", "jac", "solve", "step"};
+  for (int i = 0; i < p->n; i++) v[i] = ade_indep(x[i]);
+  for (int i = 0; i < p->nsteps; i++) {
+    unsigned r = (unsigned)(ade_test_rand(&s) % 8);
+    if (r == 0 && depth < 3) ade_region_begin(names[ade_test_rand(&s) % 4]), depth++;
+    else if (r == 1 && depth > 0) ade_region_end(), depth--;
+    v[p->n + i] = rp_step_eval(&p->steps[i], v);
+  }
+  for (int j = 0; j < p->m; j++) ade_dep(v[p->out[j]]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  free(v);
+  return t;
+}
+
+/* Plan d by method (bnb and best under a node limit, so that the test does
+ * not depend on the machine's speed); NULL if the method does not apply
+ * (dp off chains). */
+static ade_mplan *plan(ade_mission *d, int method) {
+  ade_mission_limits l;
+  ade_mission_limits_init(&l);
+  l.node_limit = 3000;
+  ade_mplan *p = NULL;
+  int rc = ade_mission_plan(d, method, &l, &p);
+  if (method == ADE_MISSION_DP && rc == ADE_EINVAL) return NULL;
+  ck_assert_msg(rc == ADE_OK, "%s: %s", ade_mission_method_name(method), ade_errmsg());
+  return p;
+}
+
+/* J of plan p at x against dense forward mode there, and the executed
+ * multiply-adds against the plan's cost. */
+static void check_exec(ade_mplan *p, ade_mission *d, ade_tape *t, const double *x, int n, int m) {
+  double *J = calloc((size_t)(n * m), sizeof *J), *F = calloc((size_t)(n * m), sizeof *F);
+  uint64_t fma = 0;
+  ck_assert_msg(ade_mission_tape_jacobian(p, d, t, x, J, &fma) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_uint_eq(fma, ade_mplan_cost(p));
+  ck_assert_int_eq(ade_jacobian_dense(t, ADE_FORWARD, x, F), ADE_OK);
+  for (int k = 0; k < n * m; k++) ade_assert_rel(J[k], F[k], 1e-12);
+  free(J);
+  free(F);
+}
+
+/* Random programs with random nested regions: every method's plan,
+ * executed at the recorded point and again at a new point, gives dense
+ * forward mode's Jacobian, at exactly the planned cost. */
+START_TEST(random_regions) {
+  int total = 0;
+  for (uint64_t s = 1; s <= 24; s++) {
+    uint64_t r = s * 7919;
+    int n = 1 + (int)(ade_test_rand(&r) % 5), m = 1 + (int)(ade_test_rand(&r) % 4);
+    int nsteps = 8 + (int)(ade_test_rand(&r) % 40);
+    randprog pr = rp_make(s, n, m, nsteps);
+    double x[5], x2[5];
+    for (int i = 0; i < n; i++) x[i] = ade_test_uniform(&r, -1.3, 1.7), x2[i] = x[i] + ade_test_uniform(&r, -0.2, 0.2);
+    ade_tape *t = record_regions(&pr, x, s);
+    ade_mission *d = NULL;
+    ck_assert_msg(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS) == ADE_OK, "seed %llu: %s",
+                  (unsigned long long)s, ade_errmsg());
+    int nvar, nel;
+    ade_mission_size(d, &nvar, &nel);
+    total += nel;
+    for (int method = ADE_MISSION_SPARSE_TANGENT; method < ADE_MISSION_NMETHODS; method++) {
+      ade_mplan *p = plan(d, method);
+      if (!p) continue;
+      check_exec(p, d, t, NULL, n, m);
+      check_exec(p, d, t, x2, n, m); /* the same plan at a new point */
+      ade_mplan_free(p);
+    }
+    ade_mission_free(d);
+    ade_tape_free(t);
+    rp_free(&pr);
+  }
+  ck_assert_int_ge(total, 120); /* DAGs of many elementals, not one per program */
+}
+END_TEST
+
+/* Every elemental's local Jacobian three ways at a new point: tangents of
+ * the identity, adjoints of the identity (transposed), and vertex
+ * elimination of its edges; the sweeps cost |E| per direction. */
+START_TEST(local_jacobians) {
+  int total = 0;
+  for (uint64_t s = 30; s < 36; s++) {
+    randprog pr = rp_make(s, 4, 3, 40);
+    double x[4] = {0.3, -0.7, 1.1, 0.45}, x2[4] = {0.35, -0.6, 1.0, 0.5};
+    ade_tape *t = record_regions(&pr, x, s);
+    ade_mission *d = NULL;
+    ade_mission_fns f;
+    ck_assert_int_eq(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS), ADE_OK);
+    ck_assert_int_eq(ade_mission_tape_fns(d, t, x2, &f), ADE_OK);
+    int ne;
+    ade_mission_size(d, NULL, &ne);
+    total += ne;
+    for (int k = 0; k < ne; k++) {
+      int src, dst;
+      uint64_t ni, nj, tan, adj;
+      ck_assert_int_eq(ade_mission_elemental(d, k, NULL, &src, &dst, &tan, &adj), ADE_OK);
+      ck_assert_uint_eq(tan, adj);
+      ck_assert_int_eq(ade_mission_var(d, src, NULL, &ni), ADE_OK);
+      ck_assert_int_eq(ade_mission_var(d, dst, NULL, &nj), ADE_OK);
+      size_t a = (size_t)ni, b = (size_t)nj;
+      double *I = calloc(a * a + b * b, sizeof *I), *T = calloc(a * b, sizeof *T), *A = calloc(a * b, sizeof *A),
+             *E = calloc(a * b, sizeof *E);
+      for (size_t i = 0; i < a; i++) I[i + i * a] = 1;
+      uint64_t before = ade_mission_tape_fma(d);
+      ck_assert_int_eq(f.tangent(f.ud, k, a, I, T), ADE_OK); /* T = F' I: b x a */
+      ck_assert_uint_eq(ade_mission_tape_fma(d) - before, a * tan);
+      double *Ib = I + a * a;
+      for (size_t i = 0; i < b; i++) Ib[i + i * b] = 1;
+      ck_assert_int_eq(f.adjoint(f.ud, k, b, Ib, A), ADE_OK); /* A = F'^T I: a x b */
+      ck_assert_int_eq(f.jacobian(f.ud, k, E), ADE_OK);
+      for (size_t i = 0; i < b; i++)
+        for (size_t j = 0; j < a; j++) {
+          ade_assert_rel(A[j + i * a], T[i + j * b], 1e-12);
+          ade_assert_rel(E[i + j * b], T[i + j * b], 1e-12);
+        }
+      free(I), free(T), free(A), free(E);
+    }
+    ck_assert_int_eq(ade_mission_var(d, -1, NULL, NULL), ADE_EINVAL);
+    ck_assert_int_eq(ade_mission_elemental(d, ne, NULL, NULL, NULL, NULL, NULL), ADE_EINVAL);
+    ade_mission_free(d);
+    ade_tape_free(t);
+    rp_free(&pr);
+  }
+  ck_assert_int_ge(total, 20);
+}
+END_TEST
+
+/* A program by hand: x (2) -> region a (u = x0 x1, v = sin(x0)) -> region
+ * b (w = u v) -> y = (w, v + 1), v + 1 outside regions. Variables, sizes
+ * and edge counts by hand. */
+START_TEST(by_hand) {
+  ade_tape *t = NULL;
+  double xv[2] = {0.7, -1.3};
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double x0 = ade_indep(xv[0]), x1 = ade_indep(xv[1]);
+  ade_region_begin("a");
+  ade_double u = ade_mul(x0, x1), v = ade_sin(x0);
+  ade_region_end();
+  ade_region_begin("b");
+  ade_double w = ade_mul(u, v);
+  ade_region_end();
+  ade_dep(w);
+  ade_dep(ade_add(v, ade_passive(1.0)));
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  ade_mission *d = NULL;
+  ck_assert_msg(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS) == ADE_OK, "%s", ade_errmsg());
+  int nv, ne;
+  ade_mission_size(d, &nv, &ne);
+  /* x; a.1 = (u, v); b.2:y = (w), a dependent; top.3:y = (v + 1) */
+  ck_assert_int_eq(nv, 4);
+  ck_assert_int_eq(ne, 3); /* x -> a.1 (3 edges), a.1 -> b.2:y (2), a.1 -> top.3:y (1) */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_int_eq(ade_mission_write_graphml(d, f), ADE_OK);
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(buf, "\"a.1\""));
+  ck_assert_ptr_nonnull(strstr(buf, "\"b.2:y\""));
+  ck_assert_ptr_nonnull(strstr(buf, "\"top.3:y\""));
+  ade_mission *r = NULL; /* it reads back as the same DAG */
+  ck_assert_msg(ade_mission_read_graphml_mem(&r, buf, len) == ADE_OK, "%s", ade_errmsg());
+  free(buf);
+  ade_mplan *pt = plan(d, ADE_MISSION_DENSE_TANGENT), *pa = plan(d, ADE_MISSION_DENSE_ADJOINT);
+  ade_mplan *rt = plan(r, ADE_MISSION_DENSE_TANGENT);
+  /* dense tangent: 2 directions over all 6 edges; adjoint: 2 weights */
+  ck_assert_uint_eq(ade_mplan_cost(pt), 12);
+  ck_assert_uint_eq(ade_mplan_cost(pa), 12);
+  ck_assert_uint_eq(ade_mplan_cost(rt), 12);
+  ade_mplan *p = plan(d, ADE_MISSION_BNB);
+  check_exec(p, d, t, NULL, 2, 2);
+  ade_mplan_free(p);
+  ade_mplan_free(pt);
+  ade_mplan_free(pa);
+  ade_mplan_free(rt);
+  ade_mission_free(r);
+  ade_mission_free(d);
+  ade_tape_free(t);
+}
+END_TEST
+
+/* No regions: one run, one elemental x -> top.1:y of all the edges. */
+START_TEST(no_regions) {
+  randprog pr = rp_make(11, 3, 2, 25);
+  double x[3] = {0.3, -0.8, 1.1};
+  ade_tape *t = rp_record(&pr, x, NULL);
+  ade_mission *d = NULL;
+  ck_assert_int_eq(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS), ADE_OK);
+  int nv, ne;
+  ade_mission_size(d, &nv, &ne);
+  ck_assert_int_eq(nv, 2);
+  ck_assert_int_eq(ne, 1);
+  ade_cgraph *g = NULL;
+  size_t edges;
+  ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+  ade_cgraph_size(g, NULL, &edges, NULL, NULL);
+  ade_mplan *p = plan(d, ADE_MISSION_DENSE_TANGENT);
+  ck_assert_uint_eq(ade_mplan_cost(p), 3 * edges);
+  ade_mplan_free(p);
+  p = plan(d, ADE_MISSION_BEST);
+  check_exec(p, d, t, NULL, 3, 2);
+  ade_mplan_free(p);
+  ade_cgraph_free(g);
+  ade_mission_free(d);
+  ade_tape_free(t);
+  rp_free(&pr);
+}
+END_TEST
+
+START_TEST(errors) {
+  randprog pr = rp_make(5, 2, 2, 20), other = rp_make(6, 2, 2, 21);
+  double x[2] = {0.4, 0.9}, J[4];
+  ade_tape *t = record_regions(&pr, x, 3), *u = rp_record(&other, x, NULL);
+  ade_mission *d = NULL, *h = NULL;
+  ck_assert_int_eq(ade_mission_from_tape(NULL, t, ADE_PARTS_REGIONS), ADE_EINVAL);
+  ck_assert_int_eq(ade_mission_from_tape(&d, NULL, ADE_PARTS_REGIONS), ADE_EINVAL);
+  ck_assert_int_eq(ade_mission_from_tape(&d, t, 42), ADE_EINVAL);
+  ck_assert_ptr_null(d);
+  ck_assert_int_eq(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS), ADE_OK);
+  ade_mplan *p = plan(d, ADE_MISSION_GREEDY_COST), *dense = plan(d, ADE_MISSION_DENSE_TANGENT);
+  ck_assert_int_eq(ade_mission_tape_jacobian(NULL, d, t, NULL, J, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_mission_tape_jacobian(p, d, NULL, NULL, J, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_mission_tape_jacobian(p, d, t, NULL, NULL, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_mission_tape_jacobian(dense, d, t, NULL, J, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_mission_tape_jacobian(p, d, u, NULL, J, NULL), ADE_EINVAL); /* another tape */
+  ck_assert_int_eq(ade_mission_create(&h), ADE_OK); /* not a tape's mission */
+  ck_assert_int_eq(ade_mission_tape_jacobian(p, h, t, NULL, J, NULL), ADE_EINVAL);
+  ade_mplan_free(p);
+  ade_mplan_free(dense);
+  ade_mission_free(h);
+  ade_mission_free(d);
+  ade_tape_free(t);
+  ade_tape_free(u);
+  rp_free(&pr);
+  rp_free(&other);
+}
+END_TEST
+
+/* Every allocation failure while building or executing is ADE_ENOMEM and
+ * leaks nothing; then it succeeds. */
+START_TEST(out_of_memory) {
+  randprog pr = rp_make(9, 3, 2, 30);
+  double x[3] = {0.5, -0.4, 1.2}, x2[3] = {0.6, -0.3, 1.0}, J[6];
+  ade_tape *t = record_regions(&pr, x, 8);
+  ade_mission *d0 = NULL;
+  ck_assert_int_eq(ade_mission_from_tape(&d0, t, ADE_PARTS_REGIONS), ADE_OK);
+  ade_mplan *p = plan(d0, ADE_MISSION_GREEDY_MIN_FILL);
+  ck_assert_int_eq(ade_mission_tape_jacobian(p, d0, t, x2, J, NULL), ADE_OK); /* the tape's caches */
+  for (long k = 0;; k++) {
+    ade_test_alloc a = {k, 0, 0};
+    ade_mission *d = NULL;
+    ade_set_allocator(ade_test_alloc_fn, &a);
+    int rc = ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS);
+    if (!rc) rc = ade_mission_tape_jacobian(p, d, t, x2, J, NULL);
+    ade_mission_free(d);
+    ade_set_allocator(NULL, NULL);
+    ck_assert_int_eq(a.live, 0);
+    if (rc == ADE_OK) break;
+    ck_assert_int_eq(rc, ADE_ENOMEM);
+  }
+  ade_mplan_free(p);
+  ade_mission_free(d0);
+  ade_tape_free(t);
+  rp_free(&pr);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("mtape");
+  TCase *tc = tcase_create("missions from tapes");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, by_hand);
+  tcase_add_test(tc, no_regions);
+  tcase_add_test(tc, random_regions);
+  tcase_add_test(tc, local_jacobians);
+  tcase_add_test(tc, errors);
+  tcase_add_test(tc, out_of_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return ade_test_run(suite()); }
