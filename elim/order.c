@@ -549,38 +549,70 @@ static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
   return st;
 }
 
+/* A binary min-heap of positions (size_t), for the batches below. */
+static void heap_push(size_t *h, size_t *n, size_t x) {
+  size_t i = (*n)++;
+  for (; i && h[(i - 1) / 2] > x; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+  h[i] = x;
+}
+
+static size_t heap_pop(size_t *h, size_t *n) {
+  size_t top = h[0], x = h[--*n], i = 0;
+  for (size_t c; (c = 2 * i + 1) < *n; i = c) {
+    if (c + 1 < *n && h[c + 1] < h[c]) c++;
+    if (h[c] >= x) break;
+    h[i] = h[c];
+  }
+  if (*n) h[i] = x;
+  return top;
+}
+
 /* Per vertex, how many independents reach it (reverse: dependents it
- * reaches): the sets propagated 64 at a time as bits in topological order,
- * one word per vertex: O(|E| n/64) time (reverse: m/64), O(V) memory;
- * a batch follows only the edges of the vertices it reaches, which on a
- * local graph (a stencil, a time step) are a few near its sources. */
+ * reaches): the sets propagated 64 at a time as bits, one word per vertex.
+ * A batch visits only the vertices it reaches, in topological order (a heap
+ * of their positions, each pushed when its word turns nonzero): O(R log R)
+ * for R reached, which on a local graph (a stencil, a time step) are a few
+ * near the batch's sources; O(|E| n/64 log V) at worst (reverse: m/64),
+ * O(V) memory. */
 int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) {
-  size_t nsrc = reverse ? g->m : g->n, nv = g->nv, k = 0;
-  int st = ade__budget(g->memlimit, ade__mul_size(nv + 1, 2 * sizeof(uint64_t)), "reachability of %zu vertices", nv);
-  uint64_t *w = st ? NULL : ade__alloc((nv + 1) * sizeof *w);
+  size_t nsrc = reverse ? g->m : g->n, nv = g->nv, k = 0, nh = 0;
+  int st = ade__budget(g->memlimit, ade__mul_size(nv + 1, 4 * sizeof(uint64_t)), "reachability of %zu vertices", nv);
+  uint64_t *w = st ? NULL : ade__calloc(nv + 1, sizeof *w);
   size_t *ord = st ? NULL : ade__alloc((nv + 1) * sizeof *ord);
-  if (!st && (!w || !ord)) st = ade__fail(ADE_ENOMEM, "out of memory for the reachability of %zu vertices", nv);
+  size_t *pos = st ? NULL : ade__alloc((nv + 1) * sizeof *pos), *h = st ? NULL : ade__alloc((nv + 1) * sizeof *h);
+  if (!st && (!w || !ord || !pos || !h))
+    st = ade__fail(ADE_ENOMEM, "out of memory for the reachability of %zu vertices", nv);
   if (!st) st = ade__cgraph_topo(g, ord, &k);
   if (!st) {
     memset(cnt, 0, nv * sizeof *cnt);
-    memset(w, 0, nv * sizeof *w);
+    for (size_t j = 0; j < nv; j++) pos[j] = SIZE_MAX;
+    for (size_t t = 0; t < k; t++) pos[ord[reverse ? k - 1 - t : t]] = t;
   }
   for (size_t b0 = 0; !st && b0 < nsrc; b0 += 64) {
-    for (size_t i = b0; i < nsrc && i < b0 + 64; i++) w[reverse ? g->yv[i] : g->xv[i]] = UINT64_C(1) << (i - b0);
-    for (size_t t = 0; t < k; t++) {
-      size_t j = ord[reverse ? k - 1 - t : t];
-      if (!w[j]) continue; /* not reached by this batch: most vertices, where the graph is local */
+    for (size_t i = b0; i < nsrc && i < b0 + 64; i++) {
+      size_t s = reverse ? g->yv[i] : g->xv[i];
+      if (pos[s] == SIZE_MAX) continue; /* not in the graph */
+      if (!w[s]) heap_push(h, &nh, pos[s]);
+      w[s] |= UINT64_C(1) << (i - b0);
+    }
+    while (nh) {
+      size_t j = ord[reverse ? k - 1 - heap_pop(h, &nh) : heap_pop(h, &nh)];
       const ade__vtx *v = &g->v[j];
       size_t deg = reverse ? v->nin : v->nout;
       const size_t *adj = reverse ? v->in : v->out;
       cnt[j] += (uint64_t)__builtin_popcountll(w[j]);
-      for (size_t e = 0; e < deg; e++) w[reverse ? g->e[adj[e]].src : g->e[adj[e]].dst] |= w[j];
-      w[j] = 0; /* done with: the next batch starts from zeros without clearing all */
+      for (size_t e = 0; e < deg; e++) {
+        size_t d = reverse ? g->e[adj[e]].src : g->e[adj[e]].dst;
+        if (!w[d]) heap_push(h, &nh, pos[d]);
+        w[d] |= w[j];
+      }
+      w[j] = 0; /* done with: the next batch starts from zeros */
     }
-    for (size_t i = b0; i < nsrc && i < b0 + 64; i++) w[reverse ? g->yv[i] : g->xv[i]] = 0;
   }
   ade__free(w);
   ade__free(ord);
+  ade__free(pos);
+  ade__free(h);
   return st;
 }
 
