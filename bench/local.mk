@@ -178,3 +178,12 @@ EXTRA_PROGRAMS += %D%/bench_mission
 %C%_bench_mission_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_mission_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_mission$(EXEEXT)
+
+# bench_petsc.sh: examples/petsc_bratu at full size on 1 and 2 ranks, adelim
+# against PETSc's colored finite differences (configure --with-petsc).
+EXTRA_DIST += %D%/bench_petsc.sh
+BENCH_PETSC_PROGS =
+if HAVE_PETSC
+BENCH_PETSC_PROGS += examples/petsc_bratu$(EXEEXT)
+endif
+bench: $(BENCH_PETSC_PROGS)

@@ -468,9 +468,11 @@ static PetscErrorCode print_result(MPI_Comm comm, const char *name, const result
                               " linear iterations; |F| %.3e -> %.3e (rtol %.0e)\n",
                         name, r->reason > 0 ? "converged" : "DIVERGED", r->its, r->lits, (double)r->fnorm0,
                         (double)r->fnorm, (double)r->rtol));
-  PetscCall(PetscPrintf(comm, "%-9s residual evaluations %ld, Jacobians %ld, %.3f ms per Jacobian, solve %.3f s\n",
+  PetscCall(PetscPrintf(comm,
+                        "%-9s residual evaluations %ld, Jacobians %ld, %.3f ms per Jacobian, solve %.3f s"
+                        " (%.0f%% in Jacobians)\n",
                         "", r->nfunc, r->njac, r->njac ? 1e3 * r->jac_seconds / (double)r->njac : 0.0,
-                        r->solve_seconds));
+                        r->solve_seconds, r->solve_seconds > 0 ? 100 * r->jac_seconds / r->solve_seconds : 0.0));
   if (r->records)
     PetscCall(PetscPrintf(comm,
                           "%-9s tapes (all ranks) %" PRIu64 " records, %" PRIu64
