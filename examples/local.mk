@@ -60,4 +60,4 @@ noinst_PROGRAMS += %D%/petsc_bratu
 %C%_petsc_bratu_LDADD = $(EXAMPLE_LDADD) $(PETSC_LIBS)
 TESTS += %D%/petsc.test
 endif
-EXTRA_DIST += %D%/petsc_bratu.c %D%/petsc.test tests/lsan-mpi.supp
+EXTRA_DIST += %D%/petsc_bratu.c %D%/petsc.test

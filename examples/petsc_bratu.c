@@ -46,7 +46,9 @@
  *                                 its local residual (every local column) and
  *                                 the assembled matrix times a random vector
  *                                 equals central differences of the global
- *                                 residual along it
+ *                                 residual along it; and adelim frees every
+ *                                 block it allocates (counted through
+ *                                 ade_set_allocator)
  * and any SNES/KSP option (-snes_monitor, -ksp_type, -pc_type, ...).
  * Timings of -check runs include no checking: it is timed and subtracted. */
 #include <adelim.h>
@@ -523,6 +525,20 @@ static PetscErrorCode verify(MPI_Comm comm, const result *ad, const result *fd, 
   PetscFunctionReturn(0);
 }
 
+/* -check: adelim's allocator hook, counting the blocks it holds, so that
+ * the run itself shows adelim freed everything (LeakSanitizer cannot tell
+ * MPI's own leaks apart under mpiexec: examples/petsc.test). */
+static void *counting_alloc(void *ud, void *p, size_t n) {
+  long *live = ud;
+  if (n == 0) {
+    if (p) free(p), (*live)--;
+    return NULL;
+  }
+  void *q = realloc(p, n);
+  if (q && !p) (*live)++;
+  return q;
+}
+
 int main(int argc, char **argv) {
   app c;
   result res[2];
@@ -530,6 +546,7 @@ int main(int argc, char **argv) {
   PetscMPIInt size;
   PetscReal unorm;
   int ok = 1, run[2];
+  long live = 0; /* -check: blocks adelim holds */
   memset(&c, 0, sizeof c);
   memset(res, 0, sizeof res);
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -554,6 +571,7 @@ int main(int argc, char **argv) {
   run[JAC_ADELIM] = !strcmp(jac, "adelim") || !strcmp(jac, "both");
   PetscCheck(run[0] || run[1], comm, PETSC_ERR_ARG_WRONG, "-jac adelim|fd|both");
   PetscCheck(!c.check || (run[0] && run[1]), comm, PETSC_ERR_ARG_WRONG, "-check needs -jac both");
+  if (c.check) ade_set_allocator(counting_alloc, &live);
   PetscCall(DMDACreate2d(comm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 32, 32, PETSC_DECIDE,
                          PETSC_DECIDE, 1, 1, NULL, NULL, &c.da));
   PetscCall(DMSetFromOptions(c.da));
@@ -583,7 +601,15 @@ int main(int argc, char **argv) {
       PetscCall(VecNorm(res[k].u, NORM_2, &unorm));
       PetscCall(PetscPrintf(comm, "solution %s: |u|_2 = %.12e\n", jac_name(k), (double)unorm));
     }
-  if (c.check) PetscCall(verify(comm, &res[JAC_ADELIM], &res[JAC_FD], &ok));
+  if (c.check) {
+    PetscCall(verify(comm, &res[JAC_ADELIM], &res[JAC_FD], &ok));
+    /* every tape, loop and plan is freed by now (solve) */
+    long held = live;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_LONG, MPI_MAX, comm));
+    PetscCall(PetscPrintf(comm, "check: adelim freed every block it allocated (%ld left): %s\n", held,
+                          held == 0 ? "ok" : "FAILED"));
+    if (held != 0) ok = 0;
+  }
   for (int k = 0; k < 2; k++) PetscCall(VecDestroy(&res[k].u));
   PetscCall(DMDestroy(&c.da));
   PetscCall(PetscFinalize());
