@@ -28,6 +28,11 @@
  * Options (PETSc options, any rank count):
  *   -da_grid_x MX -da_grid_y MY   grid (default 32 x 32)
  *   -par LAMBDA                   0 <= LAMBDA <= 6.81 (default 6)
+ *   -clip C                       the source exp(u) turns linear above u = C
+ *                                 (default: never): Newton's iterates cross
+ *                                 C, a recorded comparison flips and the
+ *                                 ranks concerned record their kernel again
+ *                                 (the loop's recorder); the pattern stays
  *   -jac adelim|fd|both           the Jacobians to solve with (default both)
  *   -ade_method NAME              the Jacobian loop's method (default
  *                                 cpr-forward: a 5-point stencil needs 5
@@ -60,9 +65,11 @@
 #include <string.h>
 
 /* F for the points this rank owns from its ghosted local array x
- * (gxm x gym, row-major) into f (xm x ym), for real = double or ade_double. */
+ * (gxm x gym, row-major) into f (xm x ym), for real = double or ade_double.
+ * With a finite clip the source is exp(u) below u = clip and its tangent
+ * exp(clip) (1 + u - clip) above (C^1): a recorded comparison per point. */
 #define BRATU_KERNEL(real, name)                                                            \
-  static void name(const DMDALocalInfo *info, double lambda, const real *x, real *f) {     \
+  static void name(const DMDALocalInfo *info, double lambda, double clip, const real *x, real *f) { \
     const PetscInt mx = info->mx, my = info->my, gxm = info->gxm;                         \
     const double hx = 1.0 / (double)(mx - 1), hy = 1.0 / (double)(my - 1);                \
     const double sc = hx * hy * lambda, hxdhy = hx / hy, hydhx = hy / hx;                 \
@@ -76,7 +83,9 @@
           real two_u = ADE_MUL(2.0, u[0]);                                                  \
           real uxx = ADE_MUL(hydhx, ADE_SUB(ADE_SUB(two_u, u[-1]), u[1]));                  \
           real uyy = ADE_MUL(hxdhy, ADE_SUB(ADE_SUB(two_u, u[-gxm]), u[gxm]));              \
-          *r = ADE_SUB(ADE_ADD(uxx, uyy), ADE_MUL(sc, ADE_EXP(u[0])));                      \
+          real g = isinf(clip) || ADE_LT(u[0], clip) ? ADE_EXP(u[0])                        \
+                                                     : ADE_MUL(exp(clip), ADE_ADD(1.0 - clip, u[0])); \
+          *r = ADE_SUB(ADE_ADD(uxx, uyy), ADE_MUL(sc, g));                                  \
         }                                                                                   \
       }                                                                                     \
   }
@@ -88,7 +97,7 @@ enum { JAC_ADELIM, JAC_FD };
 typedef struct app {
   DM da;
   DMDALocalInfo info;
-  double lambda;
+  double lambda, clip;    /* clip: INFINITY, or where the source turns linear */
   int jac;                /* JAC_ADELIM or JAC_FD */
   int method;             /* the loop's elimination method */
   size_t memory_limit;    /* of each tape, bytes */
@@ -128,7 +137,7 @@ static PetscErrorCode residual(app *c, Vec X, Vec F) {
   PetscCall(DMGlobalToLocalEnd(c->da, X, INSERT_VALUES, Xl));
   PetscCall(VecGetArrayRead(Xl, &x));
   PetscCall(VecGetArray(F, &f));
-  bratu_d(&c->info, c->lambda, x, f);
+  bratu_d(&c->info, c->lambda, c->clip, x, f);
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(Xl, &x));
   PetscCall(DMRestoreLocalVector(c->da, &Xl));
@@ -176,7 +185,7 @@ static int record(void *ud, const double *xl, ade_tape **t) {
     st = ade_trace_on(*t);
     if (st >= 0) {
       for (size_t k = 0; k < nl; k++) x[k] = ade_indep(xl[k]);
-      bratu_a(&c->info, c->lambda, x, f);
+      bratu_a(&c->info, c->lambda, c->clip, x, f);
       for (size_t k = 0; k < no; k++) ade_dep(f[k]);
       st = ade_trace_off();
     }
@@ -253,9 +262,9 @@ static PetscErrorCode check_local_rows(app *c, const double *xl, const ade_spars
     /* h = eps^(1/3) |x|: truncation and rounding error both ~ eps^(2/3) */
     const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(xl[q]));
     x[q] = xl[q] + h;
-    bratu_d(&c->info, c->lambda, x, fp);
+    bratu_d(&c->info, c->lambda, c->clip, x, fp);
     x[q] = xl[q] - h;
-    bratu_d(&c->info, c->lambda, x, fm);
+    bratu_d(&c->info, c->lambda, c->clip, x, fm);
     x[q] = xl[q];
     for (size_t r = 0; r < m; r++) {
       const double fd = (fp[r] - fm[r]) / (2 * h);
@@ -376,6 +385,7 @@ typedef struct result {
   double local_err, global_err;                     /* max over ranks */
   long checked;
   uint64_t records, nnz; /* summed over ranks (adelim) */
+  uint64_t retapes;      /* tapes recorded again after a branch flipped, all ranks */
   int tapes;             /* max over ranks */
   Vec u;
 } result;
@@ -442,16 +452,16 @@ static PetscErrorCode solve(app *c, result *res) {
     res->repeat_seconds = (MPI_Wtime() - t0) / (double)c->repeat;
     PetscCall(max_over_ranks(comm, &res->repeat_seconds, 1));
   }
-  res->records = res->nnz = 0, res->tapes = c->tapes;
+  res->records = res->nnz = res->retapes = 0, res->tapes = c->tapes;
   if (c->loop) {
     ade_stats s;
     ade_jacobian_loop_stats ls;
     ADE_CALL(ade_tape_stats(ade_jacobian_loop_tape(c->loop), &s));
     ade_jacobian_loop_report(c->loop, &ls);
     res->method = ls.method;
-    uint64_t v[2] = {s.records, ade_jacobian_loop_matrix(c->loop)->nnz};
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_SUM, comm));
-    res->records = v[0], res->nnz = v[1];
+    uint64_t v[3] = {s.records, ade_jacobian_loop_matrix(c->loop)->nnz, ls.retapes};
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_SUM, comm));
+    res->records = v[0], res->nnz = v[1], res->retapes = v[2];
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &res->tapes, 1, MPI_INT, MPI_MAX, comm));
   }
   ade_jacobian_loop_free(c->loop);
@@ -482,6 +492,9 @@ static PetscErrorCode print_result(MPI_Comm comm, const char *name, const result
                           "%-9s %.3f ms per Jacobian in adelim, the rest inserting and assembling\n",
                           "", r->records, r->nnz, ade_elim_method_name(r->method), r->setup_seconds, "",
                           r->njac ? 1e3 * r->ade_seconds / (double)r->njac : 0.0));
+  if (r->records)
+    PetscCall(PetscPrintf(comm, "%-9s tapes recorded again after a branch flipped: %" PRIu64 " (all ranks)\n", "",
+                          r->retapes));
   if (r->repeat_seconds > 0)
     PetscCall(PetscPrintf(comm, "%-9s %.3f ms per Jacobian at the solution (steady state, -jac_repeat)\n", "",
                           1e3 * r->repeat_seconds));
@@ -489,7 +502,7 @@ static PetscErrorCode print_result(MPI_Comm comm, const char *name, const result
 }
 
 /* -check: the verdicts; *ok = 0 on any failure. */
-static PetscErrorCode verify(MPI_Comm comm, const result *ad, const result *fd, int *ok) {
+static PetscErrorCode verify(MPI_Comm comm, const app *c, const result *ad, const result *fd, int *ok) {
   Vec d;
   PetscReal diff, unorm;
   PetscFunctionBeginUser;
@@ -514,11 +527,12 @@ static PetscErrorCode verify(MPI_Comm comm, const result *ad, const result *fd, 
       {"Jacobians checked at some iterates", ad->checked > 0},
       {"each rank's rows = central differences of its local residual", ad->local_err <= tol_fd},
       {"assembled J v = central differences of the global residual", ad->global_err <= tol_fd},
+      {"-clip: a branch flipped and a rank recorded again", ad->retapes > 0},
   };
   PetscCall(PetscPrintf(comm, "check: |u_adelim - u_fd|_inf = %.2e (tolerance %.1e); Jacobians checked at %ld iterates:"
                               " worst local error %.1e, global %.1e (tolerance %.1e)\n",
                         (double)diff, tol_u, ad->checked, ad->local_err, ad->global_err, tol_fd));
-  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+  for (size_t k = 0; k < sizeof v / sizeof v[0] - !isfinite(c->clip); k++) {
     PetscCall(PetscPrintf(comm, "check: %s: %s\n", v[k].what, v[k].pass ? "ok" : "FAILED"));
     if (!v[k].pass) *ok = 0;
   }
@@ -553,8 +567,10 @@ int main(int argc, char **argv) {
   MPI_Comm comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   c.lambda = 6.0;
+  c.clip = INFINITY;
   c.check_iterates = 3;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-par", &c.lambda, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-clip", &c.clip, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-jac", jac, sizeof jac, NULL));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-check", &c.check));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-ade_method", method, sizeof method, NULL));
@@ -578,8 +594,8 @@ int main(int argc, char **argv) {
   PetscCall(DMSetUp(c.da));
   PetscCall(DMDAGetLocalInfo(c.da, &c.info));
   PetscCall(PetscPrintf(comm, "Bratu (SNES ex5) on a %" PetscInt_FMT " x %" PetscInt_FMT
-                              " grid, lambda %g, %d rank(s); Newton, each rank's Jacobian rows from its own tape\n",
-                        c.info.mx, c.info.my, c.lambda, (int)size));
+                              " grid, lambda %g, clip %g, %d rank(s); Newton, each rank's Jacobian rows from its own tape\n",
+                        c.info.mx, c.info.my, c.lambda, c.clip, (int)size));
   for (int k = JAC_FD; k >= JAC_ADELIM; k--) { /* fd first, as the reference */
     if (!run[k]) continue;
     c.jac = k;
@@ -602,7 +618,7 @@ int main(int argc, char **argv) {
       PetscCall(PetscPrintf(comm, "solution %s: |u|_2 = %.12e\n", jac_name(k), (double)unorm));
     }
   if (c.check) {
-    PetscCall(verify(comm, &res[JAC_ADELIM], &res[JAC_FD], &ok));
+    PetscCall(verify(comm, &c, &res[JAC_ADELIM], &res[JAC_FD], &ok));
     /* every tape, loop and plan is freed by now (solve) */
     long held = live;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &held, 1, MPI_LONG, MPI_MAX, comm));
