@@ -61,3 +61,15 @@ noinst_PROGRAMS += %D%/petsc_bratu
 TESTS += %D%/petsc.test
 endif
 EXTRA_DIST += %D%/petsc_bratu.c %D%/petsc.test
+# CVODE (SUNDIALS) with Jacobians from adelim: a stiff 1-D Brusselator
+# against CVODE's banded difference quotients (configure --with-sundials).
+# Its numbers vary with the machine: examples/cvode.test runs it with
+# --check, which verifies its outcomes itself, instead of comparing output.
+if HAVE_SUNDIALS
+noinst_PROGRAMS += %D%/cvode_brusselator
+TESTS += %D%/cvode.test
+endif
+%C%_cvode_brusselator_SOURCES = %D%/cvode_brusselator.c %D%/brusselator.h
+%C%_cvode_brusselator_CPPFLAGS = $(EXAMPLE_CPPFLAGS) $(SUNDIALS_CFLAGS)
+%C%_cvode_brusselator_LDADD = $(EXAMPLE_LDADD) $(SUNDIALS_LIBS)
+EXTRA_DIST += %D%/cvode.test
