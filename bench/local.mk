@@ -179,6 +179,14 @@ EXTRA_PROGRAMS += %D%/bench_mission
 %C%_bench_mission_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_mission$(EXEEXT)
 
+# bench_petsc.sh: examples/petsc_bratu at full size on 1 and 2 ranks, adelim
+# against PETSc's colored finite differences (configure --with-petsc).
+EXTRA_DIST += %D%/bench_petsc.sh
+BENCH_PETSC_PROGS =
+if HAVE_PETSC
+BENCH_PETSC_PROGS += examples/petsc_bratu$(EXEEXT)
+endif
+bench: $(BENCH_PETSC_PROGS)
 # bench_cvode: CVODE's BDF on the stiff Brusselator of examples/
 # cvode_brusselator.c with adelim's Jacobians (KLU and band) against CVODE's
 # band difference quotients at 1002 and 10002 unknowns (--with-sundials).

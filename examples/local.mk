@@ -65,6 +65,20 @@ EXTRA_DIST += %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/ipopt_lv.test
 # program examples/pde over it (make dist does ask for it).
 $(EXAMPLE_OUTS): ;
 
+# PETSc SNES on a distributed 2-D Bratu problem, every MPI rank's Jacobian
+# rows from its own tape, against PETSc's colored finite differences
+# (configure --with-petsc; doc/user-guide.md, "PETSc"). examples/petsc.test
+# runs it under mpiexec on 1 and 2 ranks in its -check mode, which verifies
+# the outcomes itself (iteration counts and timings vary: no .out file).
+if HAVE_PETSC
+noinst_PROGRAMS += %D%/petsc_bratu
+%C%_petsc_bratu_SOURCES = %D%/petsc_bratu.c
+%C%_petsc_bratu_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
+%C%_petsc_bratu_CFLAGS = $(AM_CFLAGS) $(PETSC_CFLAGS)
+%C%_petsc_bratu_LDADD = $(EXAMPLE_LDADD) $(PETSC_LIBS)
+TESTS += %D%/petsc.test
+endif
+EXTRA_DIST += %D%/petsc_bratu.c %D%/petsc.test
 # CVODE (SUNDIALS) with Jacobians from adelim: a stiff 1-D Brusselator
 # against CVODE's banded difference quotients (configure --with-sundials).
 # Its numbers vary with the machine: examples/cvode.test runs it with
