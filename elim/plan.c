@@ -19,6 +19,7 @@ struct ade_elim_plan {
   size_t ninit;          /* slots 1..ninit hold the partials (the c-graph's edges) */
   ade__planrec prog;     /* the multiply-adds (and merges) of the elimination */
   uint32_t *step;        /* prog to run (compact_program), 3 per step; NULL: run prog */
+  uint32_t *perm, *pout; /* with step: slot s of prog is slot perm[s] of step; J's entry k is slot pout[k] */
   _Atomic(struct rmap *) rmap; /* the resident form's operand slots -> init (plan_map), once needed */
   size_t nslot;          /* values of a run (in the tape's workspace: the plan is read only) */
   size_t m, n, nnz;
@@ -73,6 +74,8 @@ void ade_elim_plan_free(ade_elim_plan *p) {
   ade__free(p->prog.a);
   ade__free(p->prog.b);
   ade__free(p->step);
+  ade__free(p->perm);
+  ade__free(p->pout);
   ade__free(atomic_load(&p->rmap));
   ade__free(p->color);
   ade__free(p->rowptr);
@@ -236,17 +239,48 @@ static int take_cpr(ade_elim_plan *p, const ade_cgraph *g, ade__choice *c, ade_j
  * when the slots need more than 31 bits or the steps do not fit the
  * tape's memory limit. */
 #define STEP_SET 0x80000000u
+
+/* perm: the slots renumbered in the order the steps first touch them, the
+ * inputs (1..ninit) among themselves and the fill-ins (ninit + 1 ..) among
+ * themselves: the slots a run of steps reads lie together in memory (the
+ * engines number edges in tape order, and the elimination does not visit
+ * them so). The same arithmetic on renamed slots: the same bits. */
+static void renumber(ade_elim_plan *p) {
+  const ade__planrec *r = &p->prog;
+  uint32_t *perm = p->perm, next[2] = {1, (uint32_t)p->ninit + 1};
+  for (size_t s = 0; s < p->nslot; s++) perm[s] = UINT32_MAX;
+  perm[0] = 0;
+#define RENUMBER(S)                                                            \
+  do {                                                                         \
+    const size_t s_ = (S);                                                     \
+    if (perm[s_] == UINT32_MAX) perm[s_] = next[s_ > p->ninit]++;               \
+  } while (0)
+  for (size_t k = 0; k < r->n; k++) {
+    RENUMBER(r->a[k]);
+    if (r->kind[k] != ADE__P_ADD) RENUMBER(r->b[k]);
+    RENUMBER(r->d[k]);
+  }
+  for (size_t s = 1; s < p->nslot; s++) RENUMBER(s);
+#undef RENUMBER
+}
+
 static int compact_program(ade_elim_plan *p, size_t memlimit) {
   const ade__planrec *r = &p->prog;
-  if (!r->n || p->nslot + 2 >= STEP_SET || ade__mul_size(r->n, 3 * sizeof *p->step) > memlimit) return ADE_OK;
-  if (!(p->step = ade__alloc(ade__mul_size(r->n, 3 * sizeof *p->step))))
-    return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", r->n);
+  size_t bytes = ade__mul_size(r->n, 3 * sizeof *p->step) + (p->nslot + p->nnz) * sizeof *p->perm;
+  if (!r->n || p->nslot + 2 >= STEP_SET || bytes > memlimit) return ADE_OK;
+  p->step = ade__alloc(ade__mul_size(r->n, 3 * sizeof *p->step));
+  p->perm = ade__alloc(p->nslot * sizeof *p->perm);
+  p->pout = ade__alloc((p->nnz + 1) * sizeof *p->pout);
+  if (!p->step || !p->perm || !p->pout) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", r->n);
+  renumber(p);
+  const uint32_t *perm = p->perm;
   for (size_t k = 0; k < r->n; k++) {
     uint32_t *s = p->step + 3 * k;
-    s[0] = (uint32_t)r->d[k] | (r->kind[k] == ADE__P_SET ? STEP_SET : 0);
-    s[1] = (uint32_t)r->a[k];
-    s[2] = r->kind[k] == ADE__P_ADD ? (uint32_t)p->nslot + 1 : (uint32_t)r->b[k];
+    s[0] = perm[r->d[k]] | (r->kind[k] == ADE__P_SET ? STEP_SET : 0);
+    s[1] = perm[r->a[k]];
+    s[2] = r->kind[k] == ADE__P_ADD ? (uint32_t)p->nslot + 1 : perm[r->b[k]];
   }
+  for (size_t k = 0; k < p->nnz; k++) p->pout[k] = perm[p->out[k]];
   return ADE_OK;
 }
 
@@ -326,7 +360,7 @@ static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V, dou
                        (unsigned)L->pos[L->n], p->chunk_ops[c]);
     const size_t *init = p->init + k;
     for (size_t q = 0; q < p->chunk_ops[c]; q++)
-      if (init[q]) val[init[q]] += L->d[q];
+      if (init[q]) val[p->perm ? p->perm[init[q]] : init[q]] += L->d[q];
     k += p->chunk_ops[c];
   }
   return ADE_OK;
@@ -366,7 +400,7 @@ static const uint32_t *plan_map(ade_elim_plan *p, const ade_tape *t, const ade__
   if (p->nslot + 3 > UINT32_MAX || r->nref > (t->memlimit - sizeof *m) / sizeof m->m[0]) return NULL;
   if (!(m = ade__alloc(sizeof *m + (r->nref ? r->nref : 1) * sizeof m->m[0]))) return NULL;
   m->nref = r->nref;
-  if (ade__res_scatter_map(r, p->init, p->ntape, (uint32_t)p->nslot + 2, m->m)) {
+  if (ade__res_scatter_map(r, p->init, p->ntape, p->perm, (uint32_t)p->nslot + 2, m->m)) {
     ade__free(m);
     return NULL;
   }
@@ -403,7 +437,7 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
   if (!W) return ade__fail(ADE_ENOMEM, "out of memory for %zu values", nR + nV + p->nslot);
   if (r) { /* partials (and values at x) in one pass over the resident form (eval/resident.c) */
     memset(val, 0, (p->ninit + 1) * sizeof *val);
-    st = ade__res_scatter_at(t, r, x, W, p->init, p->ntape, M, val);
+    st = ade__res_scatter_at(t, r, x, W, p->init, p->perm, p->ntape, M, val);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   } else if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
     st = ade__point_begin(t, x);
@@ -421,7 +455,10 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
   if (st) return st;
   if (p->step) run_steps(p, val);
   else run_program(p, val);
-  for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->out[k]];
+  if (p->pout)
+    for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->pout[k]];
+  else
+    for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->out[k]];
   return warn;
 }
 

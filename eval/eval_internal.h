@@ -43,16 +43,18 @@ const ade__res *ade__res_get(ade_tape *t);
 const ade__res *ade__res_peek(const ade_tape *t); /* the owner's, if built; never builds */
 const ade__res *ade__res_find(const ade_tape *t); /* the same, if within t's memory limit */
 /* A plan's inputs at x (NULL: the recorded point, whose partials must fit:
- * ade__res_d) over the resident form in one pass: out[init[k]] += the k-th
+ * ade__res_d) over the resident form in one pass: out[init[k]] (perm[init[k]]
+ * if perm is given) += the k-th
  * of the ntape active partials (linearized-chunk order); ADE_WBRANCH (out
  * complete) when a recorded comparison differs at x. */
 int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, double *W, const size_t *init,
-                        size_t ntape, const uint32_t *M, double *out);
-/* M[k] (r->nref entries) = the plan slot of operand slot k, junk for
- * none: with it ade__res_scatter_at at x adds the partials to out as it
+                        const uint32_t *perm, size_t ntape, const uint32_t *M, double *out);
+/* M[k] (r->nref entries) = the plan slot of operand slot k (init's, or
+ * perm of it if perm is given), junk for none: with it ade__res_scatter_at at x adds the partials to out as it
  * computes them (out[junk] then holds junk). EINVAL: r has not ntape
  * active operands; ETOOBIG: a slot beyond 32 bits. */
-int ade__res_scatter_map(const ade__res *r, const size_t *init, size_t ntape, uint32_t junk, uint32_t *M);
+int ade__res_scatter_map(const ade__res *r, const size_t *init, size_t ntape, const uint32_t *perm, uint32_t junk,
+                         uint32_t *M);
 /* The doubles of workspace W it needs (values and partials at x; 0 at the
  * recorded point): the caller's, so that out may live in the tape's work
  * area beside it. */

@@ -504,19 +504,20 @@ size_t ade__res_scatter_work(const ade__res *r, const double *x, const uint32_t 
   return x ? r->n + 1 + (M ? 0 : r->nref) : 0;
 }
 
-int ade__res_scatter_map(const ade__res *r, const size_t *init, size_t ntape, uint32_t junk, uint32_t *M) {
+int ade__res_scatter_map(const ade__res *r, const size_t *init, size_t ntape, const uint32_t *perm, uint32_t junk,
+                         uint32_t *M) {
   if (r->nact != ntape)
     return ade__fail(ADE_EINVAL, "the tape has %zu operands; the plan was compiled for %zu", r->nact, ntape);
   for (size_t k = 0; k < r->nref; k++) M[k] = junk;
   for (size_t q = 0; q < ntape; q++) {
     if (init[q] > UINT32_MAX) return ade__fail(ADE_ETOOBIG, "plan slot %zu beyond 32 bits", init[q]);
-    if (init[q]) M[r->act[q]] = (uint32_t)init[q];
+    if (init[q]) M[r->act[q]] = perm ? perm[init[q]] : (uint32_t)init[q];
   }
   return ADE_OK;
 }
 
 int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, double *W, const size_t *init,
-                        size_t ntape, const uint32_t *M, double *out) {
+                        const uint32_t *perm, size_t ntape, const uint32_t *M, double *out) {
   double *V = W;
   const double *D = x ? V + r->n + 1 : ade__res_d(t, r);
   ade__flips fl = {0, 0};
@@ -529,7 +530,7 @@ int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, double 
     if (x) ade__res_values(r, x, V, V + r->n + 1, &fl);
     const uint32_t *act = r->act;
     for (size_t q = 0; q < ntape; q++)
-      if (init[q]) out[init[q]] += D[act[q]];
+      if (init[q]) out[perm ? perm[init[q]] : init[q]] += D[act[q]];
   }
   if (!fl.n) return ADE_OK;
   return ade__fail(ADE_WBRANCH, "%llu recorded comparison(s) differ at this point, first at op %llu",
