@@ -5,6 +5,8 @@
 #ifndef ADE_EVAL_INTERNAL_H
 #define ADE_EVAL_INTERNAL_H
 
+#include <pthread.h>
+
 #include "record_internal.h"
 
 /* The resident form of a finished tape (resident.c): every record decoded
@@ -87,6 +89,39 @@ double *ade__livemap_find(const ade__livemap *m, uint64_t id);
 double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: ENOMEM */
 void ade__livemap_remove(ade__livemap *m, uint64_t id);
 void ade__livemap_free(ade__livemap *m);
+
+/* Plan caches keyed by a tape's structure (pcache.c), for any kind of
+ * plan: retain and release count its owners. What a tape's structure must
+ * match besides the first hash: the second, independent hash and the
+ * counts a plan depends on. */
+typedef struct ade__shape {
+  uint64_t h[2];
+  uint64_t records;
+  size_t nchunks, n, m;
+  uint64_t opcount[256];
+  uint32_t *chunkrec; /* records of each chunk */
+} ade__shape;
+typedef struct ade__pentry {
+  ade__shape s;
+  int method;
+  void *p;
+  uint64_t used; /* the cache's tick at the last hit: least recently used goes first */
+} ade__pentry;
+typedef struct ade__pcache {
+  pthread_mutex_t mu;
+  size_t cap, n;
+  ade__pentry *e;
+  uint64_t tick;
+  ade_plan_cache_stats st;
+  void (*retain)(void *), (*release)(void *);
+} ade__pcache;
+int ade__pcache_init(ade__pcache *c, size_t capacity, void (*retain)(void *), void (*release)(void *));
+void ade__pcache_fini(ade__pcache *c);
+void ade__pcache_report(ade__pcache *c, ade_plan_cache_stats *s);
+/* *p = the plan of t's structure and method, retained (found, *hit = 1;
+ * or made by make(ctx, t, method, p) and kept). @return make's status. */
+int ade__pcache_get(ade__pcache *c, ade_tape *t, int method, int (*make)(void *ctx, ade_tape *t, int method, void **p),
+                    void *ctx, void **p, int *hit);
 
 /* Frees what the evaluator keeps in a tape (t->eval_free). */
 void ade__eval_free(ade_tape *t);

@@ -10,11 +10,17 @@ struct ade_hess_plan {
   size_t *src;           /* per entry of P: its place in B = H S (n x ncolors) */
   uint64_t ep_fma;       /* structural edge pushing's multiply-adds */
   uint64_t fixed, per_dir; /* one sweep pair: fma independent of p, and per direction */
+  ade_hess_report rep;   /* of its creation (a cache hands it out again) */
+  _Atomic size_t refs;   /* owners: the creator, caches */
 };
+
+void ade__hess_plan_retain(ade_hess_plan *p) { atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed); }
+
+const ade_hess_report *ade__hess_plan_report(const ade_hess_plan *p) { return &p->rep; }
 
 
 void ade_hess_plan_free(ade_hess_plan *p) {
-  if (!p) return;
+  if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
   ade_sparse_free(p->P);
   ade__free(p->color);
   ade__free(p->src);
@@ -95,6 +101,7 @@ static int plan_create(ade_hess_plan **pp, ade_tape *t, int method, ade_hess_rep
   if (st) return st;
   ade_hess_plan *p = ade__calloc(1, sizeof *p);
   if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a Hessian plan");
+  atomic_init(&p->refs, 1);
   p->records = t->meta.records;
   p->nchunks = t->meta.nchunks;
   p->n = t->meta.nindep;
@@ -123,7 +130,7 @@ static int plan_create(ade_hess_plan **pp, ade_tape *t, int method, ade_hess_rep
   rep.seconds = ade__now() - t0;
   if (r) *r = rep;
   if (st) ade_hess_plan_free(p);
-  else *pp = p;
+  else p->rep = rep, *pp = p;
   return st;
 }
 

@@ -205,4 +205,9 @@ typedef struct ade__trip {
 int ade__hess_from_triplets(size_t n, ade__trip *T, size_t nt, ade_sparse **H);
 
 
+/* Hessian plans shared by caches (hess_plan.c, hess_cache.c): one more
+ * owner (ade_hess_plan_free releases one); the creation report. */
+void ade__hess_plan_retain(ade_hess_plan *p);
+const ade_hess_report *ade__hess_plan_report(const ade_hess_plan *p);
+
 #endif
