@@ -397,7 +397,8 @@ static void run_steps(const ade_elim_plan *p, double *restrict v) {
 static const uint32_t *plan_map(ade_elim_plan *p, const ade_tape *t, const ade__res *r) {
   struct rmap *m = atomic_load_explicit(&p->rmap, memory_order_acquire), *none = NULL;
   if (m) return m->nref == r->nref ? m->m : NULL;
-  if (p->nslot + 3 > UINT32_MAX || r->nref > (t->memlimit - sizeof *m) / sizeof m->m[0]) return NULL;
+  if (p->nslot + 3 > UINT32_MAX || t->memlimit < sizeof *m || r->nref > (t->memlimit - sizeof *m) / sizeof m->m[0])
+    return NULL;
   if (!(m = ade__alloc(sizeof *m + (r->nref ? r->nref : 1) * sizeof m->m[0]))) return NULL;
   m->nref = r->nref;
   if (ade__res_scatter_map(r, p->init, p->ntape, p->perm, (uint32_t)p->nslot + 2, m->m)) {
