@@ -966,8 +966,8 @@ static void print_newpt(const struct result *R, size_t k)
 
 static void print_times(const struct result *R, size_t k)
 {
-  printf("Wall time in ms (median of %d samples; a call over %.0f s is timed once):\n\n", samples,
-         one_call);
+  printf("%s in ms (median of %d samples; a call over %.0f s is timed once):\n\n",
+         cpu_clock ? "Thread CPU time (-C)" : "Wall time", samples, one_call);
   printf("| problem | n | adelim records | edge-push | edge-push, x given | ve-reverse |"
          " ve-markowitz | for-over-rev | ADOL-C ops | ADOL-C hessian() | ADOL-C hessian2() |"
          " ADOL-C hess_mat (colors) | ADOL-C hess_pat + coloring | adelim recording |"

@@ -998,7 +998,7 @@ int main(int argc, char **argv)
   printf("\nMultiply-adds (best elimination in bold; skipped: O(|E|)-per-step orderings on parts above %zu edges):\n",
          max_edges);
   print_fma(R, np);
-  printf("\nWall time in ms, median of %d samples:\n", samples);
+  printf("\n%s in ms, median of %d samples:\n", cpu_clock ? "Thread CPU time (-C)" : "Wall time", samples);
   print_times(R, np);
   printf("\nAgreement, max |J - J_ref| / max |J_ref| (J_ref: adelim CPR forward; dense fwd: adelim's dense\n"
          "forward against it):\n");
