@@ -536,6 +536,17 @@ static void profile_case(int id, size_t n)
       calls++, s = bench_now() - t0;
     printf(" %s %.3f ms per call;", ade_hess_method_name(m), calls ? 1e3 * s / (double)calls : -1.0);
   }
+  struct nplan_ctx pc = {{{x1, x2}, 0}, t, NULL, NULL};
+  if (t && ade_hess_plan_create(&pc.p, t, ADE_HESS_STAR, NULL) == 0 && ade_hess_plan_pattern(pc.p, &pc.H) == 0) {
+    long calls = 0;
+    fprintf(stderr, "%s: star loop\n", p.name);
+    double t0 = bench_now(), s = 0;
+    while (s < profile_s && call_nplan(&pc) == 0)
+      calls++, s = bench_now() - t0;
+    printf(" star plan %.3f ms per call;", calls ? 1e3 * s / (double)calls : -1.0);
+  }
+  ade_sparse_free(pc.H);
+  ade_hess_plan_free(pc.p);
   printf("\n");
   fprintf(stderr, "%s: done\n", p.name);
   ade_tape_free(t);
@@ -1191,8 +1202,8 @@ static void usage(void)
           "  -m max_records  largest tape for ve-markowitz (default: no limit)\n"
           "  -d MiB          largest ADOL-C hessian() triangle (default 2048)\n"
           "  -M              skip the memory runs at n = 10^5\n"
-          "  -P seconds      profile mode (for perf record): only edge-push and edge-push-preacc at\n"
-          "                  new points, each in a loop for that long\n"
+          "  -P seconds      profile mode (for perf record): only edge-push, edge-push-preacc and a star\n"
+          "                  plan at new points, each in a loop for that long\n"
           "problems: rosenbrock broyden penalty1 pairs chaintree minsurf bbanded (default: all sizes)\n");
 }
 
