@@ -4,7 +4,7 @@
  * ADOL-C's hessian(), hess_pat + coloring + hess_mat and sparse_hess; peak
  * memory of edge pushing over a file-backed tape at n = 10^5. See
  * doc/benchmarks.md. */
-#define _POSIX_C_SOURCE 200809L /* getopt */
+#define _POSIX_C_SOURCE 200809L /* getopt, clock_gettime */
 #include <adelim.h>
 
 #include "bench_hessian.h"
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -180,22 +181,32 @@ static int cmp_double(const void *a, const void *b)
  * repeating the call for min_sample seconds; a call longer than one_call
  * is timed once. FAILED if a call fails. */
 typedef int (*bh_call)(void *ctx);
+static int cpu_clock = 0; /* -C: timeit measures the thread's CPU time */
+static double tnow(void)
+{
+  struct timespec ts;
+  if (!cpu_clock)
+    return bench_now();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static double timeit(bh_call f, void *ctx)
 {
-  double t0 = bench_now(), s[64];
+  double t0 = tnow(), s[64];
   if (f(ctx) < 0)
     return FAILED;
-  const double one = bench_now() - t0;
+  const double one = tnow() - t0;
   if (one >= one_call)
     return one;
   const long reps = one >= min_sample ? 1 : (long)(min_sample / fmax(one, 1e-7)) + 1;
   const int k = samples < 64 ? samples : 64;
   for (int i = 0; i < k; i++) {
-    t0 = bench_now();
+    t0 = tnow();
     for (long r = 0; r < reps; r++)
       if (f(ctx) < 0)
         return FAILED;
-    s[i] = (bench_now() - t0) / (double)reps;
+    s[i] = (tnow() - t0) / (double)reps;
   }
   qsort(s, (size_t)k, sizeof *s, cmp_double);
   return s[k / 2];
@@ -274,6 +285,10 @@ struct adolc_part {
  * preaccumulation, each call at the next of two new points. */
 struct newpt {
   double ep_s, pre_s;          /* ade_hessian(EDGE_PUSH / _PREACC) with o.x = x1, x2, ... */
+  double star_s, auto_s;       /* ade_hess_plan_hessian of a STAR / AUTO plan (made once) */
+  size_t star_colors;
+  int auto_method;             /* what AUTO chose */
+  double star_err, auto_err;   /* the plans' H at x1 vs edge-push's */
   double fd_err;               /* H(x1) vs central differences of ade_gradient */
   size_t fd_colors, nnz;
 };
@@ -420,6 +435,62 @@ static double fd_hessian(ade_tape *t, const double *x, const ade_sparse *H, size
   return big > 0.0 ? e / big : e;
 }
 
+struct nplan_ctx {
+  struct newx nx;
+  ade_tape *t;
+  ade_hess_plan *p;
+  ade_sparse *H;
+};
+static int call_nplan(void *v)
+{
+  struct nplan_ctx *c = v;
+  ade_hess_options o;
+  ade_hess_options_init(&o);
+  o.x = next_x(&c->nx);
+  return ade_hess_plan_hessian(c->p, c->t, &o, c->H, NULL) < 0 ? -1 : 0;
+}
+
+/* max |A - R| / max |R| over the union of the two lower-triangle patterns. */
+static double sparse_rel(const ade_sparse *A, const ade_sparse *R)
+{
+  double *w = bench_xmalloc(R->n, sizeof *w), e = 0.0, big = 0.0;
+  for (size_t i = 0; i < R->m; i++) {
+    for (size_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++)
+      w[R->col[k]] = R->val[k], big = fmax(big, fabs(R->val[k]));
+    for (size_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+      e = fmax(e, fabs(A->val[k] - w[A->col[k]])), w[A->col[k]] = 0.0;
+    for (size_t k = R->rowptr[i]; k < R->rowptr[i + 1]; k++) /* R's entries A lacks */
+      e = fmax(e, fabs(w[R->col[k]])), w[R->col[k]] = 0.0;
+  }
+  free(w);
+  return big > 0.0 ? e / big : e;
+}
+
+/* A plan by method (made once, untimed) at the new points: seconds per
+ * call, its H at x1 against H1, its colors and method. */
+static double time_plan(ade_tape *t, int method, struct newx nx, const ade_sparse *H1, double *err, size_t *colors,
+                        int *chosen)
+{
+  struct nplan_ctx c = {nx, t, NULL, NULL};
+  ade_hess_options o;
+  ade_hess_options_init(&o);
+  o.x = nx.x[0];
+  *err = NAN;
+  if (ade_hess_plan_create(&c.p, t, method, NULL) < 0 || ade_hess_plan_pattern(c.p, &c.H) < 0) {
+    fprintf(stderr, "bench_hessian: %s plan: %s\n", ade_hess_method_name(method), ade_errmsg());
+    ade_hess_plan_free(c.p);
+    return FAILED;
+  }
+  *colors = ade_hess_plan_colors(c.p, NULL);
+  *chosen = ade_hess_plan_method(c.p);
+  const double s = timeit(call_nplan, &c);
+  if (H1 && ade_hess_plan_hessian(c.p, t, &o, c.H, NULL) >= 0)
+    *err = sparse_rel(c.H, H1);
+  ade_sparse_free(c.H);
+  ade_hess_plan_free(c.p);
+  return s;
+}
+
 /* adelim at the new points; *H1 gets edge pushing's H at x1. */
 static void run_newpt(ade_tape *t, struct result *r, struct newx nx, ade_sparse **H1)
 {
@@ -438,6 +509,10 @@ static void run_newpt(ade_tape *t, struct result *r, struct newx nx, ade_sparse 
   }
   r->np.nnz = (*H1)->nnz;
   r->np.fd_err = fd_hessian(t, nx.x[0], *H1, &r->np.fd_colors);
+  size_t nc;
+  int chosen;
+  r->np.star_s = time_plan(t, ADE_HESS_STAR, nx, *H1, &r->np.star_err, &r->np.star_colors, &chosen);
+  r->np.auto_s = time_plan(t, ADE_HESS_AUTO, nx, *H1, &r->np.auto_err, &nc, &r->np.auto_method);
 }
 
 /* Profile mode (-P seconds, for perf record): only adelim's calls at new
@@ -461,6 +536,17 @@ static void profile_case(int id, size_t n)
       calls++, s = bench_now() - t0;
     printf(" %s %.3f ms per call;", ade_hess_method_name(m), calls ? 1e3 * s / (double)calls : -1.0);
   }
+  struct nplan_ctx pc = {{{x1, x2}, 0}, t, NULL, NULL};
+  if (t && ade_hess_plan_create(&pc.p, t, ADE_HESS_STAR, NULL) == 0 && ade_hess_plan_pattern(pc.p, &pc.H) == 0) {
+    long calls = 0;
+    fprintf(stderr, "%s: star loop\n", p.name);
+    double t0 = bench_now(), s = 0;
+    while (s < profile_s && call_nplan(&pc) == 0)
+      calls++, s = bench_now() - t0;
+    printf(" star plan %.3f ms per call;", calls ? 1e3 * s / (double)calls : -1.0);
+  }
+  ade_sparse_free(pc.H);
+  ade_hess_plan_free(pc.p);
   printf("\n");
   fprintf(stderr, "%s: done\n", p.name);
   ade_tape_free(t);
@@ -597,7 +683,8 @@ static void run_case(struct result *r, int id, size_t n)
   new_point(&r->p, 2, x2);
   struct newx nx = {{x1, x2}, 0};
   ade_sparse *H1 = NULL;
-  r->np.ep_s = r->np.pre_s = SKIPPED;
+  r->np.ep_s = r->np.pre_s = r->np.star_s = r->np.auto_s = SKIPPED;
+  r->np.star_err = r->np.auto_err = NAN;
   r->np.fd_err = NAN;
   if (t)
     run_adelim(t, r, H);
@@ -823,24 +910,37 @@ static void cell_e(double v)
 /* At new points: sparse problems only. */
 static void print_newpt(const struct result *R, size_t k)
 {
-  printf("At new points (the loop a user runs: pattern, coloring once; each call at a new x, two new points\n"
-         "alternating), ms, median of %d samples; ratios < 1: adelim faster; adelim best = the faster of\n"
-         "edge-push and edge-push-preacc; ADOL-C hessian() as timed above (at the recorded point: ADOL-C\n"
-         "recomputes everything either way); FD: edge-push's H at x1 against central differences of the gradient:\n\n",
+  printf("At new points (the loop a user runs: pattern, coloring, plan once; each call at a new x, two new\n"
+         "points alternating), ms, median of %d samples; ratios < 1: adelim faster; adelim best = the fastest of\n"
+         "edge-push, edge-push-preacc and the star and auto Hessian plans (ade_hess_plan_hessian); ADOL-C\n"
+         "hessian() as timed above (at the recorded point: ADOL-C recomputes everything either way); FD:\n"
+         "edge-push's H at x1 against central differences of the gradient; plans vs edge-push: their H at x1:\n\n",
          samples);
-  printf("| problem | n | nnz(H) | adelim edge-push | adelim edge-push-preacc | ADOL-C hessian() |"
+  printf("| problem | n | nnz(H) | adelim edge-push | adelim edge-push-preacc | adelim star plan (colors) |"
+         " adelim auto plan (picks) | ADOL-C hessian() |"
          " ADOL-C sparse_hess (colors) | ADOL-C ColPack hess_mat (colors) | best / hessian() |"
-         " best / sparse_hess | best / hess_mat | max rel. error vs FD (colors) |\n"
-         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+         " best / sparse_hess | best / hess_mat | max rel. error vs FD (colors) | plans vs edge-push |\n"
+         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
   for (size_t i = 0; i < k; i++) {
     const struct result *r = &R[i];
     if (!r->p.sparse)
       continue;
-    const double ep = r->np.ep_s, pre = r->np.pre_s;
-    const double best = pre > 0 && (ep <= 0 || pre < ep) ? pre : ep;
+    const double mine[4] = {r->np.ep_s, r->np.pre_s, r->np.star_s, r->np.auto_s};
+    double best = -1;
+    for (int m = 0; m < 4; m++)
+      if (mine[m] > 0 && (best <= 0 || mine[m] < best))
+        best = mine[m];
     printf("| %s | %zu | %zu |", r->p.name, r->p.n, r->np.nnz);
-    cell_ms(ep);
-    cell_ms(pre);
+    cell_ms(mine[0]);
+    cell_ms(mine[1]);
+    if (mine[2] > 0)
+      printf(" %.3f (%zu) |", 1e3 * mine[2], r->np.star_colors);
+    else
+      printf(" - |");
+    if (mine[3] > 0)
+      printf(" %.3f (%s) |", 1e3 * mine[3], ade_hess_method_name(r->np.auto_method));
+    else
+      printf(" - |");
     cell_ms(r->c.have ? r->c.hess_s : SKIPPED);
     if (r->c.sh_s > 0)
       printf(" %.3f (%d) |", 1e3 * r->c.sh_s, r->c.sh_colors);
@@ -856,7 +956,7 @@ static void print_newpt(const struct result *R, size_t k)
         printf(" %.2f |", best / den[d]);
       else
         printf(" - |");
-    printf(" %.1e (%zu) |\n", r->np.fd_err, r->np.fd_colors);
+    printf(" %.1e (%zu) | %.1e, %.1e |\n", r->np.fd_err, r->np.fd_colors, r->np.star_err, r->np.auto_err);
   }
   printf("\nOnce per tape (not in the calls above), ms; and the agreement of ADOL-C's results at x1 with"
          " edge-push's:\n\n| problem | n | sparse_hess repeat = 0 | hess_pat + generate_seed_hess (star) |"
@@ -877,8 +977,8 @@ static void print_newpt(const struct result *R, size_t k)
 
 static void print_times(const struct result *R, size_t k)
 {
-  printf("Wall time in ms (median of %d samples; a call over %.0f s is timed once):\n\n", samples,
-         one_call);
+  printf("%s in ms (median of %d samples; a call over %.0f s is timed once):\n\n",
+         cpu_clock ? "Thread CPU time (-C)" : "Wall time", samples, one_call);
   printf("| problem | n | adelim records | edge-push | edge-push, x given | ve-reverse |"
          " ve-markowitz | for-over-rev | ADOL-C ops | ADOL-C hessian() | ADOL-C hessian2() |"
          " ADOL-C hess_mat (colors) | ADOL-C hess_pat + coloring | adelim recording |"
@@ -1094,15 +1194,16 @@ static void print_machine(int argc, char **argv)
 static void usage(void)
 {
   fprintf(stderr,
-          "usage: bench_hessian [-k samples] [-f max_n] [-m max_records] [-d MiB] [-M] [-P seconds]"
+          "usage: bench_hessian [-C] [-k samples] [-f max_n] [-m max_records] [-d MiB] [-M] [-P seconds]"
           " [problem[:n]...]\n"
+          "  -C              time the repeated calls by the thread's CPU time, not wall time\n"
           "  -k samples      timed samples per call, median (default 3)\n"
           "  -f max_n        largest n for for-over-rev and hessian2() (default 2048)\n"
           "  -m max_records  largest tape for ve-markowitz (default: no limit)\n"
           "  -d MiB          largest ADOL-C hessian() triangle (default 2048)\n"
           "  -M              skip the memory runs at n = 10^5\n"
-          "  -P seconds      profile mode (for perf record): only edge-push and edge-push-preacc at\n"
-          "                  new points, each in a loop for that long\n"
+          "  -P seconds      profile mode (for perf record): only edge-push, edge-push-preacc and a star\n"
+          "                  plan at new points, each in a loop for that long\n"
           "problems: rosenbrock broyden penalty1 pairs chaintree minsurf bbanded (default: all sizes)\n");
 }
 
@@ -1124,8 +1225,10 @@ static int selected(char **arg, int narg, size_t c)
 int main(int argc, char **argv)
 {
   int opt, memory = 1;
-  while ((opt = getopt(argc, argv, "k:f:m:d:MP:h")) != -1) {
-    if (opt == 'P')
+  while ((opt = getopt(argc, argv, "k:f:m:d:MP:hC")) != -1) {
+    if (opt == 'C')
+      cpu_clock = 1;
+    else if (opt == 'P')
       profile_s = atof(optarg);
     else if (opt == 'k')
       samples = atoi(optarg) > 0 ? atoi(optarg) : 1;

@@ -159,7 +159,7 @@ EXTRA_PROGRAMS += %D%/bench_codegen
 %C%_bench_codegen_CXXFLAGS = -O2 -ffp-contract=off
 if WITH_ADOLC
 %C%_bench_codegen_SOURCES += %D%/bench_jacobian_adolc.cpp
-%C%_bench_codegen_CPPFLAGS += -DBENCH_HAVE_ADOLC
+%C%_bench_codegen_CPPFLAGS += -DBENCH_HAVE_ADOLC $(ADOLC_CPPFLAGS)
 %C%_bench_codegen_LDADD += $(ADOLC_LIBS)
 %C%_bench_codegen_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
 	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_codegen_CXXFLAGS) \

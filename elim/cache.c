@@ -1,171 +1,55 @@
 /* cache.c: plan caches keyed by the structure hash of a tape, and Jacobian loops (record once, plan once, evaluate at many points). */
-#include <pthread.h>
-
 #include "elim_internal.h"
 #include "eval_internal.h"
 
-/* What a tape's structure must match besides the first hash: the second,
- * independent hash and the counts a plan depends on. */
-typedef struct shape {
-  uint64_t h[2];
-  uint64_t records;
-  size_t nchunks, n, m;
-  uint64_t opcount[256];
-  uint32_t *chunkrec; /* records of each chunk */
-} shape;
-
-typedef struct entry {
-  shape s;
-  int method;
-  ade_elim_plan *p;
-  uint64_t used; /* the cache's tick at the last hit: least recently used goes first */
-} entry;
-
 struct ade_plan_cache {
-  pthread_mutex_t mu;
-  size_t cap, n;
-  entry *e;
-  uint64_t tick;
-  ade_plan_cache_stats st;
+  ade__pcache pc;
 };
 
-static int shape_of(ade_tape *t, shape *s) {
-  int st = ade__tape_shape(t, s->h);
-  if (st) return st;
-  const ade__meta *m = &t->meta;
-  s->records = m->records, s->nchunks = m->nchunks, s->n = m->nindep, s->m = m->ndep;
-  memcpy(s->opcount, m->opcount, sizeof s->opcount);
-  s->chunkrec = NULL;
-  return ADE_OK;
-}
-
-/* The same structure: second hash, counts, and chunk by chunk. */
-static int shape_same(const shape *a, const ade_tape *t, const shape *b) {
-  if (a->h[1] != b->h[1] || a->records != b->records || a->nchunks != b->nchunks || a->n != b->n ||
-      a->m != b->m || memcmp(a->opcount, b->opcount, sizeof a->opcount))
-    return 0;
-  for (size_t c = 0; c < a->nchunks; c++)
-    if (a->chunkrec[c] != t->meta.chunks[c].records) return 0;
-  return 1;
-}
-
-static int shape_keep(shape *s, const ade_tape *t) {
-  s->chunkrec = ade__alloc((s->nchunks + 1) * sizeof *s->chunkrec);
-  if (!s->chunkrec) return ade__fail(ADE_ENOMEM, "out of memory for a cache entry");
-  for (size_t c = 0; c < s->nchunks; c++) s->chunkrec[c] = t->meta.chunks[c].records;
-  return ADE_OK;
-}
+static void plan_retain(void *p) { ade__plan_retain(p); }
+static void plan_release(void *p) { ade_elim_plan_free(p); }
 
 int ade_plan_cache_create(ade_plan_cache **cp, size_t capacity) {
   if (!cp) return ade__fail(ADE_EINVAL, "ade_plan_cache_create: NULL result pointer");
   *cp = NULL;
-  if (!capacity) capacity = 16;
-  if (capacity > ((size_t)1 << 20)) return ade__fail(ADE_EINVAL, "a plan cache of %zu plans is too large", capacity);
   ade_plan_cache *c = ade__calloc(1, sizeof *c);
-  if (c && !(c->e = ade__calloc(capacity, sizeof *c->e))) ade__free(c), c = NULL;
   if (!c) return ade__fail(ADE_ENOMEM, "out of memory for a plan cache");
-  if (pthread_mutex_init(&c->mu, NULL)) {
-    ade__free(c->e);
-    ade__free(c);
-    return ade__fail(ADE_ENOMEM, "cannot create a mutex");
-  }
-  c->cap = c->st.capacity = capacity;
-  *cp = c;
-  return ADE_OK;
-}
-
-static void entry_free(entry *e) {
-  ade_elim_plan_free(e->p);
-  ade__free(e->s.chunkrec);
-  memset(e, 0, sizeof *e);
+  int st = ade__pcache_init(&c->pc, capacity, plan_retain, plan_release);
+  if (st) ade__free(c);
+  else *cp = c;
+  return st;
 }
 
 void ade_plan_cache_free(ade_plan_cache *c) {
   if (!c) return;
-  for (size_t i = 0; i < c->n; i++) entry_free(&c->e[i]);
-  pthread_mutex_destroy(&c->mu);
-  ade__free(c->e);
+  ade__pcache_fini(&c->pc);
   ade__free(c);
 }
 
 void ade_plan_cache_report(ade_plan_cache *c, ade_plan_cache_stats *s) {
-  if (!c || !s) return;
-  pthread_mutex_lock(&c->mu);
-  *s = c->st;
-  s->entries = c->n;
-  pthread_mutex_unlock(&c->mu);
+  if (c && s) ade__pcache_report(&c->pc, s);
 }
 
-/* Under the lock: the entry for (s, method), retained, or NULL. */
-static ade_elim_plan *lookup(ade_plan_cache *c, const ade_tape *t, const shape *s, int method) {
-  for (size_t i = 0; i < c->n; i++) {
-    entry *e = &c->e[i];
-    if (e->s.h[0] != s->h[0] || e->method != method) continue;
-    if (!shape_same(&e->s, t, s)) {
-      c->st.collisions++;
-      continue;
-    }
-    e->used = ++c->tick;
-    ade__plan_retain(e->p);
-    return e->p;
-  }
-  return NULL;
-}
-
-/* Under the lock: keep p for (s, method) (s's chunk list is taken), in a
- * free slot or the least recently used one's. Another thread may have
- * inserted the same structure meanwhile: then p is simply not kept. */
-static void insert(ade_plan_cache *c, const ade_tape *t, shape *s, int method, ade_elim_plan *p) {
-  for (size_t i = 0; i < c->n; i++)
-    if (c->e[i].s.h[0] == s->h[0] && c->e[i].method == method && shape_same(&c->e[i].s, t, s)) return;
-  size_t k = c->n;
-  if (k == c->cap) {
-    k = 0;
-    for (size_t i = 1; i < c->n; i++)
-      if (c->e[i].used < c->e[k].used) k = i;
-    entry_free(&c->e[k]);
-    c->st.evictions++;
-  } else {
-    c->n++;
-  }
-  ade__plan_retain(p);
-  c->e[k] = (entry){*s, method, p, ++c->tick};
-  s->chunkrec = NULL;
+static int make_plan(void *report, ade_tape *t, int method, void **p) {
+  ade_elim_plan *q = NULL;
+  int st = ade_elim_plan_create(&q, t, method, NULL, report);
+  *p = q;
+  return st;
 }
 
 int ade_plan_cache_get(ade_plan_cache *c, ade_tape *t, int method, ade_elim_plan **pp, int *hit,
                        ade_jacobian_report *report) {
-  shape s;
   if (!c || !pp) return ade__fail(ADE_EINVAL, "ade_plan_cache_get: NULL argument");
   *pp = NULL;
   if (hit) *hit = 0;
   if (!ade__method_valid(method)) return ade__fail(ADE_EINVAL, "ade_plan_cache_get: unknown method %d", method);
-  int st = shape_of(t, &s);
+  void *p = NULL;
+  int found = 0, st = ade__pcache_get(&c->pc, t, method, make_plan, report, &p, &found);
   if (st) return st;
-  pthread_mutex_lock(&c->mu);
-  ade_elim_plan *p = lookup(c, t, &s, method);
-  if (p) c->st.hits++;
-  pthread_mutex_unlock(&c->mu);
-  if (p) { /* the creation report, as a hit */
-    if (report) *report = *ade__plan_report(p), report->cached = 1;
-    if (hit) *hit = 1;
-    *pp = p;
-    return ADE_OK;
-  }
-  /* A miss: build outside the lock (other threads go on), then keep it. */
-  st = ade_elim_plan_create(&p, t, method, NULL, report);
-  if (!st) st = shape_keep(&s, t);
-  if (!st) {
-    pthread_mutex_lock(&c->mu);
-    c->st.misses++;
-    insert(c, t, &s, method, p);
-    pthread_mutex_unlock(&c->mu);
-    *pp = p;
-  } else {
-    ade_elim_plan_free(p);
-  }
-  ade__free(s.chunkrec);
-  return st;
+  if (found && report) *report = *ade__plan_report(p), report->cached = 1; /* the creation report, as a hit */
+  if (hit) *hit = found;
+  *pp = p;
+  return ADE_OK;
 }
 
 /* ------------------------------------------------------- Jacobian loops */

@@ -5,6 +5,12 @@
 #include "elim_internal.h"
 #include "eval_internal.h"
 
+/* The plan slot of each operand slot of a resident form of nref slots. */
+struct rmap {
+  size_t nref;
+  uint32_t m[];
+};
+
 struct ade_elim_plan {
   uint64_t records;      /* the tape it was compiled for: records, chunks, operands */
   size_t nchunks, ntape;
@@ -12,6 +18,9 @@ struct ade_elim_plan {
   size_t *init;          /* per tape operand (in linearized order): its slot, 0 = none */
   size_t ninit;          /* slots 1..ninit hold the partials (the c-graph's edges) */
   ade__planrec prog;     /* the multiply-adds (and merges) of the elimination */
+  uint32_t *step;        /* prog to run (compact_program), 3 per step; NULL: run prog */
+  uint32_t *perm, *pout; /* with step: slot s of prog is slot perm[s] of step; J's entry k is slot pout[k] */
+  _Atomic(struct rmap *) rmap; /* the resident form's operand slots -> init (plan_map), once needed */
   size_t nslot;          /* values of a run (in the tape's workspace: the plan is read only) */
   size_t m, n, nnz;
   size_t *rowptr, *col;  /* J's structure */
@@ -64,6 +73,10 @@ void ade_elim_plan_free(ade_elim_plan *p) {
   ade__free(p->prog.d);
   ade__free(p->prog.a);
   ade__free(p->prog.b);
+  ade__free(p->step);
+  ade__free(p->perm);
+  ade__free(p->pout);
+  ade__free(atomic_load(&p->rmap));
   ade__free(p->color);
   ade__free(p->rowptr);
   ade__free(p->col);
@@ -219,6 +232,58 @@ static int take_cpr(ade_elim_plan *p, const ade_cgraph *g, ade__choice *c, ade_j
   return ADE_OK;
 }
 
+/* prog as one branch-free form, v[d] = v[c] + v[a] v[b], 12 bytes a step
+ * instead of 25: c is d (FMA), or slot nslot holding -0.0 (SET: -0.0 + y
+ * is y, bit for bit, for every y); b is slot nslot + 1 holding 1.0 for ADD
+ * (y 1.0 is y). The top bit of d marks SET. Skipped (prog runs as it is)
+ * when the slots need more than 31 bits or the steps do not fit the
+ * tape's memory limit. */
+#define STEP_SET 0x80000000u
+
+/* perm: the slots renumbered in the order the steps first touch them, the
+ * inputs (1..ninit) among themselves and the fill-ins (ninit + 1 ..) among
+ * themselves: the slots a run of steps reads lie together in memory (the
+ * engines number edges in tape order, and the elimination does not visit
+ * them so). The same arithmetic on renamed slots: the same bits. */
+static void renumber(ade_elim_plan *p) {
+  const ade__planrec *r = &p->prog;
+  uint32_t *perm = p->perm, next[2] = {1, (uint32_t)p->ninit + 1};
+  for (size_t s = 0; s < p->nslot; s++) perm[s] = UINT32_MAX;
+  perm[0] = 0;
+#define RENUMBER(S)                                                            \
+  do {                                                                         \
+    const size_t s_ = (S);                                                     \
+    if (perm[s_] == UINT32_MAX) perm[s_] = next[s_ > p->ninit]++;               \
+  } while (0)
+  for (size_t k = 0; k < r->n; k++) {
+    RENUMBER(r->a[k]);
+    if (r->kind[k] != ADE__P_ADD) RENUMBER(r->b[k]);
+    RENUMBER(r->d[k]);
+  }
+  for (size_t s = 1; s < p->nslot; s++) RENUMBER(s);
+#undef RENUMBER
+}
+
+static int compact_program(ade_elim_plan *p, size_t memlimit) {
+  const ade__planrec *r = &p->prog;
+  size_t bytes = ade__mul_size(r->n, 3 * sizeof *p->step) + (p->nslot + p->nnz) * sizeof *p->perm;
+  if (!r->n || p->nslot + 2 >= STEP_SET || bytes > memlimit) return ADE_OK;
+  p->step = ade__alloc(ade__mul_size(r->n, 3 * sizeof *p->step));
+  p->perm = ade__alloc(p->nslot * sizeof *p->perm);
+  p->pout = ade__alloc((p->nnz + 1) * sizeof *p->pout);
+  if (!p->step || !p->perm || !p->pout) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", r->n);
+  renumber(p);
+  const uint32_t *perm = p->perm;
+  for (size_t k = 0; k < r->n; k++) {
+    uint32_t *s = p->step + 3 * k;
+    s[0] = perm[r->d[k]] | (r->kind[k] == ADE__P_SET ? STEP_SET : 0);
+    s[1] = perm[r->a[k]];
+    s[2] = r->kind[k] == ADE__P_ADD ? (uint32_t)p->nslot + 1 : perm[r->b[k]];
+  }
+  for (size_t k = 0; k < p->nnz; k++) p->pout[k] = perm[p->out[k]];
+  return ADE_OK;
+}
+
 static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_jacobian_options *o,
                        ade_jacobian_report *report) {
   ade_jacobian_report r;
@@ -244,6 +309,7 @@ static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_ja
   if (!st && !p->color) st = compile(p, g, c.seq ? c.seq : c.given, &r);
   if (!st) st = ade__budget(t->memlimit, ade__mul_size(p->nslot, sizeof(double)), "a plan's %zu values", p->nslot);
   if (!st) p->records = t->meta.records, p->nchunks = t->meta.nchunks;
+  if (!st && !p->color) st = compact_program(p, t->memlimit);
   ade__choice_free(&c);
   ade_cgraph_free(g);
   r.seconds = ade__now() - t0;
@@ -294,7 +360,7 @@ static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V, dou
                        (unsigned)L->pos[L->n], p->chunk_ops[c]);
     const size_t *init = p->init + k;
     for (size_t q = 0; q < p->chunk_ops[c]; q++)
-      if (init[q]) val[init[q]] += L->d[q];
+      if (init[q]) val[p->perm ? p->perm[init[q]] : init[q]] += L->d[q];
     k += p->chunk_ops[c];
   }
   return ADE_OK;
@@ -310,6 +376,40 @@ static void run_program(const ade_elim_plan *p, double *v) {
     default: v[r->d[k]] += v[r->a[k]]; break;
     }
   }
+}
+
+/* The compact steps over v (nslot + 2 slots). */
+static void run_steps(const ade_elim_plan *p, double *restrict v) {
+  const uint32_t *restrict s = p->step, *end = s + 3 * p->prog.n;
+  const uint32_t nz = (uint32_t)p->nslot;
+  v[nz] = -0.0;
+  v[nz + 1] = 1.0;
+  for (; s < end; s += 3) {
+    const uint32_t d = s[0] & ~STEP_SET, c = (s[0] & STEP_SET) ? nz : d;
+    v[d] = v[c] + v[s[1]] * v[s[2]];
+  }
+}
+
+/* p's map for r's operand slots (ade__res_scatter_map; junk: slot nslot +
+ * 2), made by the first run at x over a resident form and kept; NULL: none
+ * (slots beyond 32 bits, over the memory limit, out of memory, or another
+ * tape layout): the partials go through the scatter loop. */
+static const uint32_t *plan_map(ade_elim_plan *p, const ade_tape *t, const ade__res *r) {
+  struct rmap *m = atomic_load_explicit(&p->rmap, memory_order_acquire), *none = NULL;
+  if (m) return m->nref == r->nref ? m->m : NULL;
+  if (p->nslot + 3 > UINT32_MAX || t->memlimit < sizeof *m || r->nref > (t->memlimit - sizeof *m) / sizeof m->m[0])
+    return NULL;
+  if (!(m = ade__alloc(sizeof *m + (r->nref ? r->nref : 1) * sizeof m->m[0]))) return NULL;
+  m->nref = r->nref;
+  if (ade__res_scatter_map(r, p->init, p->ntape, p->perm, (uint32_t)p->nslot + 2, m->m)) {
+    ade__free(m);
+    return NULL;
+  }
+  if (!atomic_compare_exchange_strong_explicit(&p->rmap, &none, m, memory_order_acq_rel, memory_order_acquire)) {
+    ade__free(m);
+    m = none;
+  }
+  return m->nref == r->nref ? m->m : NULL;
 }
 
 static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J) {
@@ -331,13 +431,15 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
    * (when kept), then the plan's slots. */
   const ade__res *r = ade__res_find(t);
   if (r && !x && !ade__res_d(t, r)) r = NULL; /* the recorded partials do not fit */
-  size_t nR = r ? ade__res_scatter_work(r, x) : 0;
+  const uint32_t *M = r && x ? plan_map(p, t, r) : NULL;
+  size_t nR = r ? ade__res_scatter_work(r, x, M) : 0;
   size_t nV = !r && x && !ade__point_wanted(t, x) ? (size_t)t->meta.records + 1 : 0;
-  double *W = ade__work(t, nR + nV + p->nslot), *V = nV ? W : NULL, *val = W ? W + nR + nV : NULL;
+  /* nslot + 2: run_steps' -0.0 and 1.0, then plan_map's junk slot */
+  double *W = ade__work(t, nR + nV + p->nslot + 3), *V = nV ? W : NULL, *val = W ? W + nR + nV : NULL;
   if (!W) return ade__fail(ADE_ENOMEM, "out of memory for %zu values", nR + nV + p->nslot);
   if (r) { /* partials (and values at x) in one pass over the resident form (eval/resident.c) */
     memset(val, 0, (p->ninit + 1) * sizeof *val);
-    st = ade__res_scatter_at(t, r, x, W, p->init, p->ntape, val);
+    st = ade__res_scatter_at(t, r, x, W, p->init, p->perm, p->ntape, M, val);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   } else if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
     st = ade__point_begin(t, x);
@@ -353,8 +455,12 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
   }
   if (!st && !r && !ade__point_wanted(t, x)) st = load_inputs(p, t, V, val);
   if (st) return st;
-  run_program(p, val);
-  for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->out[k]];
+  if (p->step) run_steps(p, val);
+  else run_program(p, val);
+  if (p->pout)
+    for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->pout[k]];
+  else
+    for (size_t k = 0; k < p->nnz; k++) J->val[k] = val[p->out[k]];
   return warn;
 }
 

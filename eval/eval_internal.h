@@ -5,6 +5,8 @@
 #ifndef ADE_EVAL_INTERNAL_H
 #define ADE_EVAL_INTERNAL_H
 
+#include <pthread.h>
+
 #include "record_internal.h"
 
 /* The resident form of a finished tape (resident.c): every record decoded
@@ -43,15 +45,22 @@ const ade__res *ade__res_get(ade_tape *t);
 const ade__res *ade__res_peek(const ade_tape *t); /* the owner's, if built; never builds */
 const ade__res *ade__res_find(const ade_tape *t); /* the same, if within t's memory limit */
 /* A plan's inputs at x (NULL: the recorded point, whose partials must fit:
- * ade__res_d) over the resident form in one pass: out[init[k]] += the k-th
+ * ade__res_d) over the resident form in one pass: out[init[k]] (perm[init[k]]
+ * if perm is given) += the k-th
  * of the ntape active partials (linearized-chunk order); ADE_WBRANCH (out
  * complete) when a recorded comparison differs at x. */
 int ade__res_scatter_at(ade_tape *t, const ade__res *r, const double *x, double *W, const size_t *init,
-                        size_t ntape, double *out);
+                        const uint32_t *perm, size_t ntape, const uint32_t *M, double *out);
+/* M[k] (r->nref entries) = the plan slot of operand slot k (init's, or
+ * perm of it if perm is given), junk for none: with it ade__res_scatter_at at x adds the partials to out as it
+ * computes them (out[junk] then holds junk). EINVAL: r has not ntape
+ * active operands; ETOOBIG: a slot beyond 32 bits. */
+int ade__res_scatter_map(const ade__res *r, const size_t *init, size_t ntape, const uint32_t *perm, uint32_t junk,
+                         uint32_t *M);
 /* The doubles of workspace W it needs (values and partials at x; 0 at the
  * recorded point): the caller's, so that out may live in the tape's work
  * area beside it. */
-size_t ade__res_scatter_work(const ade__res *r, const double *x);
+size_t ade__res_scatter_work(const ade__res *r, const double *x, const uint32_t *M);
 /* r's partials at the recorded point (computed now if they fit t's
  * memory limit beside r; NULL if not). */
 const double *ade__res_d(const ade_tape *t, const ade__res *r);
@@ -80,6 +89,39 @@ double *ade__livemap_find(const ade__livemap *m, uint64_t id);
 double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: ENOMEM */
 void ade__livemap_remove(ade__livemap *m, uint64_t id);
 void ade__livemap_free(ade__livemap *m);
+
+/* Plan caches keyed by a tape's structure (pcache.c), for any kind of
+ * plan: retain and release count its owners. What a tape's structure must
+ * match besides the first hash: the second, independent hash and the
+ * counts a plan depends on. */
+typedef struct ade__shape {
+  uint64_t h[2];
+  uint64_t records;
+  size_t nchunks, n, m;
+  uint64_t opcount[256];
+  uint32_t *chunkrec; /* records of each chunk */
+} ade__shape;
+typedef struct ade__pentry {
+  ade__shape s;
+  int method;
+  void *p;
+  uint64_t used; /* the cache's tick at the last hit: least recently used goes first */
+} ade__pentry;
+typedef struct ade__pcache {
+  pthread_mutex_t mu;
+  size_t cap, n;
+  ade__pentry *e;
+  uint64_t tick;
+  ade_plan_cache_stats st;
+  void (*retain)(void *), (*release)(void *);
+} ade__pcache;
+int ade__pcache_init(ade__pcache *c, size_t capacity, void (*retain)(void *), void (*release)(void *));
+void ade__pcache_fini(ade__pcache *c);
+void ade__pcache_report(ade__pcache *c, ade_plan_cache_stats *s);
+/* *p = the plan of t's structure and method, retained (found, *hit = 1;
+ * or made by make(ctx, t, method, p) and kept). @return make's status. */
+int ade__pcache_get(ade__pcache *c, ade_tape *t, int method, int (*make)(void *ctx, ade_tape *t, int method, void **p),
+                    void *ctx, void **p, int *hit);
 
 /* Frees what the evaluator keeps in a tape (t->eval_free). */
 void ade__eval_free(ade_tape *t);

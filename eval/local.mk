@@ -6,4 +6,5 @@ libadelim_core_la_SOURCES += \
 	%D%/linear.c \
 	%D%/point.c \
 	%D%/resident.c \
-	%D%/elemental.c
+	%D%/elemental.c \
+	%D%/pcache.c

@@ -141,17 +141,20 @@ int ade__for_over_rev(ade_tape *t, const double *V, const double *w, ade_sparse 
  * the values V (NULL: the recorded point or the tape's point). The state
  * holds A (one adjoint per variable), T and B (p tangents and adjoint
  * tangents per variable), allocated once by ade__hvp_begin within the
- * tape's memory limit. */
+ * tape's memory limit, or the caller's buf of ade__hvp_doubles (kept
+ * between calls: no fresh pages each time). */
 typedef struct ade__hvp {
   ade_tape *t;
   const double *V, *w;
   size_t p;
   double *A, *T, *B;
+  int own;          /* A was allocated here */
   uint64_t fma;
 } ade__hvp;
+size_t ade__hvp_doubles(const ade_tape *t, size_t p);
 /* Directions per sweep: at most want, as many as the memory limit allows. */
 size_t ade__hvp_width(const ade_tape *t, size_t want);
-int ade__hvp_begin(ade__hvp *f, ade_tape *t, size_t p);
+int ade__hvp_begin(ade__hvp *f, ade_tape *t, size_t p, double *buf);
 int ade__hvp_run(ade__hvp *f, const double *V, const double *w, const double *S, double *HS, double *g);
 void ade__hvp_end(ade__hvp *f);
 
@@ -204,5 +207,10 @@ typedef struct ade__trip {
 } ade__trip;
 int ade__hess_from_triplets(size_t n, ade__trip *T, size_t nt, ade_sparse **H);
 
+
+/* Hessian plans shared by caches (hess_plan.c, hess_cache.c): one more
+ * owner (ade_hess_plan_free releases one); the creation report. */
+void ade__hess_plan_retain(ade_hess_plan *p);
+const ade_hess_report *ade__hess_plan_report(const ade_hess_plan *p);
 
 #endif

@@ -103,7 +103,11 @@ size_t ade__hvp_width(const ade_tape *t, size_t want) {
   return ADE__MAX((size_t)1, ADE__MIN(p, want));
 }
 
-int ade__hvp_begin(ade__hvp *f, ade_tape *t, size_t p) {
+size_t ade__hvp_doubles(const ade_tape *t, size_t p) {
+  return ade__mul_size((size_t)t->meta.records + 1, 2 * p + 1);
+}
+
+int ade__hvp_begin(ade__hvp *f, ade_tape *t, size_t p, double *buf) {
   size_t nv = (size_t)t->meta.records + 1;
   memset(f, 0, sizeof *f);
   f->t = t;
@@ -111,7 +115,8 @@ int ade__hvp_begin(ade__hvp *f, ade_tape *t, size_t p) {
   int st = ade__budget(t->memlimit, ade__mul_size(nv, (2 * p + 1) * sizeof(double)),
                        "Hessian-vector products in %zu directions over %zu variables", p, nv - 1);
   if (st) return st;
-  f->A = ade__alloc(ade__mul_size(nv, (2 * p + 1) * sizeof(double)));
+  f->own = !buf;
+  f->A = buf ? buf : ade__alloc(ade__mul_size(nv, (2 * p + 1) * sizeof(double)));
   if (!f->A) return ade__fail(ADE_ENOMEM, "out of memory for %zu Hessian-vector products", p);
   f->T = f->A + nv;
   f->B = f->T + nv * p;
@@ -119,7 +124,7 @@ int ade__hvp_begin(ade__hvp *f, ade_tape *t, size_t p) {
 }
 
 void ade__hvp_end(ade__hvp *f) {
-  ade__free(f->A);
+  if (f->own) ade__free(f->A);
   f->A = f->T = f->B = NULL;
 }
 

@@ -10,7 +10,8 @@ libadelim_core_la_SOURCES += \
 	%D%/vertex_elim.c \
 	%D%/color.c \
 	%D%/hvp.c \
-	%D%/hess_plan.c
+	%D%/hess_plan.c \
+	%D%/hess_cache.c
 
 check_PROGRAMS += tests/check_hessian
 tests_check_hessian_SOURCES = tests/check_hessian.c tests/randprog.h

@@ -1483,7 +1483,7 @@ typedef struct ade_hess_plan ade_hess_plan;
  * structural edge pushing (fma, updates), nnz, colors and seconds.
  * @return ADE_OK, ADE_EINVAL, ADE_ESTATE, ADE_ENOMEM, read errors. */
 ADE_API int ade_hess_plan_create(ade_hess_plan **p, ade_tape *t, int method, ade_hess_report *r);
-/*! ade_hess_plan_free: release p (NULL is fine). */
+/*! ade_hess_plan_free: release p, or one reference to it when a cache holds it too (NULL is fine). */
 ADE_API void ade_hess_plan_free(ade_hess_plan *p);
 /*! ade_hess_plan_method: the method each evaluation runs (for ADE_HESS_AUTO
  * its choice, ADE_HESS_STAR or ADE_HESS_EDGE_PUSH); -1 for NULL. */
@@ -1503,6 +1503,29 @@ ADE_API int ade_hess_plan_pattern(const ade_hess_plan *p, ade_sparse **H);
  * tape or H's shape. */
 ADE_API int ade_hess_plan_hessian(ade_hess_plan *p, ade_tape *t, const ade_hess_options *o, ade_sparse *H,
                                   ade_hess_report *r);
+
+/* Hessian plan caches: as ade_plan_cache for Jacobian plans, keyed by
+ * ade_tape_structure_hash and checked the same way, so that a tape recorded
+ * again on the same code path (the next optimizer iterate) finds its
+ * pattern, coloring and method choice, and a path whose branch went the
+ * other way gets a plan of its own. Shared between threads under a mutex;
+ * a plan stays valid while its holder keeps its reference. */
+typedef struct ade_hess_plan_cache ade_hess_plan_cache;
+/*! ade_hess_plan_cache_create: an empty cache of at most capacity plans
+ * (0: 16). @return ADE_OK, ADE_EINVAL (NULL c or capacity over 2^20), ADE_ENOMEM. */
+ADE_API int ade_hess_plan_cache_create(ade_hess_plan_cache **c, size_t capacity);
+/*! ade_hess_plan_cache_free: release c and its references to plans (NULL is fine). */
+ADE_API void ade_hess_plan_cache_free(ade_hess_plan_cache *c);
+/*! ade_hess_plan_cache_get: *p = the plan for t's structure and method
+ * (enum ade_hess_method), found or made by ade_hess_plan_create and kept;
+ * *hit (may be NULL) = 1 if found. The caller owns a reference:
+ * ade_hess_plan_free it when done (it stays valid if the cache drops it).
+ * report (may be NULL): the plan's creation report.
+ * @return as ade_hess_plan_create. */
+ADE_API int ade_hess_plan_cache_get(ade_hess_plan_cache *c, ade_tape *t, int method, ade_hess_plan **p, int *hit,
+                                    ade_hess_report *report);
+/*! ade_hess_plan_cache_report: the cache's counters. */
+ADE_API void ade_hess_plan_cache_report(ade_hess_plan_cache *c, ade_plan_cache_stats *s);
 
 #ifdef __cplusplus
 }

@@ -137,7 +137,7 @@ static void note(results *r, int st) {
   r->ncall++;
 }
 
-enum { P = 3 }; /* directions of the vector modes */
+enum { P = 6 }; /* directions of the vector modes (a block of 4 and 2 more: both loops of RES_LANES) */
 
 /* Every sweep of the evaluator at the recorded point and at the points X
  * (nx of them), in a fixed order; the plan was compiled for t. */

@@ -1,4 +1,4 @@
-/* check_plancache.c: structure hashes, plan caches, Jacobian loops (branch flips included) and the automatic method. */
+/* check_plancache.c: structure hashes, plan caches (Jacobian and Hessian plans), Jacobian loops (branch flips included) and the automatic method. */
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -710,6 +710,201 @@ START_TEST(out_of_memory) {
 }
 END_TEST
 
+/* ------------------------------------------------- Hessian plan caches */
+
+/* H of plan P at x (NULL: recorded point) with weights w, into a new matrix. */
+static ade_sparse *hess_at(ade_hess_plan *P, ade_tape *t, const double *x, const double *w) {
+  ade_sparse *H = NULL;
+  ade_hess_options o;
+  ade_hess_options_init(&o);
+  o.x = x, o.w = w;
+  ck_assert_int_eq(ade_hess_plan_pattern(P, &H), ADE_OK);
+  int st = ade_hess_plan_hessian(P, t, &o, H, NULL);
+  ck_assert_msg(st == ADE_OK, "%s: %s", ade_errname(st), ade_errmsg());
+  return H;
+}
+
+/* The same path recorded at two points: the second finds the first's plan,
+ * whose H is bit for bit a fresh plan's at both points and agrees with
+ * edge pushing; the plan outlives the cache. */
+START_TEST(hess_cache_hit) {
+  uint64_t s = 777 + (uint64_t)_i;
+  int n = 2 + _i % 6, m = 1 + _i % 3;
+  randprog p = rp_make(900 + (uint64_t)_i, n, m, 20 + 4 * _i);
+  static const int meth[3] = {ADE_HESS_STAR, ADE_HESS_AUTO, ADE_HESS_EDGE_PUSH};
+  int method = meth[_i % 3];
+  double x1[8], x2[8], w[3] = {0.75, -1.25, 2.5};
+  random_point(&s, x1, n);
+  random_point(&s, x2, n);
+  ade_tape *a = rp_record(&p, x1, NULL), *b = rp_record(&p, x2, NULL);
+  ade_hess_plan_cache *c = NULL;
+  ade_hess_plan *pa = NULL, *pb = NULL, *fresh = NULL;
+  int hit = -1;
+  ade_hess_report r1, r2;
+  ck_assert_int_eq(ade_hess_plan_cache_create(&c, 4), ADE_OK);
+  ck_assert_int_eq(ade_hess_plan_cache_get(c, a, method, &pa, &hit, &r1), ADE_OK);
+  ck_assert_int_eq(hit, 0);
+  ck_assert_int_eq(ade_hess_plan_cache_get(c, b, method, &pb, &hit, &r2), ADE_OK);
+  ck_assert_int_eq(hit, 1);
+  ck_assert_ptr_eq(pa, pb);
+  ck_assert_uint_eq(r1.nnz, r2.nnz);
+  ck_assert_uint_eq(r1.colors, r2.colors);
+  ck_assert_int_eq(ade_hess_plan_create(&fresh, b, method, NULL), ADE_OK);
+  ck_assert_int_eq(ade_hess_plan_method(pb), ade_hess_plan_method(fresh));
+  ade_plan_cache_stats cs;
+  ade_hess_plan_cache_report(c, &cs);
+  ck_assert_uint_eq(cs.misses, 1);
+  ck_assert_uint_eq(cs.hits, 1);
+  ck_assert_uint_eq(cs.entries, 1);
+  /* another method is another entry */
+  ade_hess_plan *pv = NULL;
+  int other = method == ADE_HESS_EDGE_PUSH ? ADE_HESS_STAR : ADE_HESS_EDGE_PUSH;
+  ck_assert_int_eq(ade_hess_plan_cache_get(c, b, other, &pv, &hit, NULL), ADE_OK);
+  ck_assert_int_eq(hit, 0);
+  ck_assert_ptr_ne(pv, pb);
+  ade_hess_plan_free(pv);
+  ade_hess_plan_cache_free(c); /* the plans held outside it live on */
+  for (int k = 0; k < 2; k++) {
+    const double *x = k ? x1 : NULL;
+    ade_sparse *H1 = hess_at(pb, b, x, w), *H2 = hess_at(fresh, b, x, w), *E = NULL;
+    same_bits(H1, H2);
+    ade_hess_options o;
+    ade_hess_options_init(&o);
+    o.x = x, o.w = w;
+    ck_assert_int_eq(ade_hessian(b, ADE_HESS_EDGE_PUSH, &o, &E, NULL), ADE_OK);
+    double *D1 = calloc((size_t)(n * n), sizeof *D1), *D2 = calloc((size_t)(n * n), sizeof *D2);
+    ck_assert_int_eq(ade_sparse_to_dense(H1, D1), ADE_OK);
+    ck_assert_int_eq(ade_sparse_to_dense(E, D2), ADE_OK);
+    for (int q = 0; q < n * n; q++) ade_assert_rel(D1[q], D2[q], 1e-12);
+    free(D1), free(D2);
+    ade_sparse_free(H1), ade_sparse_free(H2), ade_sparse_free(E);
+  }
+  ade_hess_plan_free(pa), ade_hess_plan_free(pb), ade_hess_plan_free(fresh);
+  ade_tape_free(a), ade_tape_free(b);
+  rp_free(&p);
+}
+END_TEST
+
+/* A branch that flips: each path gets a plan of its own (a miss, then hits
+ * on the same path), each H right for its tape; beyond the capacity the
+ * least recently used goes. */
+START_TEST(hess_cache_branch_flip) {
+  double xs[3][BN] = {{0.5, 0.3, 0.2, 0.1}, {0.5, 0.3, 0.9, 0.1}, {1.5, 0.3, 0.2, 0.9}};
+  double again[BN] = {0.55, 0.35, 0.25, 0.15}, w[2] = {1.5, -0.5};
+  ade_tape *t[3], *t0b;
+  for (int k = 0; k < 3; k++) branchy(xs[k], &t[k]);
+  branchy(again, &t0b); /* the path of xs[0] */
+  ade_hess_plan_cache *c = NULL;
+  ck_assert_int_eq(ade_hess_plan_cache_create(&c, 2), ADE_OK);
+  ade_hess_plan *P[3];
+  int hit = -1;
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_eq(ade_hess_plan_cache_get(c, t[k], ADE_HESS_AUTO, &P[k], &hit, NULL), ADE_OK);
+    ck_assert_int_eq(hit, 0);
+  }
+  ck_assert_ptr_ne(P[0], P[1]);
+  ck_assert_ptr_ne(P[1], P[2]);
+  ade_hess_plan *Q = NULL;
+  ck_assert_int_eq(ade_hess_plan_cache_get(c, t[2], ADE_HESS_AUTO, &Q, &hit, NULL), ADE_OK);
+  ck_assert_int_eq(hit, 1);
+  ck_assert_ptr_eq(Q, P[2]);
+  ade_hess_plan_free(Q);
+  /* xs[0]'s path was evicted (capacity 2): found again only after a rebuild */
+  ck_assert_int_eq(ade_hess_plan_cache_get(c, t0b, ADE_HESS_AUTO, &Q, &hit, NULL), ADE_OK);
+  ck_assert_int_eq(hit, 0);
+  ade_plan_cache_stats cs;
+  ade_hess_plan_cache_report(c, &cs);
+  ck_assert_uint_eq(cs.misses, 4);
+  ck_assert_uint_eq(cs.hits, 1);
+  ck_assert_uint_eq(cs.evictions, 2);
+  ck_assert_uint_eq(cs.entries, 2);
+  for (int k = 0; k < 3; k++) {
+    ade_sparse *H = hess_at(P[k], t[k], NULL, w), *E = NULL;
+    ade_hess_options o;
+    ade_hess_options_init(&o);
+    o.w = w;
+    ck_assert_int_eq(ade_hessian(t[k], ADE_HESS_EDGE_PUSH, &o, &E, NULL), ADE_OK);
+    double D1[BN * BN], D2[BN * BN];
+    ck_assert_int_eq(ade_sparse_to_dense(H, D1), ADE_OK);
+    ck_assert_int_eq(ade_sparse_to_dense(E, D2), ADE_OK);
+    for (int q = 0; q < BN * BN; q++) ade_assert_rel(D1[q], D2[q], 1e-13);
+    ade_sparse_free(H), ade_sparse_free(E);
+    ade_hess_plan_free(P[k]);
+  }
+  /* the rebuilt plan of xs[0]'s path evaluates its other recording */
+  ade_sparse *H = NULL;
+  ade_hess_options o;
+  ade_hess_options_init(&o);
+  o.w = w;
+  ck_assert_int_eq(ade_hess_plan_pattern(Q, &H), ADE_OK);
+  ck_assert_int_eq(ade_hess_plan_hessian(Q, t0b, &o, H, NULL), ADE_OK);
+  ade_sparse_free(H);
+  ade_hess_plan_free(Q);
+  ade_hess_plan_cache_free(c);
+  for (int k = 0; k < 3; k++) ade_tape_free(t[k]);
+  ade_tape_free(t0b);
+}
+END_TEST
+
+START_TEST(hess_cache_errors) {
+  ade_hess_plan_cache *c = NULL;
+  ade_hess_plan *P = NULL;
+  ade_tape *t;
+  double x[BN] = {0.5, 0.3, 0.2, 0.1};
+  branchy(x, &t);
+  ck_assert_int_eq(ade_hess_plan_cache_create(NULL, 4), ADE_EINVAL);
+  ck_assert_int_eq(ade_hess_plan_cache_create(&c, ((size_t)1 << 20) + 1), ADE_EINVAL);
+  ck_assert_ptr_null(c);
+  ck_assert_int_eq(ade_hess_plan_cache_create(&c, 0), ADE_OK);
+  ck_assert_int_eq(ade_hess_plan_cache_get(NULL, t, ADE_HESS_STAR, &P, NULL, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_hess_plan_cache_get(c, t, ADE_HESS_STAR, NULL, NULL, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_hess_plan_cache_get(c, t, 99, &P, NULL, NULL), ADE_EINVAL);
+  ck_assert_ptr_null(P);
+  ade_plan_cache_stats cs;
+  ade_hess_plan_cache_report(c, &cs);
+  ck_assert_uint_eq(cs.capacity, 16);
+  ck_assert_uint_eq(cs.entries, 0);
+  ade_hess_plan_cache_report(NULL, &cs); /* nothing happens */
+  ade_hess_plan_cache_free(c);
+  ade_hess_plan_cache_free(NULL);
+  ade_tape_free(t);
+}
+END_TEST
+
+/* Out of memory at every allocation of creating a cache, a miss, a hit and
+ * an evaluation: ENOMEM, nothing leaked. */
+START_TEST(hess_cache_out_of_memory) {
+  double x[BN] = {0.5, 0.3, 0.2, 0.1}, x2[BN] = {0.45, 0.25, 0.3, 0.2}, w[2] = {1.0, 0.5};
+  ade_test_alloc a = {-1, 0, 0};
+  for (long k = 0;; k++) {
+    a.fail_at = k, a.count = 0, a.live = 0;
+    ade_set_allocator(ade_test_alloc_fn, &a);
+    ade_tape *t = NULL, *t2 = NULL;
+    ade_hess_plan_cache *c = NULL;
+    ade_hess_plan *P = NULL, *Q = NULL;
+    ade_sparse *H = NULL;
+    ade_hess_options o;
+    ade_hess_options_init(&o);
+    o.x = x2, o.w = w;
+    int st = oom_recorder(NULL, x, &t);
+    if (!st) st = oom_recorder(NULL, x2, &t2);
+    if (!st) st = ade_hess_plan_cache_create(&c, 2);
+    if (!st) st = ade_hess_plan_cache_get(c, t, ADE_HESS_AUTO, &P, NULL, NULL);
+    if (!st) st = ade_hess_plan_cache_get(c, t2, ADE_HESS_AUTO, &Q, NULL, NULL);
+    if (!st) st = ade_hess_plan_pattern(Q, &H);
+    if (!st) st = ade_hess_plan_hessian(Q, t2, &o, H, NULL);
+    ade_sparse_free(H);
+    ade_hess_plan_free(P), ade_hess_plan_free(Q);
+    ade_hess_plan_cache_free(c);
+    ade_tape_free(t), ade_tape_free(t2);
+    ade_set_allocator(NULL, NULL);
+    ck_assert_msg(a.live == 0, "k=%ld: %ld blocks leaked", k, a.live);
+    if (st >= 0) break;
+    ck_assert_msg(st == ADE_ENOMEM, "k=%ld: %s: %s", k, ade_errname(st), ade_errmsg());
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("plancache");
   TCase *h = tcase_create("hash");
@@ -736,6 +931,13 @@ static Suite *suite(void) {
   tcase_add_loop_test(c, plan_threads, 0, 2);
   tcase_add_test(c, out_of_memory);
   suite_add_tcase(s, c);
+  TCase *hc = tcase_create("hess_cache");
+  tcase_set_timeout(hc, 60);
+  tcase_add_loop_test(hc, hess_cache_hit, 0, 12);
+  tcase_add_test(hc, hess_cache_branch_flip);
+  tcase_add_test(hc, hess_cache_errors);
+  tcase_add_test(hc, hess_cache_out_of_memory);
+  suite_add_tcase(s, hc);
   return s;
 }
 
