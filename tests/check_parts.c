@@ -363,6 +363,43 @@ START_TEST(unclosed_and_names) {
 }
 END_TEST
 
+/* Out of memory at every allocation, recording included: ADE_ENOMEM (or
+ * the recording's failure), nothing leaked, for every partition kind. */
+START_TEST(out_of_memory) {
+  for (int kind = ADE_PARTS_REGIONS; kind <= ADE_PARTS_AUTO; kind++) {
+    int ok = 0;
+    for (long k = 0; !ok && k < 100000; k++) {
+      ade_test_alloc a = {k, 0, 0};
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      ade_tape_options o;
+      ade_tape_options_init(&o);
+      o.capture = 1;
+      o.chunk_ops = 40;
+      ade_tape *t = NULL;
+      size_t part[200], np = 0;
+      int st = ade_tape_create(&t, &o);
+      if (!st) st = ade_trace_on(t);
+      if (!st) {
+        ade_double u[3];
+        for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
+        ade_region_begin("steps");
+        for (int s = 0; s < 6; s++) sim_step(u);
+        ade_region_end();
+        for (int i = 0; i < 3; i++) ade_dep(u[i]);
+        st = ade_trace_off();
+      }
+      if (!st) st = ade_tape_parts(t, kind, part, 200, &np);
+      ade_tape_free(t);
+      ade_set_allocator(NULL, NULL);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d %s", ade_parts_name(kind), k, st, ade_errmsg());
+      ck_assert_msg(a.live == 0, "%s k=%ld: %ld blocks leaked", ade_parts_name(kind), k, a.live);
+      ok = st == ADE_OK;
+    }
+    ck_assert(ok);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("parts");
   TCase *tc = tcase_create("parts");
@@ -373,6 +410,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, loop_steps);
   tcase_add_test(tc, random_kinds);
   tcase_add_test(tc, unclosed_and_names);
+  tcase_add_test(tc, out_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }
