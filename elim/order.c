@@ -12,6 +12,9 @@ static int expired(double deadline) { return deadline > 0 && ade__now() >= deadl
 static int late(double deadline) {
   return expired(deadline) ? ade__fail(ADE_ELIMIT, "ordering: time limit reached") : ADE_OK;
 }
+/* ADE__CUT once c's cost reaches its ceiling: the costs only grow, so the
+ * sequence could not beat the one the ceiling came from. */
+static int over(const ade_cgraph *c) { return c->ceiling && c->fma >= c->ceiling ? ADE__CUT : ADE_OK; }
 
 static const struct {
   const char *name;
@@ -76,6 +79,7 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative) {
     st = adjacent(c, j, 1, 1, &nb);
     if (!st) st = ade_seq_push(s, c->v[j].id, 0, 0);
     if (!st) st = ade__elim_vertex_ix(c, j, NULL);
+    if (!st) st = over(c);
     for (size_t x = 0; !st && x < nb.n; x++) /* degrees changed: fresh keys */
       if (c->v[nb.a[x]].alive && c->v[nb.a[x]].kind == ADE__Z)
         st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, nb.a[x], dd), (long)nb.a[x]}, nb.a[x]);
@@ -99,12 +103,14 @@ static int order_sweep(ade_cgraph *c, ade_elim_seq *s, int reverse, int edges) {
     if (!edges) {
       st = ade_seq_push(s, id, 0, 0);
       if (!st) st = ade__elim_vertex_ix(c, j, NULL);
+      if (!st) st = over(c);
       continue;
     }
     while (!st && c->v[j].alive) {
       size_t e = reverse ? c->v[j].out[0] : c->v[j].in[0];
       st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, reverse ? ADE_BACK : ADE_FRONT);
       if (!st) st = ade__elim_edge_ix(c, e, reverse ? ADE_BACK : ADE_FRONT, NULL);
+      if (!st) st = over(c);
     }
   }
   return st;
@@ -259,6 +265,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
     if (!scan) st = edge_delta(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
     if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
+    if (!st) st = over(c);
     if (!st && !scan) st = edge_update(&h, c, &x, fillin);
   }
   ade__pq_free(&h);
@@ -320,6 +327,7 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
       if (a == ADE__NONE || b == ADE__NONE || ade__graph_find(w->d, a, b) == ADE__NONE) continue;
       st = ade_seq_push(s, f->a, f->b, 0);
       if (!st) st = ade__face_step(w->d, a, b);
+      if (!st) st = over(w->d);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
     if (!st) st = ade__dual_index_sync(&w->x, w->g, w->d);
@@ -463,6 +471,7 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double de
     if (!st) st = adjacent(d, b, 1, 0, &out);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step(d, a, b);
+    if (!st) st = over(d);
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
     for (size_t v = nv0; !st && !scan && v < d->nv; v++) { /* the fill-in */
@@ -590,9 +599,11 @@ static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
   return st;
 }
 
-/* The ordering's own sequence; *fill (may be NULL) gets the fill-in. */
+/* The ordering's own sequence; *fill (may be NULL) gets the fill-in.
+ * ADE__CUT (nothing returned) once its cost reaches ceiling (UINT64_MAX:
+ * none): it is compared with a sequence of that cost and cannot win. */
 static int own(const ade_cgraph *g, int order, int scan, double deadline, int *limited, ade_elim_seq **sp,
-               uint64_t *fill) {
+               uint64_t *fill, uint64_t ceiling) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
@@ -607,6 +618,7 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
   if (!st) s->fingerprint = ade__graph_fingerprint(c);
+  if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling;
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;
@@ -617,7 +629,7 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
 }
 
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
-  return own(g, order, scan, 0, NULL, sp, NULL);
+  return own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
 }
 
 /* Replace *sp by ordering o's sequence, converted to *sp's kind, if that
@@ -625,8 +637,9 @@ int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) 
 static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, uint64_t *fill,
                         int kind) {
   ade_elim_seq *t = NULL, *u = NULL;
-  int st = own(g, o, 0, deadline, limited, &t, NULL);
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
+  int st = own(g, o, 0, deadline, limited, &t, NULL, bar);
+  if (st == ADE__CUT) return ADE_OK; /* it reached bar: *sp stays */
   if (!st && t->cost < bar && t->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
     st = ade__seq_vertex_to_edge(g, t, &u);
     ade_seq_free(t);
@@ -662,12 +675,13 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
     ade_elim_seq *t = NULL;
     uint64_t tf = 0;
     st = keep_cheaper(g, mode, 0, NULL, &s, &f, kind);
-    int gst = st ? st : own(g, order, 0, deadline, NULL, &t, &tf);
+    int gst = st ? st : own(g, order, 0, deadline, NULL, &t, &tf, s->cost);
     if (gst == ADE_ELIMIT) *limited = 1;
-    else if (!(st = gst) && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL, f = tf;
+    else if (gst == ADE__CUT) gst = ADE_OK; /* no cheaper than the sweep: t is NULL */
+    else if (!(st = gst) && t && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL, f = tf;
     ade_seq_free(t);
   } else {
-    st = own(g, order, 0, deadline, limited, &s, &f);
+    st = own(g, order, 0, deadline, limited, &s, &f, UINT64_MAX);
   }
   /* Out of time: the comparisons would take as long again. */
   for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
