@@ -248,9 +248,81 @@ static size_t edge_pop(ade__pq *h, const ade_cgraph *c, int fillin, int *dir, in
   return ADE__NONE;
 }
 
+/* Edge-markowitz by vertex. The keys of the front eliminations into j
+ * differ only in the predecessor's id, and those of the back eliminations
+ * out of i only in the successor's: the least front elimination into j is
+ * that of its in-edge from the predecessor of least id, and likewise back.
+ * So one entry per intermediate and direction holds the least key of its
+ * edges, *e the edge; a step changes the keys of the vertices whose
+ * in- or out-list it changed, and of no other. 0 if none applies. */
+static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, long *key, size_t *e) {
+  const ade__vtx *V = &c->v[v];
+  if (!V->alive || V->kind != ADE__Z) return 0;
+  size_t n = dir == ADE_FRONT ? V->nin : V->nout;
+  long bid = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t x = dir == ADE_FRONT ? V->in[k] : V->out[k];
+    long id = c->v[dir == ADE_FRONT ? c->e[x].src : c->e[x].dst].id;
+    if (k == 0 || id < bid) bid = id, *e = x;
+  }
+  if (!n) return 0;
+  key[0] = key[1] = (long)(dir == ADE_FRONT ? V->nout : V->nin);
+  key[2] = dir == ADE_FRONT ? bid : V->id;
+  key[3] = dir == ADE_FRONT ? V->id : bid;
+  key[4] = dir;
+  return 1;
+}
+
+static int vertex_edge_push(ade__pq *h, const ade_cgraph *c, size_t v) {
+  long key[ADE__PQ_KEYS];
+  size_t e;
+  int st = ADE_OK;
+  for (int dir = 0; !st && dir < 2; dir++)
+    if (vertex_edge_key(c, v, dir, key, &e)) st = ade__pq_push(h, key, 2 * v + (size_t)dir);
+  return st;
+}
+
+/* The least key in h (stale entries as in edge_pop). */
+static size_t vertex_edge_pop(ade__pq *h, const ade_cgraph *c, int *dir, int *st) {
+  ade__pqent t;
+  long key[ADE__PQ_KEYS];
+  size_t e = ADE__NONE;
+  while (!*st && ade__pq_pop(h, &t)) {
+    if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), key, &e)) continue;
+    *dir = (int)(t.x % 2);
+    if (!memcmp(key, t.k, sizeof key)) return e;
+    *st = ade__pq_push(h, key, t.x);
+  }
+  return ADE__NONE;
+}
+
+static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
+  ade__pq h = {.track = 1};
+  edelta x = {{0}, {0}, {0}};
+  int st = ADE_OK, dir = 0;
+  for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
+  while (!st && !(st = late(deadline))) {
+    size_t e = vertex_edge_pop(&h, c, &dir, &st);
+    if (st || e == ADE__NONE) break;
+    x.in.n = x.out.n = x.pairs.n = 0;
+    st = edge_delta(c, e, dir, &x);
+    if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
+    if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
+    if (!st) st = over(c);
+    for (size_t k = 0; !st && k < x.in.n; k++) st = vertex_edge_push(&h, c, x.in.a[k]);
+    for (size_t k = 0; !st && k < x.out.n; k++) st = vertex_edge_push(&h, c, x.out.a[k]);
+  }
+  ade__pq_free(&h);
+  ade__ix_free(&x.in);
+  ade__ix_free(&x.out);
+  ade__ix_free(&x.pairs);
+  return st;
+}
+
 /* Greedy edge elimination by edge_key; the keys a step can change are
  * pushed again after it (edge_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
+  if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
   ade__pq h = {.track = 1};
   edelta x = {{0}, {0}, {0}};
   int st = ADE_OK, dir = 0;
