@@ -704,25 +704,13 @@ int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) 
   return own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
 }
 
-/* Replace *sp by ordering o's sequence, converted to *sp's kind, if that
- * costs less (*sp NULL: in any case, to kind). */
-static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, uint64_t *fill,
-                        int kind) {
-  ade_elim_seq *t = NULL, *u = NULL;
+/* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
+ * any case); sequences stay in their own kind until the end (to_kind). */
+static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp) {
+  ade_elim_seq *t = NULL;
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
   int st = own(g, o, 0, deadline, limited, &t, NULL, bar);
   if (st == ADE__CUT) return ADE_OK; /* it reached bar: *sp stays */
-  if (!st && t->cost < bar && t->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
-    st = ade__seq_vertex_to_edge(g, t, &u);
-    ade_seq_free(t);
-    t = u, u = NULL;
-    if (!st) t->fingerprint = ade__graph_fingerprint(g);
-  }
-  if (!st && t->cost < bar && t->kind != ADE_SEQ_FACE && kind == ADE_SEQ_FACE) {
-    st = ade__seq_edge_to_face(g, t, &u, fill);
-    ade_seq_free(t);
-    t = u, u = NULL;
-  }
   if (!st && t->cost < bar) {
     ade_seq_free(*sp);
     *sp = t, t = NULL;
@@ -731,9 +719,29 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limite
   return st;
 }
 
-/* One ordering on the whole of g, never worse than those it generalizes;
- * *fill (may be NULL) gets the fill-in of a face sequence (the new dual
- * vertices, for renumbering). */
+/* The winner converted to kind, at the same cost (a vertex elimination is
+ * the front elimination of its in-edges, an edge elimination that of its
+ * faces): only the sequence returned is converted. *fill gets the face
+ * sequence's fill-in. */
+static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill) {
+  ade_elim_seq *u = NULL;
+  int st = ADE_OK;
+  if ((*sp)->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
+    st = ade__seq_vertex_to_edge(g, *sp, &u);
+    if (!st) u->fingerprint = ade__graph_fingerprint(g);
+    if (!st) ade_seq_free(*sp), *sp = u, u = NULL;
+  }
+  if (!st && (*sp)->kind != ADE_SEQ_FACE && kind == ADE_SEQ_FACE) {
+    st = ade__seq_edge_to_face(g, *sp, &u, fill);
+    if (!st) ade_seq_free(*sp), *sp = u, u = NULL;
+  }
+  ade_seq_free(u);
+  return st;
+}
+
+/* One ordering on the whole of g, never worse than those it generalizes
+ * (its own sequence on ties); *fill (may be NULL) gets the fill-in of a
+ * face sequence (the new dual vertices, for renumbering). */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
                      int *limited) {
   ade_elim_seq *s = NULL;
@@ -741,23 +749,24 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   int kind = orders[order].kind, st;
   if (deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX) {
     /* Anytime: the cheaper vector mode's sweep first (its cost is counted,
-     * not simulated), then the ordering until the deadline; out of time,
-     * the sweep is the answer, with no completion or comparison to pay. */
+     * not simulated), then the ordering until the deadline (or until it
+     * costs more than the sweep); out of time, the sweep is the answer,
+     * with no completion or comparison to pay. */
     int mode = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
     ade_elim_seq *t = NULL;
     uint64_t tf = 0;
-    st = keep_cheaper(g, mode, 0, NULL, &s, &f, kind);
-    int gst = st ? st : own(g, order, 0, deadline, NULL, &t, &tf, s->cost);
+    st = own(g, mode, 0, 0, NULL, &s, NULL, UINT64_MAX);
+    int gst = st ? st : own(g, order, 0, deadline, NULL, &t, &tf, s->cost + 1);
     if (gst == ADE_ELIMIT) *limited = 1;
-    else if (gst == ADE__CUT) gst = ADE_OK; /* no cheaper than the sweep: t is NULL */
-    else if (!(st = gst) && t && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL, f = tf;
+    else if (gst != ADE__CUT && !(st = gst) && t->cost <= s->cost) ade_seq_free(s), s = t, t = NULL, f = tf;
     ade_seq_free(t);
   } else {
     st = own(g, order, 0, deadline, limited, &s, &f, UINT64_MAX);
   }
   /* Out of time: the comparisons would take as long again. */
   for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &f, kind);
+    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
+  if (!st && s->kind != kind) st = to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
     return st;
