@@ -741,31 +741,29 @@ static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *f
 
 /* One ordering on the whole of g, never worse than those it generalizes
  * (its own sequence on ties); *fill (may be NULL) gets the fill-in of a
- * face sequence (the new dual vertices, for renumbering). */
+ * face sequence (the new dual vertices, for renumbering). The generalized
+ * orderings run first, then the ordering itself, each stopped once it
+ * costs more than the best so far: the result is the same as in the other
+ * order, and the costly greedy run stops sooner. */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
                      int *limited) {
-  ade_elim_seq *s = NULL;
-  uint64_t f = 0;
-  int kind = orders[order].kind, st;
-  if (deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX) {
-    /* Anytime: the cheaper vector mode's sweep first (its cost is counted,
-     * not simulated), then the ordering until the deadline (or until it
-     * costs more than the sweep); out of time, the sweep is the answer,
-     * with no completion or comparison to pay. */
-    int mode = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
-    ade_elim_seq *t = NULL;
-    uint64_t tf = 0;
-    st = own(g, mode, 0, 0, NULL, &s, NULL, UINT64_MAX);
-    int gst = st ? st : own(g, order, 0, deadline, NULL, &t, &tf, s->cost + 1);
-    if (gst == ADE_ELIMIT) *limited = 1;
-    else if (gst != ADE__CUT && !(st = gst) && t->cost <= s->cost) ade_seq_free(s), s = t, t = NULL, f = tf;
-    ade_seq_free(t);
-  } else {
-    st = own(g, order, 0, deadline, limited, &s, &f, UINT64_MAX);
-  }
-  /* Out of time: the comparisons would take as long again. */
+  ade_elim_seq *s = NULL, *t = NULL;
+  uint64_t f = 0, tf = 0;
+  int kind = orders[order].kind, st = ADE_OK;
+  /* Anytime (a limit and a flag to report it): the cheaper vector mode's
+   * sweep first (its cost counted, not simulated), then the generalized
+   * orderings, then the ordering until the deadline; out of time, the best
+   * of those is the answer, with no completion to pay. */
+  int anytime = deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  if (anytime)
+    st = own(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
   for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
     st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
+  if (!st) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + 1 : UINT64_MAX);
+  if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK;
+  else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
+  else if (!st && (!s || t->cost <= s->cost)) ade_seq_free(s), s = t, t = NULL, f = tf;
+  ade_seq_free(t);
   if (!st && s->kind != kind) st = to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
