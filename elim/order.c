@@ -744,7 +744,9 @@ static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *f
  * face sequence (the new dual vertices, for renumbering). The generalized
  * orderings run first, then the ordering itself, each stopped once it
  * costs more than the best so far: the result is the same as in the other
- * order, and the costly greedy run stops sooner. */
+ * order, and the costly greedy run stops sooner. In the anytime path a
+ * generalized ordering that reaches the deadline is dropped, not
+ * completed. */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
                      int *limited) {
   ade_elim_seq *s = NULL, *t = NULL;
@@ -755,15 +757,20 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
    * orderings, then the ordering until the deadline; out of time, the best
    * of those is the answer, with no completion to pay. */
   int anytime = deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  /* With a deadline but nowhere to report it (the optimizers' heuristics),
+   * the ordering runs first and stops with ADE_ELIMIT at the deadline. */
+  int first = !(deadline > 0 && !anytime);
   if (anytime)
     st = own(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
-  for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
+  for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
+    st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s);
   if (!st) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + 1 : UINT64_MAX);
-  if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK;
+  if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
   else if (!st && (!s || t->cost <= s->cost)) ade_seq_free(s), s = t, t = NULL, f = tf;
   ade_seq_free(t);
+  for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
+    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
   if (!st && s->kind != kind) st = to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
