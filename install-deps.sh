@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # install-deps.sh: install the Debian/Ubuntu packages adelim's build and
-# tests need, as root directly or through sudo otherwise.
+# tests need, as root directly or through sudo otherwise. With --clients it
+# also installs the optional solver clients the examples feed (SUNDIALS,
+# Ipopt, PETSc with OpenMPI; doc/user-guide.md), which CI builds and tests.
 set -euo pipefail
 
 packages=(build-essential autoconf automake libtool pkg-config libzstd-dev
   libunwind-dev libxxhash-dev libxml2-dev check)
+case "${1:-}" in
+  --clients) packages+=(libsundials-dev coinor-libipopt-dev petsc-dev) ;;
+  "") ;;
+  *) echo "usage: install-deps.sh [--clients]" >&2; exit 2 ;;
+esac
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: apt-get not found; install these packages (or their" \

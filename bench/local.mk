@@ -178,3 +178,32 @@ EXTRA_PROGRAMS += %D%/bench_mission
 %C%_bench_mission_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_mission_LDADD = $(BENCH_LDADD)
 bench: %D%/bench_mission$(EXEEXT)
+
+# bench_cvode: CVODE's BDF on the stiff Brusselator of examples/
+# cvode_brusselator.c with adelim's Jacobians (KLU and band) against CVODE's
+# band difference quotients at 1002 and 10002 unknowns (--with-sundials).
+BENCH_CVODE =
+if HAVE_SUNDIALS
+EXTRA_PROGRAMS += %D%/bench_cvode
+BENCH_CVODE += %D%/bench_cvode$(EXEEXT)
+endif
+bench: $(BENCH_CVODE)
+%C%_bench_cvode_SOURCES = %D%/bench_cvode.c
+%C%_bench_cvode_CPPFLAGS = $(BENCH_CPPFLAGS) $(SUNDIALS_CFLAGS)
+%C%_bench_cvode_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_cvode_LDADD = $(BENCH_LDADD) $(SUNDIALS_LIBS)
+%C%_bench_cvode_CXXFLAGS = -O2 -ffp-contract=off
+# With ADOL-C and ColPack: a fourth run by ADOL-C's sparse_jac.
+if WITH_COLPACK
+%C%_bench_cvode_SOURCES += %D%/bench_cvode_adolc.cpp
+%C%_bench_cvode_CPPFLAGS += -DBENCH_HAVE_COLPACK $(ADOLC_CPPFLAGS)
+%C%_bench_cvode_LDADD += $(ADOLC_LIBS)
+%C%_bench_cvode_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_cvode_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_cvode_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_cvode_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+EXTRA_DIST += %D%/bench_cvode.c %D%/bench_cvode_adolc.cpp

@@ -12,6 +12,8 @@ void ade_set_allocator(ade_alloc_fn fn, void *ud) {
   hook_ud = ud;
 }
 
+int ade__alloc_hooked(void) { return hook != NULL; }
+
 void *ade__realloc(void *p, size_t size) {
   if (hook) return hook(hook_ud, p, size);
   if (size == 0) {

@@ -19,6 +19,8 @@ void ade__clear_error(void);
 void *ade__alloc(size_t size);
 void *ade__calloc(size_t n, size_t size);
 void *ade__realloc(void *p, size_t size);
+/* Whether the calling thread has an allocator hook (ade_set_allocator). */
+int ade__alloc_hooked(void);
 void ade__free(void *p);
 char *ade__strdup(const char *s);
 /* n * size, or SIZE_MAX on overflow (so the allocation fails cleanly). */

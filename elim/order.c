@@ -632,7 +632,9 @@ static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
 
 /* Per vertex, how many independents reach it (reverse: dependents it
  * reaches): the sets propagated 64 at a time as bits in topological order,
- * one word per vertex: O(|E| n/64) time (reverse: m/64), O(V) memory. */
+ * one word per vertex: O(|E| n/64) time (reverse: m/64), O(V) memory;
+ * a batch follows only the edges of the vertices it reaches, which on a
+ * local graph (a stencil, a time step) are a few near its sources. */
 int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) {
   size_t nsrc = reverse ? g->m : g->n, nv = g->nv, k = 0;
   int st = ade__budget(g->memlimit, ade__mul_size(nv + 1, 2 * sizeof(uint64_t)), "reachability of %zu vertices", nv);
@@ -640,18 +642,23 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) {
   size_t *ord = st ? NULL : ade__alloc((nv + 1) * sizeof *ord);
   if (!st && (!w || !ord)) st = ade__fail(ADE_ENOMEM, "out of memory for the reachability of %zu vertices", nv);
   if (!st) st = ade__cgraph_topo(g, ord, &k);
-  if (!st) memset(cnt, 0, nv * sizeof *cnt);
-  for (size_t b0 = 0; !st && b0 < nsrc; b0 += 64) {
+  if (!st) {
+    memset(cnt, 0, nv * sizeof *cnt);
     memset(w, 0, nv * sizeof *w);
+  }
+  for (size_t b0 = 0; !st && b0 < nsrc; b0 += 64) {
     for (size_t i = b0; i < nsrc && i < b0 + 64; i++) w[reverse ? g->yv[i] : g->xv[i]] = UINT64_C(1) << (i - b0);
     for (size_t t = 0; t < k; t++) {
       size_t j = ord[reverse ? k - 1 - t : t];
+      if (!w[j]) continue; /* not reached by this batch: most vertices, where the graph is local */
       const ade__vtx *v = &g->v[j];
       size_t deg = reverse ? v->nin : v->nout;
       const size_t *adj = reverse ? v->in : v->out;
       cnt[j] += (uint64_t)__builtin_popcountll(w[j]);
       for (size_t e = 0; e < deg; e++) w[reverse ? g->e[adj[e]].src : g->e[adj[e]].dst] |= w[j];
+      w[j] = 0; /* done with: the next batch starts from zeros without clearing all */
     }
+    for (size_t i = b0; i < nsrc && i < b0 + 64; i++) w[reverse ? g->yv[i] : g->xv[i]] = 0;
   }
   ade__free(w);
   ade__free(ord);

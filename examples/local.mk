@@ -46,3 +46,16 @@ CLEANFILES += %D%/*.adt %D%/*.stdout %D%/*.want %D%/*.got
 # built-in rule `%.out: %' would "remake" examples/pde.out by copying the
 # program examples/pde over it (make dist does ask for it).
 $(EXAMPLE_OUTS): ;
+
+# CVODE (SUNDIALS) with Jacobians from adelim: a stiff 1-D Brusselator
+# against CVODE's banded difference quotients (configure --with-sundials).
+# Its numbers vary with the machine: examples/cvode.test runs it with
+# --check, which verifies its outcomes itself, instead of comparing output.
+if HAVE_SUNDIALS
+noinst_PROGRAMS += %D%/cvode_brusselator
+TESTS += %D%/cvode.test
+endif
+%C%_cvode_brusselator_SOURCES = %D%/cvode_brusselator.c %D%/brusselator.h
+%C%_cvode_brusselator_CPPFLAGS = $(EXAMPLE_CPPFLAGS) $(SUNDIALS_CFLAGS)
+%C%_cvode_brusselator_LDADD = $(EXAMPLE_LDADD) $(SUNDIALS_LIBS)
+EXTRA_DIST += %D%/cvode.test

@@ -1,4 +1,8 @@
 /* reader.c: decode a chunk into a view of records, operands and values, validating everything. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "record_internal.h"
 
 static int view_reserve(ade__view *v, uint32_t n) {
@@ -229,8 +233,7 @@ static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t 
   return ADE_OK;
 }
 
-static int decode(const ade_tape *t, ade__view *v, size_t chunk) {
-  const ade__chunkdata *d = &t->cd;
+static int decode(const ade_tape *t, const ade__chunkdata *d, ade__view *v, size_t chunk) {
   imports im = {0, NULL, NULL};
   int st = imports_parse(d, v->first, &im, chunk);
   if (!st) st = import_index(t, &im, v, chunk);
@@ -276,21 +279,28 @@ void ade__view_free(ade__view *v) {
   memset(v, 0, sizeof *v);
 }
 
-/* Decode chunk into v (its buffers grown as needed); lean: see
- * ade__view_load_lean. */
-static int view_decode(ade_tape *t, size_t chunk, ade__view *v, int lean) {
-  if (!t->dctx && !(t->dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
-  int st = ade__chunk_read(&t->store, t->dctx, &t->meta, chunk, &t->scratch, &t->cd);
+/* Decode chunk into v (its buffers grown as needed) with the decoder *dctx
+ * (made if NULL) and the buffers scratch and d; lean: see
+ * ade__view_load_lean. Reads only what a finished tape never changes (its
+ * store, header and footer), so a prefetch thread may run it. */
+static int decode_with(const ade_tape *t, void **dctx, ade__buf *scratch, ade__chunkdata *d, size_t chunk,
+                       ade__view *v, int lean) {
+  if (!*dctx && !(*dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
+  int st = ade__chunk_read(&t->store, *dctx, &t->meta, chunk, scratch, d);
   if (st) return st;
   const ade__chunkent *e = &t->meta.chunks[chunk];
-  if (t->cd.collen[ADE__COL_OPS] != e->records) /* before allocating for that many records */
+  if (d->collen[ADE__COL_OPS] != e->records) /* before allocating for that many records */
     return ade__fail(ADE_EFORMAT, "chunk %zu: %zu opcodes for %u records", chunk,
-                     t->cd.collen[ADE__COL_OPS], e->records);
+                     d->collen[ADE__COL_OPS], e->records);
   if (view_reserve(v, e->records)) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
   v->first = e->first;
   v->n = e->records;
   v->lean = lean;
-  return decode(t, v, chunk);
+  return decode(t, d, v, chunk);
+}
+
+static int view_decode(ade_tape *t, size_t chunk, ade__view *v, int lean) {
+  return decode_with(t, &t->dctx, &t->scratch, &t->cd, chunk, v, lean);
 }
 
 int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v) { return view_decode(t, chunk, v, 0); }
@@ -306,15 +316,154 @@ int ade__chunk_imports(ade_tape *t, size_t chunk, uint64_t **ids, size_t *n, siz
   return st;
 }
 
+/* ------------------------------------------------------------- prefetch */
+
+/* A sweep that streams a finished tape reads its chunks in order, forward
+ * or backward. Once two loads in a row are neighbours, a thread of the
+ * tape's workspace decodes the next chunk in that direction while the
+ * sweep works on this one (one chunk ahead: the memory of one more view).
+ * Only where the calling thread uses the default allocator: the thread's
+ * buffers come from realloc, and views are exchanged with the tape's. */
+enum { PF_IDLE, PF_BUSY, PF_DONE, PF_QUIT };
+struct ade__prefetch {
+  pthread_t th;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int state, running, failed; /* failed: no thread could be started */
+  const ade_tape *t;
+  size_t chunk, last;         /* the chunk asked for; the last one loaded */
+  int lean, status;
+  void *dctx;                 /* the thread's own decoder and buffers */
+  ade__buf scratch;
+  ade__chunkdata cd;
+  ade__view v;
+};
+
+static _Atomic int prefetch_on = -1; /* -1: not yet read from ADE_PREFETCH */
+static _Atomic uint64_t prefetch_served;
+uint64_t ade__prefetch_served(void) { return atomic_load(&prefetch_served); }
+void ade__prefetch_enable(int on) { atomic_store(&prefetch_on, on != 0); }
+static int prefetch_enabled(void) {
+  int on = atomic_load(&prefetch_on);
+  if (on < 0) {
+    const char *e = getenv("ADE_PREFETCH");
+    on = !(e && strcmp(e, "0") == 0);
+    atomic_store(&prefetch_on, on);
+  }
+  return on;
+}
+
+static void *pf_main(void *arg) {
+  ade__prefetch *p = arg;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (p->state == PF_IDLE || p->state == PF_DONE) pthread_cond_wait(&p->cv, &p->mu);
+    if (p->state == PF_QUIT) break;
+    size_t c = p->chunk;
+    int lean = p->lean;
+    pthread_mutex_unlock(&p->mu);
+    int st = decode_with(p->t, &p->dctx, &p->scratch, &p->cd, c, &p->v, lean);
+    pthread_mutex_lock(&p->mu);
+    p->status = st;
+    p->state = PF_DONE;
+    pthread_cond_broadcast(&p->cv);
+  }
+  pthread_mutex_unlock(&p->mu);
+  /* Freed by the thread that allocated them (no hook: realloc/free). */
+  ade__zstd_free_dctx(p->dctx);
+  ade__buf_free(&p->cd.raw);
+  ade__buf_free(&p->cd.plain);
+  ade__buf_free(&p->scratch);
+  ade__view_free(&p->v);
+  return NULL;
+}
+
+/* Wait for the thread's job; *v = its view if it decoded chunk as asked. */
+static int pf_take(ade__prefetch *p, size_t chunk, int lean, ade__view *v) {
+  int got = 0;
+  pthread_mutex_lock(&p->mu);
+  while (p->state == PF_BUSY) pthread_cond_wait(&p->cv, &p->mu);
+  if (p->state == PF_DONE) {
+    p->state = PF_IDLE;
+    if (p->chunk == chunk && !p->status && (lean || !p->v.lean)) {
+      ade__view tmp = *v;
+      *v = p->v;
+      p->v = tmp;
+      got = 1;
+      atomic_fetch_add_explicit(&prefetch_served, 1, memory_order_relaxed);
+    }
+  }
+  pthread_mutex_unlock(&p->mu);
+  return got;
+}
+
+/* Start decoding the chunk after (or before) chunk, if the loads go in order. */
+static void pf_next(ade_tape *t, size_t chunk, int lean) {
+  if (t->state != ADE__FINISHED || t->meta.nchunks < 3 || !prefetch_enabled() || ade__alloc_hooked())
+    return;
+  ade__prefetch *p = t->pf;
+  if (!p) {
+    if (!(p = t->pf = ade__calloc(1, sizeof *p))) return;
+    p->t = t;
+    p->last = SIZE_MAX;
+    if (pthread_mutex_init(&p->mu, NULL)) p->failed = 1;
+    else if (pthread_cond_init(&p->cv, NULL)) {
+      pthread_mutex_destroy(&p->mu);
+      p->failed = 1;
+    }
+  }
+  size_t last = p->last, next;
+  p->last = chunk;
+  if (p->failed || last == SIZE_MAX) return;
+  if (chunk == last + 1 && chunk + 1 < t->meta.nchunks) next = chunk + 1;
+  else if (chunk + 1 == last && chunk > 0) next = chunk - 1;
+  else return;
+  if (!p->running) {
+    if (pthread_create(&p->th, NULL, pf_main, p)) {
+      p->failed = 1;
+      return;
+    }
+    p->running = 1;
+  }
+  pthread_mutex_lock(&p->mu);
+  p->chunk = next;
+  p->lean = lean;
+  p->state = PF_BUSY;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+}
+
+void ade__prefetch_stop(ade_tape *t) {
+  ade__prefetch *p = t->pf;
+  if (!p) return;
+  if (p->running) {
+    pthread_mutex_lock(&p->mu);
+    while (p->state == PF_BUSY) pthread_cond_wait(&p->cv, &p->mu);
+    p->state = PF_QUIT;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->th, NULL);
+  }
+  if (!p->failed) {
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+  }
+  ade__free(p);
+  t->pf = NULL;
+}
+
 static int view_load(ade_tape *t, size_t chunk, int lean) {
   if (t->view_chunk == chunk && (lean || !t->view.lean)) return ADE_OK;
   lean = lean && !t->view_apply;
   t->view_chunk = SIZE_MAX;
-  int st = view_decode(t, chunk, &t->scratch_view, lean);
+  int st = t->pf && t->pf->running && pf_take(t->pf, chunk, lean, &t->scratch_view)
+               ? ADE_OK
+               : view_decode(t, chunk, &t->scratch_view, lean);
   if (!st && t->view_apply) t->view_apply(t, &t->scratch_view);
   if (st) return st;
   t->view = t->scratch_view;
   t->view_chunk = chunk;
+  pf_next(t, chunk, lean);
   return ADE_OK;
 }
 

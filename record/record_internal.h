@@ -138,6 +138,7 @@ struct ade_tape {
   ade__view view;      /* the loaded chunk (its arrays are scratch_view's) */
   size_t view_chunk;   /* chunk held in view, SIZE_MAX = none */
   ade__view scratch_view;
+  struct ade__prefetch *pf; /* decoding the next chunk on a thread (reader.c) */
   ade__lin **lin;      /* linearized chunks at the recorded point, kept */
   uint8_t *linseen;    /* chunks linearized before */
   size_t linbytes;
@@ -150,8 +151,9 @@ struct ade_tape {
   /* Set by the evaluator (eval/), which owns the lin cache and the point:
    * eval_free frees them; view_apply gives a decoded view the values at
    * the tape's point, when one is set. Hooks, so that record/ calls no
-   * function of the layer above it. */
-  void (*eval_free)(ade_tape *t);
+   * function of the layer above it. Atomic: a clone's thread publishing
+   * the resident form sets its owner's, while the owner may set its own. */
+  void (*_Atomic eval_free)(ade_tape *t);
   /* The evaluator's resident form of a finished tape (eval/resident.c):
    * built by the first sweep that fits it, published here in the owner and
    * shared read only by its clones; eval_free frees it with the owner. */
@@ -193,6 +195,13 @@ int ade__view_load(ade_tape *t, size_t chunk);
 int ade__view_load_lean(ade_tape *t, size_t chunk);
 int ade__view_decode(ade_tape *t, size_t chunk, ade__view *v);
 void ade__view_free(ade__view *v);
+/* The prefetch thread of t's workspace: stopped and freed (before anything
+ * it reads goes). ade__prefetch_enable: on or off for all tapes (default:
+ * on, unless the environment has ADE_PREFETCH=0). */
+typedef struct ade__prefetch ade__prefetch;
+void ade__prefetch_stop(ade_tape *t);
+void ade__prefetch_enable(int on);
+uint64_t ade__prefetch_served(void); /* chunks the threads decoded ahead, in all */
 int ade__tape_readable(const ade_tape *t);
 /* Readable and complete: what every derivative (sweeps, c-graph, plans,
  * CPR, Hessians) needs; ADE_ESTATE naming the recording's failure if not. */

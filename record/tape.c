@@ -47,6 +47,7 @@ static ade_tape *tape_new(void) {
 
 /* What a clone owns: the reading and sweep workspaces. */
 static void workspace_free(ade_tape *t) {
+  ade__prefetch_stop(t);
   if (t->eval_free) t->eval_free(t); /* before the metadata: the lin cache needs the chunk count */
   ade__zstd_free_dctx(t->dctx);
   ade__buf_free(&t->cd.raw);
@@ -87,6 +88,7 @@ static ade_tape *clone_new(const ade_tape *t) {
   memset(&c->scratch_view, 0, sizeof c->scratch_view);
   memset(&c->view, 0, sizeof c->view);
   c->view_chunk = SIZE_MAX;
+  c->pf = NULL;
   c->lin = NULL;
   c->linseen = NULL;
   c->linbytes = 0;
@@ -116,6 +118,7 @@ int ade__tape_borrow(ade_tape *t, ade_tape **cp) {
 
 int ade__tape_release(ade_tape *t, ade_tape *c, int status) {
   if (c == t) return status;
+  ade__prefetch_stop(c); /* no idle thread is kept with a spare */
   size_t peak = atomic_load_explicit(&c->peak_live, memory_order_relaxed);
   if (peak != SIZE_MAX) atomic_store_explicit(&t->peak_live, peak, memory_order_relaxed);
   for (int i = 0; i < ADE__SPARES && c; i++) {

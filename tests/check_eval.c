@@ -245,6 +245,22 @@ START_TEST(resident_equals_streaming) {
   ade_tape_set_memory_limit(t, 0);
   run_all(t, plan, X, 3, &c);
   results_eq(&a, &c, "resident vs bounded");
+  /* Streaming and bounded sweeps decode chunks ahead on a thread (three
+   * chunks or more); without it, the same bits. */
+  uint64_t served = ade__prefetch_served();
+  ade__prefetch_enable(0);
+  results d = {0};
+  run_all(t, plan, X, 3, &d);
+  ck_assert_uint_eq(ade__prefetch_served(), served);
+  results_eq(&a, &d, "bounded without prefetch");
+  free(d.v);
+  d = (results){0};
+  ade_tape_set_memory_limit(t, ((size_t)t->meta.records + 1) * sizeof(double));
+  run_all(t, plan, X, 3, &d);
+  results_eq(&a, &d, "streaming without prefetch");
+  ade__prefetch_enable(1);
+  if (t->meta.nchunks >= 3) ck_assert_uint_gt(served, 0);
+  free(d.v);
   int flips = 0;
   for (int i = 0; i < a.ncall; i++) flips += a.st[i] == ADE_WBRANCH;
   if (_i >= 1 && _i <= 6) ck_assert_int_gt(flips, 0); /* these seeds flip branches at the far point */

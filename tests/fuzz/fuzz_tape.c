@@ -209,6 +209,57 @@ static void graphs(ade_tape *t, const point *P) {
   ade_cgraph_free(g);
 }
 
+/* What a loop over new points runs: the structure hash, the plan cache (a
+ * miss, then a hit), a Jacobian loop, code generation and two-level parts. */
+static void loops(ade_tape *t, const point *P) {
+  uint64_t h[2];
+  ade_plan_cache *c = NULL;
+  call(FUZZ_LOOP, ade_tape_structure_hash(t, h));
+  if (!call(FUZZ_LOOP, ade_plan_cache_create(&c, 2))) {
+    for (int k = 0; k < 2; k++) {
+      ade_elim_plan *p = NULL;
+      int hit = 0;
+      if (!call(FUZZ_LOOP, ade_plan_cache_get(c, t, ADE_ELIM_AUTO, &p, &hit, NULL)) && hit != k)
+        FAIL("the plan cache's second lookup is a hit, the first a miss");
+      ade_elim_plan_free(p);
+    }
+    ade_jacobian_loop *L = NULL;
+    if (!call(FUZZ_LOOP, ade_jacobian_loop_create(&L, t, ADE_ELIM_AUTO, c))) {
+      const ade_sparse *J = NULL;
+      call(FUZZ_LOOP, ade_jacobian_loop_eval(L, P->x, &J));
+      call(FUZZ_LOOP, ade_jacobian_loop_eval(L, NULL, &J));
+      const ade_sparse *M = ade_jacobian_loop_matrix(L);
+      size_t nnz = M ? M->rowptr[M->m] : 0;
+      size_t *rc = nnz ? malloc(2 * nnz * sizeof *rc) : NULL;
+      if (rc) call(FUZZ_LOOP, ade_jacobian_loop_triplets(L, rc, rc + nnz));
+      free(rc);
+    }
+    ade_jacobian_loop_free(L);
+    ade_plan_cache_free(c);
+  }
+  ade_elim_plan *p = NULL;
+  FILE *null = fopen("/dev/null", "w");
+  if (null && !call(FUZZ_CODEGEN, ade_elim_plan_create(&p, t, ADE_ORDER_VERTEX_REVERSE, NULL, NULL)))
+    call(FUZZ_CODEGEN, ade_plan_codegen(p, t, "jac", null));
+  if (null) fclose(null);
+  ade_elim_plan_free(p);
+  size_t nid = (size_t)t->meta.records + 1, nparts = 0;
+  size_t *part = malloc(nid * sizeof *part);
+  ade_cgraph *g = NULL;
+  if (part && !call(FUZZ_PARTS, ade_tape_parts(t, ADE_PARTS_REGIONS, part, nid, &nparts)) &&
+      !call(FUZZ_PARTS, ade_cgraph_from_tape(&g, t, NULL))) {
+    ade_opt_limits l;
+    ade_opt_limits_init(&l);
+    l.time_limit = 0.05;
+    l.node_limit = 2000;
+    ade_elim_seq *s = NULL;
+    call(FUZZ_PARTS, ade_optimize_parts(g, part, nid, -1, &l, &s, NULL));
+    ade_seq_free(s);
+  }
+  ade_cgraph_free(g);
+  free(part);
+}
+
 static void hessians(ade_tape *t, const point *P) {
   double grad[MAXNM + 1];
   for (int method = 0; method < ADE_HESS_NMETHODS; method++)
@@ -218,6 +269,19 @@ static void hessians(ade_tape *t, const point *P) {
       call(FUZZ_HESSIAN, ade_hessian(t, method, &o, &H, NULL));
       ade_sparse_free(H);
     }
+  for (int method = 0; method < ADE_HESS_NMETHODS; method++) {
+    ade_hess_plan *p = NULL;
+    ade_sparse *H = NULL;
+    ade_hess_options o = {P->x, P->w, grad};
+    if (!call(FUZZ_HESS_PLAN, ade_hess_plan_create(&p, t, method, NULL)) &&
+        !call(FUZZ_HESS_PLAN, ade_hess_plan_pattern(p, &H))) {
+      call(FUZZ_HESS_PLAN, ade_hess_plan_hessian(p, t, &o, H, NULL));
+      o.x = NULL;
+      call(FUZZ_HESS_PLAN, ade_hess_plan_hessian(p, t, &o, H, NULL));
+    }
+    ade_sparse_free(H);
+    ade_hess_plan_free(p);
+  }
 }
 
 /* Every entry point that reads a tape, on a tape verify accepted. */
@@ -235,6 +299,7 @@ static void differentiate(ade_tape *t, size_t n, size_t m) {
   sweeps(t, &P);
   if (t->meta.records <= MAXGRAPH) {
     graphs(t, &P);
+    loops(t, &P);
     hessians(t, &P);
   }
   for (int e = 0; e < FUZZ_NENTRIES; e++) {

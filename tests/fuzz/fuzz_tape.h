@@ -12,7 +12,9 @@
   X(TANGENT, "tangent") X(ADJOINT, "adjoint") X(GRADIENT, "gradient")          \
   X(JACOBIAN, "dense jacobian") X(LIVE, "live adjoints / point")               \
   X(CGRAPH, "cgraph") X(ORDER, "orderings") X(ELIM_JAC, "ade_jacobian")        \
-  X(OPTIMIZE, "optimize") X(CPR, "cpr") X(PLAN, "plan") X(HESSIAN, "hessian")
+  X(OPTIMIZE, "optimize") X(CPR, "cpr") X(PLAN, "plan") X(HESSIAN, "hessian") \
+  X(LOOP, "plan cache / loop") X(CODEGEN, "codegen") X(PARTS, "parts")       \
+  X(HESS_PLAN, "hessian plans")
 enum fuzz_entry {
 #define FUZZ_ENUM(N, s) FUZZ_##N,
   FUZZ_ENTRY_MAP(FUZZ_ENUM)

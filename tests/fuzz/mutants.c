@@ -108,6 +108,9 @@ static int consume(ade_tape *t, int k) {
   size_t n = t->meta.nindep, m = t->meta.ndep;
   ade_sparse *A = NULL;
   ade_elim_plan *pl = NULL;
+  ade_hess_plan *hp = NULL;
+  ade_jacobian_loop *L = NULL;
+  uint64_t h[2];
   ade_hess_options o = {x, v, NULL};
   int st;
   if (n > 64 || m > 64) return ADE_EINVAL;
@@ -120,10 +123,15 @@ static int consume(ade_tape *t, int k) {
   case 8: st = ade_jacobian(t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, &A, NULL); break;
   case 9: st = ade_jacobian_cpr(t, ADE_FORWARD, x, &A, NULL); break;
   case 10: st = ade_elim_plan_create(&pl, t, ADE_ORDER_VERTEX_FORWARD, NULL, NULL); break;
+  case 18: st = ade_hess_plan_create(&hp, t, ADE_HESS_STAR, NULL); break;
+  case 19: st = ade_jacobian_loop_create(&L, t, ADE_ELIM_AUTO, NULL); break;
+  case 20: return ade_tape_structure_hash(t, h);
   default: st = ade_hessian(t, k - 11, &o, &A, NULL); break;
   }
   ade_sparse_free(A);
   ade_elim_plan_free(pl);
+  ade_hess_plan_free(hp);
+  ade_jacobian_loop_free(L);
   return st;
 }
 
@@ -135,11 +143,12 @@ static int bomb(const unsigned char *p, size_t n, const char *path, int opens) {
                         "ade_replay", "ade_tangent_vec", "ade_adjoint", "ade_jacobian_dense", "ade_jacobian",
                         "ade_jacobian_cpr", "ade_elim_plan_create", "ade_hessian edge-push",
                         "ade_hessian ve-reverse", "ade_hessian ve-markowitz", "ade_hessian for-over-rev",
-                        "ade_hessian edge-push-preacc"};
+                        "ade_hessian edge-push-preacc", "ade_hessian star", "ade_hessian auto",
+                        "ade_hess_plan_create", "ade_jacobian_loop_create", "ade_tape_structure_hash"};
   int bad = 0;
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(p, 1, n, f) != n || fclose(f)) return 1;
-  for (int k = 0; k < (opens ? 16 : 4); k++) {
+  for (int k = 0; k < (opens ? 21 : 4); k++) {
     ade_tape *t = NULL;
     ade_cgraph *g = NULL;
     ade_set_allocator(peak_hook, NULL);
