@@ -207,3 +207,26 @@ else
 	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 endif
 EXTRA_DIST += %D%/bench_cvode.c %D%/bench_cvode_adolc.cpp
+
+# bench_ipopt: Ipopt at full size with adelim's gradient, Jacobian and
+# Lagrangian Hessian, against hand-written derivatives, L-BFGS and Ipopt's
+# finite-difference Jacobian (examples/ipopt_lv.h holds the problem).
+if HAVE_IPOPT
+EXTRA_PROGRAMS += %D%/bench_ipopt
+%C%_bench_ipopt_SOURCES = %D%/bench_ipopt.c examples/ipopt_lv.h
+%C%_bench_ipopt_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/examples $(IPOPT_CFLAGS)
+%C%_bench_ipopt_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_ipopt_LDADD = $(BENCH_LDADD) $(IPOPT_LIBS)
+IPOPT_BENCH = %D%/bench_ipopt$(EXEEXT)
+else
+IPOPT_BENCH =
+endif
+bench: $(IPOPT_BENCH)
+EXTRA_DIST += %D%/bench_ipopt.c
+
+# bench_elemental: a vector elemental against the same function in scalar operations.
+EXTRA_PROGRAMS += %D%/bench_elemental
+%C%_bench_elemental_SOURCES = %D%/bench_elemental.c %D%/bench_util.c %D%/bench_util.h
+%C%_bench_elemental_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_elemental_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_elemental_LDADD = $(BENCH_LDADD)

@@ -45,6 +45,10 @@ typedef struct passes {
   size_t *vix;     /* record -> vertex, ADE__NONE if not kept */
   ade_cgraph *g;
   size_t dropped;
+  ade_tape *t;     /* elemental calls' Jacobians (pass 3) */
+  const double *J; /* the Jacobian of call Jblk of the chunk from record Jfirst */
+  uint64_t Jfirst;
+  size_t Jblk;
 } passes;
 
 /* Decode each chunk, first to last (backward: last to first), and run fn
@@ -69,9 +73,9 @@ static int chunk_forward(const ade__view *v, passes *p) {
     unsigned op = v->op[i];
     uint64_t r = v->first + i + 1;
     if (op == ADE_OP_INDEP) fl[r] |= FWD;
-    if (op == ADE_OP_INDEP || (ade__optab[op].flags & ADE__PASSIVE)) continue;
-    const uint64_t *a = ade__view_arg(v, i);
-    for (int k = 0; k < ade__optab[op].arity; k++)
+    const uint64_t *a;
+    int na = ade__view_args(v, i, &a);
+    for (int k = 0; k < na; k++)
       if (a[k] && (fl[a[k]] & FWD)) fl[r] |= FWD;
   }
   return ADE_OK;
@@ -92,8 +96,10 @@ static int chunk_backward(const ade__view *v, passes *p) {
     uint64_t r = v->first + i + 1;
     if (op == ADE_OP_DEP) fl[r] |= BWD;
     if ((fl[r] & (FWD | BWD)) != (FWD | BWD) || op == ADE_OP_INDEP) continue;
-    const uint64_t *a = ade__view_arg(v, i);
-    for (int k = 0; k < ade__optab[op].arity; k++) {
+    const uint64_t *a;
+    int na = op == ADE_OP_VECTOR_ELEMENTAL ? ade__view_args(v, i, &a) : ade__optab[op].arity;
+    if (op != ADE_OP_VECTOR_ELEMENTAL) a = ade__view_arg(v, i);
+    for (int k = 0; k < na; k++) {
       if (!a[k] || !(fl[a[k]] & FWD) || (k > 0 && a[k] == a[0]) || (k > 1 && a[k] == a[1]))
         continue;
       fl[a[k]] |= BWD | (op == ADE_OP_DEP ? DEPSUCC : 0);
@@ -111,6 +117,34 @@ static int pass_backward(ade_tape *t, uint8_t *fl, uint8_t *ns) {
 /* Is record r a vertex of the c-graph? */
 static int kept(unsigned op, uint8_t f) {
   return op == ADE_OP_INDEP || op == ADE_OP_DEP || (f & (FWD | BWD)) == (FWD | BWD);
+}
+
+/* Edge a -> r labelled c; parallel edges merge. */
+static int add_edge(passes *p, uint64_t a, uint64_t r, double c) {
+  ade_cgraph *g = p->g;
+  size_t e = ade__graph_find(g, p->vix[a], p->vix[r]);
+  if (e != ADE__NONE) g->e[e].val += c;
+  else return ade__graph_add_edge(g, p->vix[a], p->vix[r], c, NULL);
+  return ADE_OK;
+}
+
+/* Output k of an elemental call: an edge from each active input, labelled
+ * by row k of the call's local Jacobian (formed through the callbacks at
+ * the first output kept), so the c-graph holds the call's m x n edges. */
+static int build_elemental(const ade__view *v, uint32_t i, passes *p) {
+  const uint64_t *arg = ade__view_arg(v, i), r = v->first + i + 1;
+  const ade__eblk *b = &v->blk[arg[0]];
+  int st;
+  if (!p->J || p->Jfirst != v->first || p->Jblk != arg[0]) {
+    if ((st = ade__elem_jacobian(p->t, v, (uint32_t)arg[0], NULL, &p->J))) return st;
+    p->Jfirst = v->first;
+    p->Jblk = (size_t)arg[0];
+  }
+  for (uint32_t j = 0; j < b->n; j++) {
+    uint64_t a = v->xarg[b->xoff + j];
+    if (a && p->vix[a] != ADE__NONE && (st = add_edge(p, a, r, p->J[arg[1] * b->n + j]))) return st;
+  }
+  return ADE_OK;
 }
 
 /* Pass 3, forward: vertices and edges labelled with the local partials (2).
@@ -139,6 +173,10 @@ static int chunk_build(const ade__view *v, passes *p) {
     if (kind == ADE__Z && ns[r] == 1 && (fl[r] & DEPSUCC)) kind = ADE__Y;
     if ((st = ade__graph_add_vertex(g, (long)r, kind, &vix[r]))) return st;
     if (op == ADE_OP_INDEP) continue;
+    if (op == ADE_OP_VECTOR_ELEMENTAL) {
+      if ((st = build_elemental(v, i, p))) return st;
+      continue;
+    }
     double d[ADE__MAX_ARITY] = {0};
     ade__op_partials(op, ade__view_argv(v, i), v->val[i], d, NULL);
     for (int k = 0; k < ade__optab[op].arity; k++) {
@@ -153,7 +191,7 @@ static int chunk_build(const ade__view *v, passes *p) {
 
 static int pass_build(ade_tape *t, ade_cgraph *g, uint8_t *fl, uint8_t *ns, size_t *vix,
                       size_t *dropped) {
-  passes p = {.fl = fl, .ns = ns, .vix = vix, .g = g};
+  passes p = {.fl = fl, .ns = ns, .vix = vix, .g = g, .t = t};
   int st = each_chunk(t, 0, chunk_build, &p);
   *dropped += p.dropped;
   return st;
@@ -164,6 +202,7 @@ static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
   if (!gp) return ade__fail(ADE_EINVAL, "ade_cgraph_from_tape: NULL result pointer");
   *gp = NULL;
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   if (!t->meta.nindep || !t->meta.ndep)
     return ade__fail(ADE_EINVAL, "the tape has %zu independents and %zu dependents; a c-graph needs both",

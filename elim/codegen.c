@@ -514,6 +514,7 @@ static int codegen(const ade_elim_plan *p, ade_tape *t, const char *fname, FILE 
   if (!p || !f) return ade__fail(ADE_EINVAL, "ade_plan_codegen: NULL argument");
   if (!valid_name(fname)) return ade__fail(ADE_EINVAL, "ade_plan_codegen: '%s' is not a C identifier", fname ? fname : "(null)");
   int st = ade__tape_usable(t);
+  if (!st) st = ade__tape_scalar(t, "ade_plan_codegen");
   if (st) return st;
   ade__plan_info(p, &g.P);
   if (!g.P.prog || g.P.method == ADE_ELIM_CPR_FORWARD || g.P.method == ADE_ELIM_CPR_REVERSE)

@@ -222,6 +222,7 @@ int ade_jacobian_cpr_values(ade_tape *t, int mode, const double *x, const size_t
   if (!t || !P || !color || (mode != ADE_FORWARD && mode != ADE_REVERSE))
     return ade__fail(ADE_EINVAL, "ade_jacobian_cpr_values: NULL argument or bad mode");
   int st = ade__tape_usable(t), warn = ADE_OK;
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   size_t n = ade_tape_num_indep(t), m = ade_tape_num_dep(t), ns = mode == ADE_FORWARD ? n : m;
   size_t no = mode == ADE_FORWARD ? m : n, b = ade__strip_width(t, mode, x, ADE__MIN((size_t)ADE__CPR_STRIP, ncolors));

@@ -315,6 +315,7 @@ static void run_program(const ade_elim_plan *p, double *v) {
 static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_sparse *J) {
   if (!p || !J) return ade__fail(ADE_EINVAL, "ade_elim_plan_jacobian: NULL argument");
   int st = ade__tape_usable(t), warn = ADE_OK;
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   if (t->meta.records != p->records || t->meta.nchunks != p->nchunks)
     return ade__fail(ADE_EINVAL, "the plan was compiled for a tape of %llu records in %zu chunks, not %llu in %zu",

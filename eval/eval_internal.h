@@ -114,8 +114,55 @@ void ade__point_apply(ade_tape *t, ade__view *v, int store);
 /* Whether sweeps at x should use the point mechanism: x given and one
  * double per record beyond the memory limit. */
 static inline int ade__point_wanted(const ade_tape *t, const double *x) {
-  return x && (size_t)t->meta.records + 1 > t->memlimit / sizeof(double);
+  /* not with elementals: their calls need every input's value at x */
+  return x && (size_t)t->meta.records + 1 > t->memlimit / sizeof(double) && !ade__tape_has_elementals(t);
 }
+
+/* Vector elemental calls (elemental.c), through the registered callbacks;
+ * ADE_ENOTFOUND naming an elemental this process has not registered, or a
+ * failing callback's status. ade__elem_primal: V[outputs] = f(inputs at
+ * V) of call bi of view v. ade__elem_jacobian: *J (m x n row-major, in t's
+ * elemental workspace, valid until the next call) = f' at the inputs' values
+ * V (NULL: the view's), by the explicit Jacobian callback if registered,
+ * else by n tangents or m adjoints, whichever the registered costs make
+ * cheaper. */
+/* ADE_OK if t has no elemental calls, else ADE_EUNSUPPORTED: what (a
+ * Hessian, generated code) needs second derivatives or the source of every
+ * operation, and the message names the first elemental. */
+int ade__tape_scalar(ade_tape *t, const char *what);
+/* Every elemental t calls registered with the sizes of its calls:
+ * ADE_ENOTFOUND naming the first that is not, ADE_EINVAL if sizes differ
+ * (every path that runs callbacks checks first, so all fail alike). */
+int ade__elem_ready(ade_tape *t);
+/* Every call of view v resolved (before allocating for their Jacobians). */
+int ade__elem_check(const ade_tape *t, const ade__view *v);
+int ade__elem_primal(ade_tape *t, const ade__view *v, uint32_t bi, double *V);
+/* T (p per variable, by id) of call bi's outputs from its inputs' at V
+ * (NULL: the view's values): p tangent calls or its Jacobian, whichever is
+ * cheaper. */
+int ade__elem_tangents(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, size_t p, double *T);
+/* A[inputs] += A[outputs]^T f' by one adjoint call (dense adjoints by id;
+ * nothing if the outputs' adjoints are 0). */
+int ade__elem_adjoint1(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, double *A);
+int ade__elem_jacobian(ade_tape *t, const ade__view *v, uint32_t bi, const double *V, const double **J);
+
+/* A tape's elemental calls, for builders of mission DAGs (elim/mission):
+ * per call, in record order, its outputs out .. out + m - 1 (ids), its n
+ * input ids (0 = a constant), its name (NULL: lost on a recovered tape)
+ * and, if registered in this process, the elemental and its costs per
+ * tangent and adjoint direction (else def NULL, costs 0). */
+typedef struct ade__elemrec {
+  uint64_t out;
+  size_t n, m;
+  const uint64_t *in;
+  const char *name;
+  const struct ade_elemental *def;
+  uint64_t tangent_cost, adjoint_cost;
+  uint64_t *ids;       /* [0] only: the storage of every in */
+} ade__elemrec;
+/* *r (free with ade__elemrecs_free) holds t's *n calls. */
+int ade__tape_elementals(ade_tape *t, ade__elemrec **r, size_t *n);
+void ade__elemrecs_free(ade__elemrec *r);
 
 /* Directions per vector sweep for strips of at most want: in forward mode
  * (mode ADE_FORWARD) as many as fit the tape's memory limit with one

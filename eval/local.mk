@@ -5,4 +5,5 @@ libadelim_core_la_SOURCES += \
 	%D%/livemap.c \
 	%D%/linear.c \
 	%D%/point.c \
-	%D%/resident.c
+	%D%/resident.c \
+	%D%/elemental.c

@@ -151,6 +151,7 @@ const ade__res *ade__res_get(ade_tape *t) {
   ade__res *r = atomic_load_explicit(&o->resident, memory_order_acquire), *none = NULL;
   if (r && r != RES_SEEN) return r->bytes <= t->memlimit ? r : NULL;
   if (t->state != ADE__FINISHED || !t->meta.complete || res_bound(t) > t->memlimit) return NULL;
+  if (ade__tape_has_elementals(t)) return NULL; /* their calls run through the chunks' views */
   if (!r) {
     atomic_compare_exchange_strong(&o->resident, &none, RES_SEEN);
     return NULL;

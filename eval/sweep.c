@@ -41,13 +41,20 @@ static int finish(const sweep *s, int st) {
 /* One chunk of a tangent sweep at a new point in one pass: each record's
  * value into V, then its partials, applied at once to the p tangents T (the
  * same operations, in the same order, as replaying the chunk, linearizing
- * it at V and sweeping the linearization). */
-static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, double *T) {
+ * it at V and sweeping the linearization). An elemental call: its primal,
+ * then its tangents through its callbacks (eval/elemental.c). */
+static int tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, double *T) {
   const ade__view *v = &s->t->view;
   for (uint32_t i = 0; i < v->n; i++) {
     const unsigned op = v->op[i];
-    const int arity = ade__optab[op].arity;
     const uint64_t *arg = ade__view_arg(v, i), rid = v->first + i + 1;
+    if (op == ADE_OP_VECTOR_ELEMENTAL) { /* the call, at its first output */
+      int st = arg[1] ? ADE_OK : ade__elem_primal(s->t, v, (uint32_t)arg[0], s->V);
+      if (!st && !arg[1]) st = ade__elem_tangents(s->t, v, (uint32_t)arg[0], s->V, p, T);
+      if (st) return st;
+      continue;
+    }
+    const int arity = ade__optab[op].arity;
     double *Tr = T + rid * p, a[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
     if (op == ADE_OP_INDEP) {
       for (size_t l = 0; l < p; l++) Tr[l] = Xd[*ix * p + l];
@@ -73,6 +80,7 @@ static void tangent_chunk(sweep *s, size_t p, const double *Xd, size_t *ix, doub
       for (size_t l = 0; arg[j] && l < p; l++) Tr[l] += dk * Ta[l];
     }
   }
+  return ADE_OK;
 }
 
 /* forward() over the resident form: the same values, tangents and flips. */
@@ -90,6 +98,33 @@ static void forward_res(sweep *s, size_t p, const double *Xd, double *y, double 
   s->flips += fl.n;
 }
 
+/* A chunk's values at a new point on a tape with elemental calls: each
+ * call's outputs from its primal callback. */
+static int replay_elem(sweep *s, size_t *ix) {
+  const ade__view *v = &s->t->view;
+  double a[ADE__MAX_ARITY];
+  for (uint32_t i = 0; i < v->n; i++) {
+    const uint64_t *arg = ade__view_arg(v, i);
+    if (v->op[i] != ADE_OP_VECTOR_ELEMENTAL) replay_record(s, i, ix, a);
+    else if (arg[1] == 0) {
+      int st = ade__elem_primal(s->t, v, (uint32_t)arg[0], s->V);
+      if (st) return st;
+    }
+  }
+  return ADE_OK;
+}
+
+/* The dependents of the loaded view at V: values into y, tangents into Yd. */
+static void view_deps(sweep *s, size_t p, double *y, double *Yd, const double *T, size_t *iy) {
+  const ade__view *v = &s->t->view;
+  for (uint32_t i = 0; i < v->n; i++) {
+    if (v->op[i] != ADE_OP_DEP) continue;
+    if (y) y[*iy] = s->V[v->first + i + 1];
+    for (size_t l = 0; Yd && l < p; l++) Yd[*iy * p + l] = T[(v->first + i + 1) * p + l];
+    ++*iy;
+  }
+}
+
 /* Forward over all chunks: values at x (if given) and p tangents T; p = 0
  * replays the values only (x must be given). */
 static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, double *T) {
@@ -98,22 +133,20 @@ static int forward(sweep *s, size_t p, const double *Xd, double *y, double *Yd, 
     forward_res(s, p, Xd, y, Yd, T);
     return ADE_OK;
   }
+  const int elem = ade__tape_has_elementals(t);
   size_t ix = 0, iy = 0, jx = 0;
   for (size_t l = 0; l < p; l++) T[l] = 0.0;
   for (size_t c = 0; c < t->meta.nchunks; c++) {
-    const ade__lin *L;
+    const ade__lin *L = NULL;
     int st = s->V ? ade__view_load_lean(t, c) : ade__lin_get(t, c, &L);
     if (st) return st;
     if (s->V) { /* at x: values (and tangents) chunk by chunk */
       double a[ADE__MAX_ARITY];
-      if (p) tangent_chunk(s, p, Xd, &ix, T);
-      for (uint32_t i = 0; !p && i < t->view.n; i++) replay_record(s, i, &ix, a);
-      for (uint32_t i = 0; i < t->view.n; i++) {
-        if (t->view.op[i] != ADE_OP_DEP) continue;
-        if (y) y[iy] = s->V[t->view.first + i + 1];
-        for (size_t l = 0; Yd && l < p; l++) Yd[iy * p + l] = T[(t->view.first + i + 1) * p + l];
-        iy++;
-      }
+      if (p) st = tangent_chunk(s, p, Xd, &ix, T);
+      else if (elem) st = replay_elem(s, &ix);
+      for (uint32_t i = 0; !p && !elem && i < t->view.n; i++) replay_record(s, i, &ix, a);
+      if (st) return st;
+      view_deps(s, p, y, Yd, T, &iy);
       continue;
     }
     for (uint32_t i = 0; i < L->n; i++) {
@@ -174,13 +207,20 @@ static void reverse_chunk_scalar(const ade__lin *L, double *A, double *Xb, size_
 
 /* The same from the loaded view, linearizing record by record at V (NULL:
  * the view's values) only where the adjoint is nonzero: the partials, and
- * their use, are those of reverse_chunk_scalar on the linearized chunk. */
-static void reverse_view_scalar(const ade__view *v, const double *V, double *A, double *Xb,
-                                size_t *ix, double *y, size_t *iy) {
+ * their use, are those of reverse_chunk_scalar on the linearized chunk.
+ * An elemental call: one adjoint call at its first output, when the
+ * adjoints of all its outputs are complete. */
+static int reverse_view_scalar(ade_tape *t, const ade__view *v, const double *V, double *A, double *Xb,
+                               size_t *ix, double *y, size_t *iy) {
   for (uint32_t i = v->n; i-- > 0;) {
     const uint64_t rid = v->first + i + 1, *arg = ade__view_arg(v, i);
     const double a = A[rid], r = V ? V[rid] : v->val[i];
     const unsigned op = v->op[i];
+    if (op == ADE_OP_VECTOR_ELEMENTAL) {
+      int st = arg[1] ? ADE_OK : ade__elem_adjoint1(t, v, (uint32_t)arg[0], V, A);
+      if (st) return st;
+      continue;
+    }
     const int arity = ade__optab[op].arity;
     double o[ADE__MAX_ARITY], d[ADE__MAX_ARITY];
     if (op == ADE_OP_DEP && y) y[--*iy] = r;
@@ -194,6 +234,7 @@ static void reverse_view_scalar(const ade__view *v, const double *V, double *A, 
     for (int j = 0; j < arity; j++)
       if (arg[j]) A[arg[j]] += d[j] * a;
   }
+  return ADE_OK;
 }
 
 /* Reverse over all chunks: q adjoints, seeded at the dependents with Yb.
@@ -222,9 +263,9 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
     const ade__lin *L = NULL;
     if (q == 1 && A->dense) { /* linearized only if kept, else straight from the view */
       int st = s->V ? ade__view_load_lean(t, c) : ade__lin_peek(t, c, &L);
+      if (!st && L) reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
+      else if (!st) st = reverse_view_scalar(t, &t->view, s->V, A->dense, Xb, &ix, y, &iy);
       if (st) return st;
-      if (L) reverse_chunk_scalar(L, A->dense, Xb, &ix, y, &iy);
-      else reverse_view_scalar(&t->view, s->V, A->dense, Xb, &ix, y, &iy);
       continue;
     }
     int st = ade__lin_at(t, c, s->V, &L);
@@ -264,6 +305,7 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
 static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, double **W,
                  adjstore *A) {
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   size_t nv = (size_t)t->meta.records + 1;
   if (t->meta.records >= SIZE_MAX / 16 || (nvec && nv > SIZE_MAX / 8 / nvec - 1))
@@ -377,6 +419,7 @@ int ade_adjoint(ade_tape *t, const double *x, const double *yb, double *xb) {
 static int gradient(ade_tape *t, const double *x, double *f, double *g) {
   const double one = 1.0;
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (!st && t->meta.ndep != 1)
     st = ade__fail(ADE_EINVAL, "ade_gradient: the tape has %zu dependents, not 1", t->meta.ndep);
   if (!st && !g) st = ade__fail(ADE_EINVAL, "ade_gradient: g is NULL");
@@ -418,6 +461,7 @@ size_t ade__strip_width(const ade_tape *t, int mode, const double *x, size_t wan
 
 int ade_jacobian_dense(ade_tape *t, int mode, const double *x, double *J) {
   int st = ade__tape_usable(t);
+  if (!st) st = ade__elem_ready(t);
   if (st) return st;
   if (!J || (mode != ADE_FORWARD && mode != ADE_REVERSE))
     return ade__fail(ADE_EINVAL, "ade_jacobian_dense: bad mode or NULL J");

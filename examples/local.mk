@@ -42,6 +42,19 @@ TESTS += $(EXAMPLE_TESTS)
 EXTRA_DIST += $(EXAMPLE_TESTS) $(EXAMPLE_OUTS) %D%/run-example.sh
 CLEANFILES += %D%/*.adt %D%/*.stdout %D%/*.want %D%/*.got
 
+# Ipopt (configure --with-ipopt, default when present): a nonlinear program
+# with adelim's gradient, constraint Jacobian and Lagrangian Hessian,
+# against Ipopt's L-BFGS. The test checks outcomes, not a .out file (its
+# output has timings).
+if HAVE_IPOPT
+noinst_PROGRAMS += %D%/ipopt_lv
+%C%_ipopt_lv_SOURCES = %D%/ipopt_lv.c %D%/ipopt_lv.h
+%C%_ipopt_lv_CPPFLAGS = $(EXAMPLE_CPPFLAGS) $(IPOPT_CFLAGS)
+%C%_ipopt_lv_LDADD = $(EXAMPLE_LDADD) $(IPOPT_LIBS)
+TESTS += %D%/ipopt_lv.test
+endif
+EXTRA_DIST += %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/ipopt_lv.test
+
 # The expected outputs are sources. Without a rule of their own, make's
 # built-in rule `%.out: %' would "remake" examples/pde.out by copying the
 # program examples/pde over it (make dist does ask for it).

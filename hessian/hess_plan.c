@@ -92,6 +92,7 @@ static int plan_create(ade_hess_plan **pp, ade_tape *t, int method, ade_hess_rep
   *pp = NULL;
   if (!ade_hess_method_name(method)) return ade__fail(ADE_EINVAL, "ade_hess_plan_create: unknown method %d", method);
   int st = ade__tape_usable(t);
+  if (!st) st = ade__tape_scalar(t, "ade_hess_plan_create");
   if (st) return st;
   ade_hess_plan *p = ade__calloc(1, sizeof *p);
   if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a Hessian plan");

@@ -164,6 +164,7 @@ void ade__hlog_sort(ade__hlog *g) {
 
 int ade__hess_check(ade_tape *t, int method, const ade_hess_options *o, ade_sparse **H) {
   int st = ade__tape_usable(t);
+  if (!st) st = ade__tape_scalar(t, "ade_hessian");
   if (st) return st;
   if (!H) return ade__fail(ADE_EINVAL, "ade_hessian: H is NULL");
   if (!ade_hess_method_name(method)) return ade__fail(ADE_EINVAL, "ade_hessian: unknown method %d", method);

@@ -345,6 +345,72 @@ ADE_API void ade_region_begin(const char *name);
 /*! ade_region_end: close the innermost open region. */
 ADE_API void ade_region_end(void);
 
+/* ------------------------------------------------------ vector elementals */
+
+/* A vector elemental is a user function y = f(x), R^n -> R^m, recorded as
+ * one call (opcode 255) whose derivatives come from callbacks registered
+ * once per process under a unique name; a tape names its elementals, so a
+ * tape loaded elsewhere needs the same names registered before any sweep
+ * (ADE_ENOTFOUND naming the missing one otherwise). Every callback returns
+ * 0 on success; any other value fails the sweep that called it with that
+ * status if it is a negative ADE_E code, else with ADE_EINVAL, and
+ * ade_errmsg() names the elemental, the callback and the record. x holds n
+ * values, y and yd m, xd and xb n, yb m; J is m x n row-major. */
+typedef int (*ade_elem_primal_fn)(void *ud, const double *x, double *y);
+/* yd = f'(x) xd */
+typedef int (*ade_elem_tangent_fn)(void *ud, const double *x, const double *xd, double *yd);
+/* xb = yb^T f'(x) (overwritten, not accumulated) */
+typedef int (*ade_elem_adjoint_fn)(void *ud, const double *x, const double *yb, double *xb);
+/* J = f'(x) */
+typedef int (*ade_elem_jacobian_fn)(void *ud, const double *x, double *J);
+
+typedef struct ade_elemental_def {
+  const char *name;              /* 1 .. 255 bytes, unique in the process */
+  size_t n, m;                   /* inputs and outputs, 1 .. 65536 each,
+                                  * n * m at most 2^20 (the dense Jacobian) */
+  ade_elem_primal_fn primal;     /* required */
+  ade_elem_tangent_fn tangent;   /* required */
+  ade_elem_adjoint_fn adjoint;   /* required */
+  ade_elem_jacobian_fn jacobian; /* optional (NULL): then n tangents or m
+                                  * adjoints, whichever costs less */
+  void *ud;                      /* passed to every callback */
+  /* Cost of one tangent and one adjoint direction (any unit, e.g. fma or
+   * nanoseconds); 0: measured at registration (nanoseconds per call, the
+   * fastest of a few calls at probe, or at x = 1 if probe is NULL). */
+  uint64_t tangent_cost, adjoint_cost;
+  const double *probe;           /* n values, or NULL */
+} ade_elemental_def;
+
+typedef struct ade_elemental ade_elemental;
+
+/*! ade_elemental_register: register d (copied; ud is kept as given) under
+ * d->name. Registering a name again with the same n and m replaces its
+ * callbacks and costs (no sweep may run on it meanwhile); with other sizes
+ * it is ADE_EINVAL. Thread safe.
+ * @return ADE_OK and *e (may be NULL if not wanted), ADE_EINVAL (NULL or
+ * empty name, sizes out of range, a NULL required callback), ADE_ENOMEM,
+ * or the status of a callback that failed while its cost was measured. */
+ADE_API int ade_elemental_register(const ade_elemental_def *d, ade_elemental **e);
+/*! ade_elemental_unregister: forget name's callbacks; tapes naming it then
+ * fail their sweeps with ADE_ENOTFOUND (their handles stay valid). Thread
+ * safe. @return ADE_OK, ADE_EINVAL, ADE_ENOTFOUND. */
+ADE_API int ade_elemental_unregister(const char *name);
+/*! ade_elemental_find: the registered elemental of that name, or NULL. */
+ADE_API ade_elemental *ade_elemental_find(const char *name);
+/*! ade_elemental_info: name, sizes and costs of e (any pointer may be NULL).
+ * @return ADE_OK, ADE_EINVAL (e NULL), ADE_ENOTFOUND (unregistered). */
+ADE_API int ade_elemental_info(const ade_elemental *e, const char **name, size_t *n, size_t *m,
+                               uint64_t *tangent_cost, uint64_t *adjoint_cost);
+/*! ade_elemental_call: y = f(x) with e's primal. While a tape records on
+ * this thread and some x is active, the call is recorded as one elemental
+ * record and every y is active (its outputs); otherwise the y are passive.
+ * x and y are e's n and m values (they must not overlap).
+ * @return ADE_OK, ADE_EINVAL (NULL argument), ADE_ENOTFOUND (e
+ * unregistered), ADE_ETOOBIG (m above the tape's records per chunk), the
+ * primal's failure; an error while recording also fails the tape (sticky,
+ * as for every recording call) and leaves the y passive. */
+ADE_API int ade_elemental_call(const ade_elemental *e, const ade_double *x, ade_double *y);
+
 /* ------------------------------------------------------ inspecting a tape */
 
 typedef struct ade_stats {

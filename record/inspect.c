@@ -86,6 +86,10 @@ static int tally(const ade__view *v, uint64_t count[256], uint64_t *stored, uint
   for (uint32_t i = 0; i < v->n; i++) {
     unsigned op = v->op[i];
     count[op]++;
+    if (op == ADE_OP_VECTOR_ELEMENTAL) { /* outputs of a call: stored, never comparisons */
+      ++*stored;
+      continue;
+    }
     *stored += (ade__optab[op].flags & ADE__STORE) != 0;
     if (op >= ADE_OP_LT && ade__meta_add_id(cmp, ncmp, cap, v->first + i + 1))
       return ade__fail(ADE_ENOMEM, "out of memory verifying");
@@ -106,21 +110,36 @@ static int check_counts(const ade_tape *t, const uint64_t count[256], uint64_t s
   return ADE_OK;
 }
 
+/* A chunk that ends before the header's size (short of it by s records)
+ * is followed by an elemental call of more than s outputs. */
+static int check_short(const ade_tape *t, const ade__view *v, uint32_t s, size_t chunk) {
+  if (s && (v->op[0] != ADE_OP_VECTOR_ELEMENTAL || !v->nblk || v->blk[0].head || v->blk[0].m <= s))
+    return ade__fail(ADE_EFORMAT, "chunk %zu: %u records short of the header's chunk size, but chunk %zu does "
+                     "not start with an elemental call that would not have fit", chunk - 1,
+                     s, chunk);
+  (void)t;
+  return ADE_OK;
+}
+
 static int verify(ade_tape *t) {
   int st = ade__tape_readable(t);
   ade__view v = {0};
   uint64_t count[256] = {0}, stored = 0, *cmp = NULL;
-  size_t ncmp = 0, cap = 0, d = 0;
+  size_t ncmp = 0, cap = 0, d = 0, nen = 0, encap = 0;
+  ade__ename *en = NULL;
   for (size_t c = 0; !st && c < t->meta.nchunks; c++) {
     v.cmp = cmp;
     v.ncmp = ncmp;
     st = ade__view_decode(t, c, &v);
+    if (!st && c) st = check_short(t, &v, t->hdr.chunk_records - t->meta.chunks[c - 1].records, c);
     if (!st) st = check_diags(t, &v, &d, c);
+    if (!st) st = ade__enames_add(&v, &en, &nen, &encap, c);
     if (!st) st = tally(&v, count, &stored, &cmp, &ncmp, &cap);
   }
   if (!st) st = check_counts(t, count, stored);
   ade__view_free(&v);
   ade__free(cmp);
+  ade__free(en);
   return st;
 }
 

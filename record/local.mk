@@ -8,4 +8,5 @@ libadelim_core_la_SOURCES += \
 	%D%/callsite.c \
 	%D%/reader.c \
 	%D%/inspect.c \
-	%D%/shash.c
+	%D%/shash.c \
+	%D%/elemental.c

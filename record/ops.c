@@ -9,6 +9,7 @@ const ade__opinfo ade__optab[ADE_OP_COUNT] = {
 };
 
 const char *ade_op_name(int opcode) {
+  if (opcode == ADE_OP_VECTOR_ELEMENTAL) return "elemental";
   if (opcode < 0 || opcode >= ADE_OP_COUNT) return NULL;
   return ade__optab[opcode].name;
 }

@@ -149,6 +149,7 @@ typedef struct decoder {
   const unsigned char *val, *val_end, *cst, *cst_end;
   size_t indep, dep; /* next expected positions in the footer's lists */
   size_t used;       /* imports some operand named */
+  uint32_t eleft;    /* outputs of the open elemental call still to come */
 } decoder;
 
 /* Comparisons give an int to the program, dependents a double: neither is
@@ -202,21 +203,85 @@ static int check_role(const ade__meta *m, unsigned op, uint64_t rid, decoder *dc
   return ADE_OK;
 }
 
+static int ref_varint(decoder *dc, uint64_t *x, uint64_t rid, size_t chunk) {
+  if (ade__varint_get(&dc->ref, dc->ref_end, x))
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: bad elemental call in the refs column", chunk,
+                     (unsigned long long)(rid - 1));
+  return ADE_OK;
+}
+
+/* The head of an elemental call (output 0): name, n, m, then n operands. */
+static int decode_call(const ade_tape *t, ade__view *v, decoder *dc, uint32_t i, const imports *im,
+                       size_t chunk) {
+  uint64_t rid = v->first + i + 1, name = 0, n = 0, m = 0;
+  int st = ref_varint(dc, &name, rid, chunk);
+  if (!st) st = ref_varint(dc, &n, rid, chunk);
+  if (!st) st = ref_varint(dc, &m, rid, chunk);
+  if (st) return st;
+  if (n < 1 || m < 1 || n > ADE__ELEM_MAX || m > ADE__ELEM_MAX || n * m > ADE__ELEM_MAXJAC ||
+      m > v->n - i || n > (uint64_t)(dc->ref_end - dc->ref) || (name >= t->meta.nstrings && !t->recovered))
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: elemental call with %llu inputs, %llu outputs (%u records "
+                     "left in the chunk) or name %llu of %zu strings", chunk, (unsigned long long)(rid - 1),
+                     (unsigned long long)n, (unsigned long long)m, v->n - i, (unsigned long long)name,
+                     t->meta.nstrings);
+  if (ade__grow((void **)&v->blk, &v->blkcap, v->nblk + 1, sizeof *v->blk) ||
+      ade__grow((void **)&v->xarg, &v->xcap, v->nx + n, sizeof *v->xarg))
+    return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  size_t xc = v->xcap; /* xargv keeps xarg's capacity */
+  double *xv = ade__realloc(v->xargv, ade__mul_size(xc, sizeof *xv));
+  if (!xv) return ade__fail(ADE_ENOMEM, "out of memory reading chunk %zu", chunk);
+  v->xargv = xv;
+  ade__eblk *b = &v->blk[v->nblk];
+  *b = (ade__eblk){i, (uint32_t)n, (uint32_t)m, t->recovered ? UINT32_MAX : (uint32_t)name, v->nx};
+  for (uint64_t j = 0; j < n && !st; j++) st = decode_operand(v, dc, rid, im, &v->xarg[b->xoff + j], &v->xargv[b->xoff + j], chunk);
+  if (st) return st;
+  v->nx += n;
+  v->nblk++;
+  dc->eleft = (uint32_t)m;
+  return ADE_OK;
+}
+
+/* An elemental output: output k of the open call (k = 0 opens one). */
+static int decode_output(const ade_tape *t, ade__view *v, decoder *dc, uint32_t i, const imports *im,
+                         size_t chunk) {
+  uint64_t rid = v->first + i + 1, k;
+  int st = ref_varint(dc, &k, rid, chunk);
+  if (st) return st;
+  if (!t->meta.opcount[ADE_OP_VECTOR_ELEMENTAL])
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: an elemental record on a tape whose footer counts none",
+                     chunk, (unsigned long long)(rid - 1));
+  if (k == 0 && !dc->eleft) st = decode_call(t, v, dc, i, im, chunk);
+  else if (!dc->eleft || k != v->blk[v->nblk - 1].m - dc->eleft)
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: elemental output %llu out of sequence", chunk,
+                     (unsigned long long)(rid - 1), (unsigned long long)k);
+  if (st) return st;
+  uint64_t *arg = ade__view_arg(v, i);
+  arg[0] = v->nblk - 1;
+  arg[1] = k;
+  arg[2] = 0;
+  dc->eleft--;
+  return ADE_OK;
+}
+
 static int decode_record(const ade_tape *t, ade__view *v, decoder *dc, uint32_t i,
                          const imports *im, size_t chunk) {
   unsigned op = v->op[i];
   uint64_t rid = v->first + i + 1;
-  if (op >= ADE_OP_COUNT)
-    return ade__fail(op == ADE_OP_VECTOR_ELEMENTAL ? ADE_EUNSUPPORTED : ADE_EFORMAT,
-                     "chunk %zu, op %llu: %s opcode %u", chunk, (unsigned long long)(rid - 1),
-                     op == ADE_OP_VECTOR_ELEMENTAL ? "vector elementals are not supported: "
-                                                   : "unknown", op);
-  int st = check_role(&t->meta, op, rid, dc, chunk);
-  const ade__opinfo *info = &ade__optab[op];
-  for (int k = 0; k < info->arity && !st; k++)
-    st = decode_operand(v, dc, rid, im, &ade__view_arg(v, i)[k], &ade__view_argv(v, i)[k], chunk);
+  int elem = op == ADE_OP_VECTOR_ELEMENTAL, st;
+  if (op >= ADE_OP_COUNT && !elem)
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: unknown opcode %u", chunk, (unsigned long long)(rid - 1), op);
+  if (dc->eleft && !elem)
+    return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: an elemental call ends before its %u outputs", chunk,
+                     (unsigned long long)(rid - 1), v->blk[v->nblk - 1].m);
+  if (elem) {
+    st = decode_output(t, v, dc, i, im, chunk);
+  } else {
+    st = check_role(&t->meta, op, rid, dc, chunk);
+    for (int k = 0; k < ade__optab[op].arity && !st; k++)
+      st = decode_operand(v, dc, rid, im, &ade__view_arg(v, i)[k], &ade__view_argv(v, i)[k], chunk);
+  }
   if (st) return st;
-  if (info->flags & ADE__STORE) {
+  if (elem || (ade__optab[op].flags & ADE__STORE)) {
     if (dc->val_end - dc->val < 8)
       return ade__fail(ADE_EFORMAT, "chunk %zu, op %llu: values column exhausted", chunk,
                        (unsigned long long)(rid - 1));
@@ -242,7 +307,7 @@ static int decode(const ade_tape *t, const ade__chunkdata *d, ade__view *v, size
                 d->col[ADE__COL_VALUES], d->col[ADE__COL_VALUES] + d->collen[ADE__COL_VALUES],
                 d->col[ADE__COL_CONSTS], d->col[ADE__COL_CONSTS] + d->collen[ADE__COL_CONSTS],
                 lower_bound(t->meta.indep, t->meta.nindep, v->first + 1),
-                lower_bound(t->meta.dep, t->meta.ndep, v->first + 1), 0};
+                lower_bound(t->meta.dep, t->meta.ndep, v->first + 1), 0, 0};
   if (t->hdr.capture) {
     dc.site = d->col[ADE__COL_SITES];
     dc.site_end = dc.site + d->collen[ADE__COL_SITES];
@@ -252,7 +317,10 @@ static int decode(const ade_tape *t, const ade__chunkdata *d, ade__view *v, size
   memcpy(v->op, d->col[ADE__COL_OPS], v->n);
   for (uint32_t i = 0; v->lean && i < v->n; i++) /* flips need the recorded comparisons */
     v->lean = v->op[i] < ADE_OP_LT || v->op[i] >= ADE_OP_COUNT;
+  v->nblk = v->nx = 0;
   for (uint32_t i = 0; i < v->n && !st; i++) st = decode_record(t, v, &dc, i, &im, chunk);
+  if (!st && dc.eleft)
+    st = ade__fail(ADE_EFORMAT, "chunk %zu: its last elemental call lacks %u outputs", chunk, dc.eleft);
   if (!st && (dc.ref != dc.ref_end || dc.val != dc.val_end || dc.cst != dc.cst_end ||
               dc.site != dc.site_end))
     st = ade__fail(ADE_EFORMAT, "chunk %zu: columns longer than its records need", chunk);
@@ -276,6 +344,9 @@ void ade__view_free(ade__view *v) {
   ade__free(v->site);
   ade__free(v->impkey);
   ade__free(v->impat);
+  ade__free(v->blk);
+  ade__free(v->xarg);
+  ade__free(v->xargv);
   memset(v, 0, sizeof *v);
 }
 

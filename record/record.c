@@ -15,6 +15,8 @@ void ade__writer_free(ade__writer *w) {
   ade__u64map_free(&w->imports);
   ade__u64map_free(&w->sites);
   ade__free(w->rstack);
+  ade__free(w->enames);
+  ade__free(w->estring);
   ade__free(w);
 }
 
@@ -160,6 +162,103 @@ ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, dou
   }
   ade_double res = {r, t->serial | rid};
   return res;
+}
+
+/* ------------------------------------------------- vector elemental calls */
+
+/* The string index of e's name on t, added once per tape. */
+static int elem_string(ade_tape *t, const struct ade_elemental *e, uint32_t *idx) {
+  ade__writer *w = t->w;
+  for (size_t i = 0; i < w->nenames; i++)
+    if (w->enames[i] == e) return *idx = w->estring[i], ADE_OK;
+  size_t c1 = w->enamecap, c2 = w->enamecap;
+  if (ade__grow((void **)&w->enames, &c1, w->nenames + 1, sizeof *w->enames) ||
+      ade__grow((void **)&w->estring, &c2, w->nenames + 1, sizeof *w->estring) ||
+      ade__meta_add_string(&t->meta, e->name, idx))
+    return ADE_ENOMEM;
+  w->enamecap = ADE__MIN(c1, c2);
+  w->enames[w->nenames] = e;
+  w->estring[w->nenames++] = *idx;
+  return ADE_OK;
+}
+
+/* Columns of an elemental call: m records of opcode 255, the first with
+ * its output number 0, name, n, m and n operands in refs, the others with
+ * their output number only; every output's value stored. */
+static int elem_columns(ade_tape *t, const struct ade_elemental *e, uint32_t name, const ade_double *x,
+                        const double *yv, uint64_t rid, uint32_t site) {
+  ade__writer *w = t->w;
+  ade__buf *c = w->col;
+  size_t n = e->n, m = e->m;
+  if (ade__buf_reserve(&c[ADE__COL_OPS], m) || ade__buf_reserve(&c[ADE__COL_REFS], 10 * (n + m + 3)) ||
+      ade__buf_reserve(&c[ADE__COL_VALUES], 8 * m) || ade__buf_reserve(&c[ADE__COL_CONSTS], 8 * n) ||
+      ade__buf_reserve(&c[ADE__COL_SITES], 10 * m))
+    return ADE_ENOMEM;
+  ade__buf *refs = &c[ADE__COL_REFS];
+  for (size_t k = 0; k < m; k++) {
+    c[ADE__COL_OPS].p[c[ADE__COL_OPS].len++] = ADE_OP_VECTOR_ELEMENTAL;
+    refs->len += ade__varint_put(refs->p + refs->len, k);
+    if (k == 0) {
+      refs->len += ade__varint_put(refs->p + refs->len, name);
+      refs->len += ade__varint_put(refs->p + refs->len, n);
+      refs->len += ade__varint_put(refs->p + refs->len, m);
+      for (size_t j = 0; j < n; j++) {
+        uint64_t local = x[j].id & ADE__ID_MASK;
+        refs->len += ade__varint_put(refs->p + refs->len, local ? rid - local : 0);
+        if (!local) {
+          ade__stf64(c[ADE__COL_CONSTS].p + c[ADE__COL_CONSTS].len, x[j].v);
+          c[ADE__COL_CONSTS].len += 8;
+        } else if (local <= w->first && import_add(w, local, x[j].v)) {
+          return ADE_ENOMEM;
+        }
+      }
+    }
+    ade__stf64(c[ADE__COL_VALUES].p + c[ADE__COL_VALUES].len, yv[k]);
+    c[ADE__COL_VALUES].len += 8;
+    if (t->hdr.capture)
+      c[ADE__COL_SITES].len += ade__varint_put(c[ADE__COL_SITES].p + c[ADE__COL_SITES].len, site + 1);
+  }
+  return ADE_OK;
+}
+
+/* Non-finite outputs of finite inputs, flagged like any operation's. */
+static int elem_diags(ade_tape *t, const struct ade_elemental *e, const ade_double *x, const double *yv,
+                      uint64_t rid, uint32_t site) {
+  for (size_t j = 0; j < e->n; j++)
+    if (!isfinite(x[j].v)) return ADE_OK;
+  for (size_t k = 0; k < e->m; k++) {
+    ade__diag_rec d = {rid - 1 + k, ADE_OP_VECTOR_ELEMENTAL, ADE_DIAG_NONFINITE, t->hdr.capture ? site + 1 : 0};
+    if (!isfinite(yv[k]) && ade__meta_add_diag(&t->meta, &d)) return ADE_ENOMEM;
+  }
+  return ADE_OK;
+}
+
+int ade__append_elemental(ade_tape *t, const struct ade_elemental *e, const ade_double *x, const double *yv,
+                          ade_double *y, const void *site) {
+  ade__writer *w = t->w;
+  if (e->m > t->hdr.chunk_records)
+    return ade__fail(ADE_ETOOBIG, "elemental '%s' has %zu outputs; a chunk holds %u records", e->name, e->m,
+                     t->hdr.chunk_records);
+  for (size_t j = 0; j < e->n; j++)
+    if (x[j].id && !check_operand(t, x[j]))
+      return ade__fail(ADE_ESTATE, "elemental '%s': input %zu is from another tape or a finished one", e->name, j);
+  int st = w->n + e->m > t->hdr.chunk_records ? ade__writer_flush(t) : ADE_OK; /* a call stays in one chunk */
+  if (st) return st;
+  uint64_t rid = w->first + w->n + 1;
+  if (rid + e->m - 1 > ADE__ID_MASK) return ade__fail(ADE_ETOOBIG, "tape is full (2^44 records)");
+  uint32_t name = 0, sidx = 0;
+  if (elem_string(t, e, &name) || (t->hdr.capture && ade__site_intern(t, site, &sidx)) ||
+      elem_columns(t, e, name, x, yv, rid, sidx) || elem_diags(t, e, x, yv, rid, sidx))
+    return ade__fail(ADE_ENOMEM, "out of memory recording elemental '%s'", e->name);
+  w->opcount[ADE_OP_VECTOR_ELEMENTAL] += e->m;
+  w->stored += e->m;
+  w->n += (uint32_t)e->m;
+  for (size_t k = 0; k < e->m; k++) y[k] = (ade_double){yv[k], t->serial | (rid + k)};
+  if (w->n == t->hdr.chunk_records && (st = ade__writer_flush(t))) {
+    for (size_t k = 0; k < e->m; k++) y[k] = ade_passive(yv[k]);
+    return st;
+  }
+  return ADE_OK;
 }
 
 /* ------------------------------------------------------ public operations */

@@ -38,6 +38,9 @@ typedef struct ade__writer {
   ade__buf scratch[2];
   int status;          /* sticky error */
   char errmsg[512];
+  const struct ade_elemental **enames; /* elementals named on this tape so far */
+  uint32_t *estring;   /* ... and their names' string indices */
+  size_t nenames, enamecap;
 } ade__writer;
 
 /* A decoded chunk: records [first, first + n) with operands and values. */
@@ -56,7 +59,58 @@ typedef struct ade__view {
   int lean;            /* argv of active operands and val of unstored results unset */
   const uint64_t *cmp; /* ade_tape_verify: the comparison records of earlier */
   size_t ncmp;         /* chunks, ascending, which no import may name */
+  /* Vector elemental calls (opcode 255): a call with m outputs is m
+   * consecutive records; record i of one has arg[0] = its call's index in
+   * blk and arg[1] = its output number k (argv unused). */
+  struct ade__eblk *blk;
+  size_t nblk, blkcap;
+  uint64_t *xarg;      /* the calls' inputs: ids, 0 = constant */
+  double *xargv;       /* their values (as argv: active ones unset when lean) */
+  size_t nx, xcap;
 } ade__view;
+
+/* One elemental call of a decoded chunk: records [head, head + m) of the
+ * view are its outputs, xarg[xoff .. xoff + n) its inputs. */
+typedef struct ade__eblk {
+  uint32_t head, n, m;
+  uint32_t name;       /* string index of its name; UINT32_MAX: lost (recovered tape) */
+  size_t xoff;
+} ade__eblk;
+
+/* Limits of an elemental call (doc/tape-format.md): inputs and outputs
+ * each at most ADE__ELEM_MAX, and n * m at most ADE__ELEM_MAXJAC (the
+ * dense local Jacobian a sweep forms). */
+#define ADE__ELEM_MAX 65536u
+#define ADE__ELEM_MAXJAC ((uint64_t)1 << 20)
+
+/* An elemental a tape calls: its name's string index and its sizes. */
+typedef struct ade__ename {
+  uint32_t name, n, m;
+} ade__ename;
+/* Add view v's calls to the list (*l, *n, *cap) of distinct names;
+ * ADE_EFORMAT if a name is called with other sizes than before. */
+int ade__enames_add(const ade__view *v, ade__ename **l, size_t *n, size_t *cap, size_t chunk);
+/* t's list (t->enames), read once from its chunks. */
+int ade__tape_enames(ade_tape *t);
+
+/* Registered vector elementals (elemental.c): never freed, so a handle
+ * stays valid after unregistering (live = 0). */
+struct ade_elemental {
+  char name[256];
+  size_t n, m;
+  _Atomic int live;
+  ade_elemental_def def; /* def.name points to name */
+  uint64_t tcost, acost;
+};
+/* The live elemental registered under name, or NULL. */
+const struct ade_elemental *ade__elem_lookup(const char *name);
+/* Record a call of e at x (values xv) with outputs yv into y (outputs active). */
+int ade__append_elemental(ade_tape *t, const struct ade_elemental *e, const ade_double *x, const double *yv,
+                          ade_double *y, const void *site);
+/* Whether t may hold elemental records (the footer counts some): every
+ * consumer without elemental support refuses such a tape
+ * (ade__tape_scalar in eval/). */
+static inline int ade__tape_has_elementals(const ade_tape *t);
 
 /* Record i's operand slots in the arg and argv columns: the one place that
  * states their layout. */
@@ -65,6 +119,19 @@ static inline uint64_t *ade__view_arg(const ade__view *v, uint32_t i) {
 }
 static inline double *ade__view_argv(const ade__view *v, uint32_t i) {
   return v->argv + (size_t)ADE__MAX_ARITY * i;
+}
+
+/* Record i's active-or-constant operands: its arity slots, or an elemental
+ * output's call inputs; 0 for independents and passive records. */
+static inline int ade__view_args(const ade__view *v, uint32_t i, const uint64_t **a) {
+  unsigned op = v->op[i];
+  if (op == ADE_OP_VECTOR_ELEMENTAL) {
+    const ade__eblk *b = &v->blk[ade__view_arg(v, i)[0]];
+    *a = v->xarg + b->xoff;
+    return (int)b->n;
+  }
+  *a = ade__view_arg(v, i);
+  return op == ADE_OP_INDEP || (ade__optab[op].flags & ADE__PASSIVE) ? 0 : ade__optab[op].arity;
 }
 
 /* Record i's operands in a: from V (the values at a new point; NULL: the
@@ -164,7 +231,16 @@ struct ade_tape {
    * up to ADE__SPARES idle clones are kept for the next call. */
   ade_tape *owner;     /* a clone: the tape it was copied from; NULL: not a clone */
   _Atomic(ade_tape *) spare[ADE__SPARES];
+  double *ework;       /* elemental calls' workspace (eval/elemental.c) */
+  size_t eworkcap;
+  struct ade__ename *enames; /* the elementals the tape calls, once read */
+  size_t nenames, enamecap;
+  int enames_set;
 };
+
+static inline int ade__tape_has_elementals(const ade_tape *t) {
+  return t->meta.opcount[ADE_OP_VECTOR_ELEMENTAL] != 0;
+}
 
 /* Recording. */
 ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,

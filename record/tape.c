@@ -55,6 +55,8 @@ static void workspace_free(ade_tape *t) {
   ade__buf_free(&t->scratch);
   ade__view_free(&t->scratch_view);
   ade__free(t->work);
+  ade__free(t->ework);
+  ade__free(t->enames);
 }
 
 void ade_tape_free(ade_tape *t) {
@@ -95,6 +97,11 @@ static ade_tape *clone_new(const ade_tape *t) {
   memset(&c->linscratch, 0, sizeof c->linscratch);
   c->work = NULL;
   c->workcap = 0;
+  c->ework = NULL;
+  c->eworkcap = 0;
+  c->enames = NULL;
+  c->nenames = c->enamecap = 0;
+  c->enames_set = 0;
   memset(&c->pt, 0, sizeof c->pt);
   c->view_apply = NULL;
   atomic_init(&c->resident, NULL); /* the owner's is shared, not copied */
@@ -257,12 +264,15 @@ int ade__tape_readable(const ade_tape *t) {
   return ADE_OK;
 }
 
-/* The recorder fills every chunk but the last to the header's size. */
+/* The recorder fills every chunk but the last to the header's size, but
+ * for one that ends early because the next elemental call does not fit
+ * (ade_tape_verify checks that it is so). */
 static int check_chunk_sizes(const ade_tape *t) {
   const ade__meta *m = &t->meta;
+  const int elem = ade__tape_has_elementals(t);
   for (size_t c = 0; c < m->nchunks; c++)
     if (m->chunks[c].records > t->hdr.chunk_records ||
-        (c + 1 < m->nchunks && m->chunks[c].records != t->hdr.chunk_records))
+        (c + 1 < m->nchunks && m->chunks[c].records != t->hdr.chunk_records && !elem))
       return ade__fail(ADE_EFORMAT, "chunk %zu: %u records, the header's chunk size is %u", c,
                        m->chunks[c].records, t->hdr.chunk_records);
   return ADE_OK;

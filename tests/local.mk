@@ -49,6 +49,14 @@ check_PROGRAMS += %D%/check_plancache
 %C%_check_plancache_LDFLAGS = -pthread
 TESTS += %D%/check_plancache
 
+check_PROGRAMS += %D%/check_elemental
+%C%_check_elemental_SOURCES = %D%/check_elemental.c %D%/randprog.h
+%C%_check_elemental_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_elemental_CFLAGS = $(TEST_CFLAGS) -pthread
+%C%_check_elemental_LDADD = $(TEST_LDADD)
+%C%_check_elemental_LDFLAGS = -pthread
+TESTS += %D%/check_elemental
+
 include tests/fuzz/local.mk
 
 # Build an example against the installed library through pkg-config.

@@ -1,4 +1,5 @@
 /* fuzz_tape.c: libFuzzer harness for tapes: open, inspect, verify, and drive every entry point that reads a tape. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,8 +309,61 @@ static void differentiate(ade_tape *t, size_t n, size_t m) {
   }
 }
 
+/* fuzz.rot: y = x0 (cos x1, sin x1); fuzz.sum3: y = x0 + 2 x1 - x2 x2. */
+static int rot_f(void *ud, const double *x, double *y) {
+  (void)ud;
+  y[0] = x[0] * cos(x[1]);
+  y[1] = x[0] * sin(x[1]);
+  return 0;
+}
+static int rot_t(void *ud, const double *x, const double *xd, double *yd) {
+  (void)ud;
+  yd[0] = cos(x[1]) * xd[0] - x[0] * sin(x[1]) * xd[1];
+  yd[1] = sin(x[1]) * xd[0] + x[0] * cos(x[1]) * xd[1];
+  return 0;
+}
+static int rot_a(void *ud, const double *x, const double *yb, double *xb) {
+  (void)ud;
+  xb[0] = cos(x[1]) * yb[0] + sin(x[1]) * yb[1];
+  xb[1] = -x[0] * sin(x[1]) * yb[0] + x[0] * cos(x[1]) * yb[1];
+  return 0;
+}
+static int sum_f(void *ud, const double *x, double *y) {
+  (void)ud;
+  y[0] = x[0] + 2 * x[1] - x[2] * x[2];
+  return 0;
+}
+static int sum_t(void *ud, const double *x, const double *xd, double *yd) {
+  (void)ud;
+  yd[0] = xd[0] + 2 * xd[1] - 2 * x[2] * xd[2];
+  return 0;
+}
+static int sum_a(void *ud, const double *x, const double *yb, double *xb) {
+  (void)ud;
+  xb[0] = yb[0];
+  xb[1] = 2 * yb[0];
+  xb[2] = -2 * x[2] * yb[0];
+  return 0;
+}
+static int sum_j(void *ud, const double *x, double *J) {
+  (void)ud;
+  J[0] = 1;
+  J[1] = 2;
+  J[2] = -2 * x[2];
+  return 0;
+}
+
+void fuzz_register_elementals(void) {
+  static int done;
+  if (done++) return;
+  ade_elemental_def rot = {"fuzz.rot", 2, 2, rot_f, rot_t, rot_a, NULL, NULL, 8, 8, NULL};
+  ade_elemental_def sum = {"fuzz.sum3", 3, 1, sum_f, sum_t, sum_a, sum_j, NULL, 3, 3, NULL};
+  if (ade_elemental_register(&rot, NULL) || ade_elemental_register(&sum, NULL)) FAIL("registering elementals");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ade_tape *t = NULL;
+  fuzz_register_elementals();
   ade_set_allocator(hook, NULL);
   live = live_bytes = 0;
   if (ade_tape_from_bytes(&t, data, size) != ADE_OK) {

@@ -29,4 +29,9 @@ extern const char *const fuzz_entry_name[FUZZ_NENTRIES];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The vector elementals the harness registers (once, on its first input):
+ * "fuzz.rot" (2 -> 2) and "fuzz.sum3" (3 -> 1, with a Jacobian), so
+ * tapes that call them reach every sweep through their callbacks. */
+void fuzz_register_elementals(void);
+
 #endif

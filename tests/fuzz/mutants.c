@@ -65,6 +65,37 @@ static void record_programs(uint64_t seed) {
   }
 }
 
+/* Programs with vector elemental calls (the harness's fuzz.rot and
+ * fuzz.sum3): constant and repeated inputs, chunks that end early before a
+ * call that does not fit. */
+static void record_elementals(uint64_t seed) {
+  static const uint32_t chunks[] = {2, 3, 5, 64};
+  const ade_elemental *rot = ade_elemental_find("fuzz.rot"), *sum = ade_elemental_find("fuzz.sum3");
+  for (int k = 0; k < 8; k++) {
+    ade_tape_options o;
+    ade_tape_options_init(&o);
+    o.chunk_ops = chunks[k % 4];
+    o.level = k % 3;
+    o.capture = k % 5 == 0;
+    ade_tape *t = NULL;
+    const void *b;
+    size_t n;
+    if (ade_tape_create(&t, &o) == ADE_OK && ade_trace_on(t) == ADE_OK) {
+      ade_double x[3], a[2], c[1], d[2];
+      for (int i = 0; i < 3; i++) x[i] = ade_indep(0.3 + 0.41 * i + 0.01 * (double)(seed % 7));
+      ade_elemental_call(rot, x, a);
+      ade_double s_in[3] = {a[0], k % 2 ? ade_passive(0.5) : a[1], k % 3 ? x[2] : a[0]};
+      ade_elemental_call(sum, s_in, c);
+      ade_double r_in[2] = {ade_mul(c[0], x[0]), k % 2 ? x[1] : c[0]};
+      ade_elemental_call(rot, r_in, d);
+      ade_dep(ade_add(d[0], a[1]));
+      if (k % 2) ade_dep(d[1]);
+      if (ade_trace_off() == ADE_OK && ade_tape_bytes(t, &b, &n) == ADE_OK) add_base(b, n);
+    }
+    ade_tape_free(t);
+  }
+}
+
 static void read_seeds(const char *dir) {
   DIR *d = opendir(dir);
   struct dirent *e;
@@ -207,7 +238,9 @@ static uint64_t env_u64(const char *name, uint64_t dflt) {
 int main(int argc, char **argv) {
   uint64_t seed = env_u64("ADE_MUTANT_SEED", 1), count = env_u64("ADE_MUTANTS", 1000);
   const char *last = getenv("ADE_MUTANT_LAST") ? getenv("ADE_MUTANT_LAST") : "mutant.last";
+  fuzz_register_elementals();
   record_programs(seed);
+  record_elementals(seed);
   if (argc > 1) read_seeds(argv[1]);
   record_programs(seed + 1000); /* a base with 64+ chunks for the bombs */
   if (!nbases) return 1;

@@ -38,6 +38,11 @@ typedef struct mrec {
   double cst[ADE__MAX_ARITY];   /* the constants */
   double val;                   /* the value (written if stored, or imported) */
   uint32_t site;
+  /* An elemental output (opcode 255): its output number ek; output 0 also
+   * its call's name (string index), en inputs (at eoff in the model's
+   * pool) and em outputs. */
+  uint32_t ek, ename, en, em;
+  size_t eoff;
 } mrec;
 
 typedef struct model {
@@ -55,6 +60,9 @@ typedef struct model {
   uint32_t claim;        /* mt_claim_records: records every chunk claims */
   int pad;               /* ... with chunks padded to back it */
   const char *what;
+  uint64_t *eid;         /* elemental calls' inputs: ids, 0 = constant */
+  double *ecst;          /* ... and the constants */
+  size_t ne, ecap;
 } model;
 
 static uint64_t rnd(uint64_t *s, uint64_t n) {
@@ -72,10 +80,47 @@ static double weird(uint64_t *s) {
   return k < sizeof v / sizeof *v ? v[k] : (double)(int64_t)rnd(s, 2001) / 64.0 - 15.0;
 }
 
+static int arity(unsigned op) { return op < ADE_OP_COUNT ? ade__optab[op].arity : 0; }
+/* Elemental outputs store their values. */
+static int stores(unsigned op) {
+  return op == ADE_OP_VECTOR_ELEMENTAL || (op < ADE_OP_COUNT && (ade__optab[op].flags & ADE__STORE));
+}
+
 static void model_free(model *m) {
+  free(m->eid);
+  free(m->ecst);
   ade__meta_free(&m->meta);
   free(m->r);
   free(m->chunk);
+}
+
+/* Room for k more inputs in the pool; their offset. */
+static size_t pool_add(model *m, size_t k) {
+  if (m->ne + k > m->ecap) {
+    size_t cap = 2 * (m->ne + k) + 16;
+    uint64_t *id = realloc(m->eid, cap * sizeof *id);
+    if (id) m->eid = id;
+    double *c = realloc(m->ecst, cap * sizeof *c);
+    if (c) m->ecst = c;
+    if (!id || !c) return SIZE_MAX;
+    m->ecap = cap;
+  }
+  m->ne += k;
+  return m->ne - k;
+}
+
+/* Output k of an elemental call of view v into r (output 0: the call too). */
+static int decode_elemental(model *m, const ade__view *v, uint32_t i, mrec *r) {
+  const ade__eblk *b = &v->blk[v->arg[3 * i]];
+  r->ek = (uint32_t)v->arg[3 * i + 1];
+  if (r->ek) return 0;
+  r->ename = b->name == UINT32_MAX ? 0 : b->name;
+  r->en = b->n;
+  r->em = b->m;
+  if ((r->eoff = pool_add(m, b->n)) == SIZE_MAX) return ADE_ENOMEM;
+  memcpy(m->eid + r->eoff, v->xarg + b->xoff, b->n * sizeof *m->eid);
+  memcpy(m->ecst + r->eoff, v->xargv + b->xoff, b->n * sizeof *m->ecst);
+  return 0;
 }
 
 static int model_decode(model *m, const unsigned char *p, size_t n) {
@@ -94,7 +139,8 @@ static int model_decode(model *m, const unsigned char *p, size_t n) {
     for (uint32_t i = 0; i < v.n; i++) {
       mrec *r = &m->r[v.first + i];
       r->op = v.op[i];
-      for (int k = 0; k < ade__optab[r->op].arity; k++) {
+      if (r->op == ADE_OP_VECTOR_ELEMENTAL && !st) st = decode_elemental(m, &v, i, r);
+      for (int k = 0; k < arity(r->op); k++) {
         r->arg[k] = v.arg[3 * i + k];
         r->cst[k] = v.argv[3 * i + k];
       }
@@ -114,8 +160,6 @@ static int model_decode(model *m, const unsigned char *p, size_t n) {
 
 /* ------------------------------------------------------------- encoding */
 
-static int arity(unsigned op) { return op < ADE_OP_COUNT ? ade__optab[op].arity : 0; }
-static int stores(unsigned op) { return op < ADE_OP_COUNT && (ade__optab[op].flags & ADE__STORE); }
 
 static int put_f64(ade__buf *b, double x) {
   unsigned char d[8];
@@ -129,13 +173,21 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* The imports column of records [first, first + cnt): every operand id <= first. */
+static int is_call(const mrec *r) { return r->op == ADE_OP_VECTOR_ELEMENTAL && r->ek == 0; }
+
 static int import_column(const model *m, uint64_t first, uint32_t cnt, ade__buf *b) {
-  uint64_t *ids = malloc(3 * (size_t)cnt * sizeof *ids + 1);
-  size_t k = 0, u = 0;
+  size_t k = 0, u = 0, need = 3 * (size_t)cnt + 1;
+  for (uint64_t i = first; i < first + cnt; i++) need += is_call(&m->r[i]) ? m->r[i].en : 0;
+  uint64_t *ids = malloc(need * sizeof *ids);
   if (!ids) return ADE_ENOMEM;
-  for (uint64_t i = first; i < first + cnt; i++)
+  for (uint64_t i = first; i < first + cnt; i++) {
     for (int j = 0; j < arity(m->r[i].op); j++)
       if (m->r[i].arg[j] && m->r[i].arg[j] <= first) ids[k++] = m->r[i].arg[j];
+    for (uint32_t j = 0; is_call(&m->r[i]) && j < m->r[i].en; j++) {
+      uint64_t id = m->eid[m->r[i].eoff + j];
+      if (id && id <= first && id <= m->n) ids[k++] = id;
+    }
+  }
   qsort(ids, k, sizeof *ids, cmp_u64);
   for (size_t i = 0; i < k; i++)
     if (!u || ids[i] != ids[u - 1]) ids[u++] = ids[i];
@@ -152,6 +204,15 @@ static int chunk_columns(const model *m, uint64_t first, uint32_t cnt, ade__buf 
   for (uint64_t i = first; i < first + cnt && !st; i++) {
     const mrec *r = &m->r[i];
     st = ade__buf_put(&col[ADE__COL_OPS], &r->op, 1);
+    if (r->op == ADE_OP_VECTOR_ELEMENTAL && !st) st = ade__buf_varint(&col[ADE__COL_REFS], r->ek);
+    if (is_call(r) && !st)
+      st = ade__buf_varint(&col[ADE__COL_REFS], r->ename) || ade__buf_varint(&col[ADE__COL_REFS], r->en) ||
+           ade__buf_varint(&col[ADE__COL_REFS], r->em);
+    for (uint32_t k = 0; is_call(r) && k < r->en && !st; k++) {
+      uint64_t id = m->eid[r->eoff + k];
+      st = ade__buf_varint(&col[ADE__COL_REFS], id ? i + 1 - id : 0);
+      if (!st && !id) st = put_f64(&col[ADE__COL_CONSTS], m->ecst[r->eoff + k]);
+    }
     for (int k = 0; k < arity(r->op) && !st; k++) {
       st = ade__buf_varint(&col[ADE__COL_REFS], r->arg[k] ? i + 1 - r->arg[k] : 0);
       if (!st && !r->arg[k]) st = put_f64(&col[ADE__COL_CONSTS], r->cst[k]);
@@ -197,14 +258,23 @@ static int derive_meta(model *m) {
   return 0;
 }
 
-/* The recorder's chunks: full ones of the header's size, a shorter last. */
+/* The recorder's chunks: full ones of the header's size, a shorter last,
+ * and one ended early before an elemental call that does not fit. */
 static int layout(model *m) {
   if (m->keep_chunks) return 0;
-  uint32_t *c = realloc(m->chunk, (m->n / m->hdr.chunk_records + 2) * sizeof *c);
+  const uint32_t size = m->hdr.chunk_records;
+  uint32_t *c = realloc(m->chunk, (m->n + 2) * sizeof *c);
   if (!c) return ADE_ENOMEM;
   m->chunk = c;
   m->nchunks = 0;
-  for (size_t left = m->n; left; left -= c[m->nchunks++]) c[m->nchunks] = (uint32_t)ADE__MIN(left, m->hdr.chunk_records);
+  c[0] = 0;
+  for (size_t i = 0; i < m->n; i++) {
+    const mrec *r = &m->r[i];
+    int early = r->op == ADE_OP_VECTOR_ELEMENTAL && r->ek == 0 && r->em <= size && c[m->nchunks] + r->em > size;
+    if (c[m->nchunks] == size || (early && c[m->nchunks])) c[++m->nchunks] = 0;
+    c[m->nchunks]++;
+  }
+  m->nchunks += m->n != 0;
   return 0;
 }
 
@@ -278,6 +348,41 @@ static void new_operand(const model *m, size_t i, int k, uint64_t *s) {
   if (!id) r->cst[k] = weird(s);
 }
 
+/* An elemental call's structure: an output number, its name, its sizes
+ * (the inputs grown or cut), or one input retargeted like an operand. */
+static void mut_elemental(model *m, size_t i, uint64_t *s) {
+  mrec *r = &m->r[i];
+  m->what = "elemental call";
+  switch (rnd(s, is_call(r) ? 6 : 2)) {
+  case 0: r->ek = (uint32_t)rnd(s, 4); break;
+  case 1: r->ek++; break;
+  case 2: r->ename = (uint32_t)rnd(s, m->meta.nstrings + 2); break;
+  case 3: r->em = (uint32_t)rnd(s, r->em + 3); break;
+  case 4: {
+    uint32_t en = (uint32_t)rnd(s, r->en + 3);
+    size_t off = pool_add(m, en);
+    if (off == SIZE_MAX) return;
+    for (uint32_t k = 0; k < en; k++) {
+      m->eid[off + k] = k < r->en ? m->eid[r->eoff + k] : (i ? 1 + rnd(s, i) : 0);
+      m->ecst[off + k] = k < r->en ? m->ecst[r->eoff + k] : weird(s);
+    }
+    r->en = en;
+    r->eoff = off;
+    break;
+  }
+  default: {
+    if (!r->en) break;
+    size_t k = r->eoff + rnd(s, r->en);
+    mrec save = *r; /* new_operand draws into arg[0] */
+    new_operand(m, i, 0, s);
+    m->eid[k] = r->arg[0];
+    m->ecst[k] = r->cst[0];
+    r->arg[0] = save.arg[0];
+    r->cst[0] = save.cst[0];
+  }
+  }
+}
+
 static void mut_opcode(model *m, size_t i, uint64_t *s) {
   mrec *r = &m->r[i];
   int old = arity(r->op);
@@ -299,6 +404,14 @@ static void renumber(model *m, size_t p, int delta) {
         *a += (uint64_t)(int64_t)delta;
       }
     }
+  for (size_t j = 0; j < m->ne; j++) { /* elemental calls' inputs */
+    if (delta < 0 && m->eid[j] == p + 1) {
+      m->eid[j] = 0;
+      m->ecst[j] = 1.5;
+    } else if (m->eid[j] > p) {
+      m->eid[j] += (uint64_t)(int64_t)delta;
+    }
+  }
   for (size_t g = 0; g < m->meta.nregions; g++) {
     ade__region_rec *q = &m->meta.regions[g];
     if (q->first_op > p) q->first_op += (uint64_t)(int64_t)delta;
@@ -499,6 +612,10 @@ static void mutate_once(model *m, uint64_t *s) {
   case 16: mut_misuse(m, s); break;
   case 0: case 1: case 2: mut_opcode(m, i, s); break;
   case 3: case 4:
+    if (m->r[i].op == ADE_OP_VECTOR_ELEMENTAL) {
+      mut_elemental(m, i, s);
+      break;
+    }
     if (arity(m->r[i].op)) new_operand(m, i, (int)rnd(s, (uint64_t)arity(m->r[i].op)), s);
     m->what = "retarget operand";
     break;
