@@ -23,35 +23,41 @@ static uint64_t mix(uint64_t h, uint64_t x) {
 typedef struct recs {
   size_t R;
   uint8_t *op;
+  uint8_t *nar;   /* operands kept (a vector elemental's first ADE__MAX_ARITY) */
   uint64_t *arg;  /* ADE__MAX_ARITY per id */
   uint32_t *site; /* only for call sites */
 } recs;
 
 static void recs_free(recs *r) {
   ade__free(r->op);
+  ade__free(r->nar);
   ade__free(r->arg);
   ade__free(r->site);
 }
 
 static int recs_load(ade_tape *t, size_t R, int sites, recs *r) {
-  size_t per = 1 + ADE__MAX_ARITY * sizeof(uint64_t) + (sites ? sizeof(uint32_t) : 0);
+  size_t per = 2 + ADE__MAX_ARITY * sizeof(uint64_t) + (sites ? sizeof(uint32_t) : 0);
   memset(r, 0, sizeof *r);
   r->R = R;
   if (t->memlimit && R > t->memlimit / per)
     return ade__fail(ADE_ENOMEM, "partition: %zu records need %zu bytes, the tape's memory limit is %zu", R,
                      R * per, t->memlimit);
   r->op = ade__calloc(R + 1, 1);
+  r->nar = ade__calloc(R + 1, 1);
   r->arg = ade__calloc((R + 1) * ADE__MAX_ARITY, sizeof *r->arg);
   if (sites) r->site = ade__calloc(R + 1, sizeof *r->site);
-  if (!r->op || !r->arg || (sites && !r->site)) return ade__fail(ADE_ENOMEM, "partition: out of memory for %zu records", R);
+  if (!r->op || !r->nar || !r->arg || (sites && !r->site)) return ade__fail(ADE_ENOMEM, "partition: out of memory for %zu records", R);
   for (size_t k = 0; k < t->meta.nchunks; k++) {
     int st = ade__view_load(t, k);
     if (st) return st;
     const ade__view *v = &t->view;
     for (uint32_t i = 0; i < v->n && v->first + i < R; i++) {
       size_t id = (size_t)v->first + i + 1;
+      const uint64_t *a;
+      int na = ade__view_args(v, i, &a);
       r->op[id] = v->op[i];
-      memcpy(r->arg + id * ADE__MAX_ARITY, ade__view_arg(v, i), ADE__MAX_ARITY * sizeof *r->arg);
+      r->nar[id] = (uint8_t)(na < ADE__MAX_ARITY ? na : ADE__MAX_ARITY);
+      memcpy(r->arg + id * ADE__MAX_ARITY, a, r->nar[id] * sizeof *r->arg);
       if (sites) r->site[id] = v->site[i];
     }
   }
@@ -128,7 +134,7 @@ static int by_callsites(const ade_tape *t, const recs *r, size_t *part, size_t *
 static uint64_t token(const recs *r, size_t id) {
   const uint64_t *a = r->arg + id * ADE__MAX_ARITY;
   uint64_t k = r->op[id];
-  for (int j = 0; j < ade__optab[r->op[id]].arity; j++) k = k << 1 | (a[j] != 0);
+  for (int j = 0; j < r->nar[id]; j++) k = k << 1 | (a[j] != 0);
   return k;
 }
 
@@ -142,7 +148,7 @@ static int block_hash(const recs *r, size_t s, size_t L, ade__u64map *in, uint64
   for (size_t id = s; id < s + L; id++) {
     const uint64_t *a = r->arg + id * ADE__MAX_ARITY;
     h = mix(h, r->op[id]);
-    for (int j = 0; j < ade__optab[r->op[id]].arity; j++) {
+    for (int j = 0; j < r->nar[id]; j++) {
       int isnew;
       uint64_t *k = a[j] >= s ? NULL : a[j] ? ade__u64map_put(in, a[j], in->n, &isnew) : NULL;
       if (a[j] && a[j] < s && !k) return ade__fail(ADE_ENOMEM, "partition: out of memory hashing a block");

@@ -912,7 +912,7 @@ enum ade_parts_kind {
  * (opcodes, operands as constants, records of the block or the block's
  * k-th input) equals a neighbouring block's is a part; up to 4 periods are
  * taken in turn (nested loops). Records in no part are ADE_PART_NONE.
- * Call sites and repeats read every record's operands once (25 bytes a
+ * Call sites and repeats read every record's operands once (26 bytes a
  * record, within the tape's memory limit).
  * @return ADE_OK, ADE_EINVAL (NULL arguments, nid too small, unknown kind,
  * call sites on a tape recorded without capture), ADE_ESTATE (an
