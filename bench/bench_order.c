@@ -3,12 +3,31 @@
  * Usage: bench_order [MAXSTEPS [LIMIT [SAVE.adt]]]
  *   steps 100, 1000, ... up to MAXSTEPS (default 10000); each ordering gets
  *   LIMIT seconds (default 60, ade_elim_order_limited; "limited" marks a
- *   run that hit it); SAVE.adt: also save the 100-step tape there. */
+ *   run that hit it); SAVE.adt: also save the 100-step tape there.
+ *        bench_order --cpu LIMIT [TAPE.adt...]
+ *   every ordering on the Jacobian benchmark problems (bench_jacobian's
+ *   sizes and points) and on each TAPE: CPU seconds of the process (the
+ *   figure to compare on a loaded machine) and fma. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <adelim.h>
+
+#include "bench_jacobian.h"
+
+#define BJ_REAL ade_double
+#define BJ_FN(name) rec_##name
+#define BJ_CONST(v) ade_passive(v)
+#include "jacobian_problems.h"
+
+static double cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static double now(void) {
   struct timespec t;
@@ -59,7 +78,70 @@ static ade_tape *lorenz_tape(int steps) {
   return t;
 }
 
+/* One row: every ordering on g, CPU seconds and fma. */
+static void cpu_row(const char *name, const ade_cgraph *g, double limit) {
+  size_t ne = 0;
+  ade_cgraph_size(g, NULL, &ne, NULL, NULL);
+  printf("%-14s %-9zu", name, ne);
+  for (int o = 0; o < ADE_ORDER_COUNT; o++) {
+    ade_elim_seq *s = NULL;
+    int limited = 0;
+    double t0 = cpu();
+    int st = ade_elim_order_limited(g, o, limit, &s, &limited);
+    char cell[64];
+    if (st) snprintf(cell, sizeof cell, "%s", ade_strerror(st));
+    else snprintf(cell, sizeof cell, "%.3f%s (%llu)", cpu() - t0, limited ? "L" : "", (unsigned long long)ade_seq_cost(s));
+    printf(" %22s", cell);
+    fflush(stdout);
+    ade_seq_free(s);
+  }
+  printf("\n");
+}
+
+static ade_cgraph *problem_graph(int id) {
+  struct bj_problem p;
+  ade_tape *t = NULL;
+  ade_cgraph *g = NULL;
+  bj_problem_init(&p, id);
+  ade_double *x = calloc(p.n, sizeof *x), *f = calloc(p.m, sizeof *f), *w = calloc(p.nwork + 1, sizeof *w);
+  if (x && f && w && !ade_tape_create(&t, NULL) && !ade_trace_on(t)) {
+    for (size_t k = 0; k < p.n; k++) x[k] = ade_indep(p.x[k]);
+    rec_eval(&p, x, w, f);
+    for (size_t i = 0; i < p.m; i++) ade_dep(f[i]);
+    if (ade_trace_off() || ade_cgraph_from_tape(&g, t, NULL)) g = NULL;
+  }
+  ade_tape_free(t);
+  free(x);
+  free(f);
+  free(w);
+  free(p.x);
+  return g;
+}
+
+static int cpu_table(int argc, char **argv) {
+  double limit = argc > 2 ? atof(argv[2]) : 60;
+  printf("# bench_order --cpu: CPU seconds (fma) per ordering, limit %g s\n%-14s %-9s", limit, "graph", "edges");
+  for (int o = 0; o < ADE_ORDER_COUNT; o++) printf(" %22s", ade_order_name(o));
+  printf("\n");
+  for (int id = 0; id < BJ_NPROBLEMS + argc - 3; id++) {
+    ade_tape *t = NULL;
+    ade_cgraph *g = NULL;
+    const char *name = id < BJ_NPROBLEMS ? bj_problem_names[id] : argv[3 + id - BJ_NPROBLEMS];
+    if (id < BJ_NPROBLEMS) g = problem_graph(id);
+    else if (ade_tape_open(&t, name) || ade_cgraph_from_tape(&g, t, NULL)) g = NULL;
+    if (!g) {
+      fprintf(stderr, "bench_order: %s: %s\n", name, ade_errmsg());
+      return 1;
+    }
+    cpu_row(id < BJ_NPROBLEMS ? name : strrchr(name, '/') ? strrchr(name, '/') + 1 : name, g, limit);
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--cpu")) return cpu_table(argc, argv);
   long maxsteps = argc > 1 ? atol(argv[1]) : 10000;
   double limit = argc > 2 ? atof(argv[2]) : 60;
   printf("# bench_order: Lorenz-63 RK4, seconds (fma) per ordering, limit %g s\n", limit);

@@ -123,7 +123,7 @@ bench: %D%/bench_opt$(EXEEXT)
 
 # bench_order: every ordering's time against the c-graph's size.
 EXTRA_PROGRAMS += %D%/bench_order
-%C%_bench_order_SOURCES = %D%/bench_order.c
+%C%_bench_order_SOURCES = %D%/bench_order.c %D%/jacobian_problems.h %D%/bench_jacobian.h %D%/bj_problem.c
 %C%_bench_order_CPPFLAGS = $(BENCH_CPPFLAGS)
 %C%_bench_order_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_order_LDADD = $(BENCH_LDADD)

@@ -12,7 +12,7 @@
 
 const char cli_compare_usage[] =
     "Usage: adelim compare [--format text|markdown|csv|json] [--json] [--optimize]\n"
-    "                      [--time-limit SECONDS] [--all] TAPE\n"
+    "                      [--time-limit SECONDS] [--parts P] [--all] TAPE\n"
     "       adelim compare --hessian [--weights W1,...] [--format F] [--json] TAPE\n"
     "       adelim compare --mission [--time-limit S] [--format F] [--json] FILE.graphml|TAPE\n"
     "\n"
@@ -49,6 +49,13 @@ const char cli_compare_usage[] =
     "                    standard error and left out\n"
     "  --time-limit S    seconds per ordering (default 10) and per optimizer\n"
     "                    variant (default 1); no effect with --hessian\n"
+    "  --parts P         also two-level elimination over the tape's parts, as\n"
+    "                    'adelim jacobian --parts P' with the best heuristic\n"
+    "                    (P: regions, callsites, repeats, auto): a row\n"
+    "                    parts-P, and under the table the parts, the cost of\n"
+    "                    their interiors (first level), of the rest (second\n"
+    "                    level) and the total against one level. Not the\n"
+    "                    hierarchy optimizer's filters (--optimize)\n"
     "  --all             accepted for old scripts; every ordering runs\n"
     "  --hessian         compare the Hessian methods instead: every method of\n"
     "                    'adelim hessian', one row each sorted by fma, with its\n"
@@ -94,6 +101,10 @@ typedef struct cmp {
   ade_jacobian_baselines b;
   size_t dropped, largest;
   int all, optimize;
+  const char *parts;  /* --parts: the partition kind's name, NULL: none */
+  char parts_row[32];
+  ade_parts_report prep;
+  int have_parts;
   double time_limit;  /* seconds per optimizer variant */
   double order_limit; /* seconds per ordering */
   row *rows;
@@ -278,6 +289,65 @@ static void run_optimizers(cmp *c) {
   ade_cgraph_free(g);
 }
 
+/* --parts: two-level elimination over the tape's parts with the best
+ * heuristic at both levels (each search within the ordering limit); the
+ * sequence it returns is compiled and run like an ordering's. */
+static void run_parts(cmp *c) {
+  ade_stats s;
+  ade_cgraph *g = NULL;
+  ade_elim_seq *seq = NULL;
+  ade_opt_limits lim;
+  size_t *part = NULL, nid = 0;
+  snprintf(c->parts_row, sizeof c->parts_row, "parts-%s", c->parts);
+  progress(c, c->parts_row);
+  ade_opt_limits_init(&lim);
+  lim.time_limit = c->order_limit;
+  double t0 = now();
+  int st = ade_tape_stats(c->t, &s);
+  if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
+  if (st >= 0) st = ade_tape_parts(c->t, ade_parts_parse(c->parts), part, nid, NULL);
+  if (st >= 0) st = ade_cgraph_from_tape(&g, c->t, NULL);
+  if (st >= 0) st = ade_optimize_parts(g, part, nid, -1, &lim, &seq, &c->prep);
+  double t1 = now();
+  if (st < 0) {
+    method_failed(c, c->parts_row, st);
+  } else {
+    ade_jacobian_options o = {seq, 0, NULL};
+    c->have_parts = run_plan(c, c->parts_row, "vertex", 0, &o, t1 - t0, c->prep.limited) != NULL;
+  }
+  ade_seq_free(seq);
+  ade_cgraph_free(g);
+  free(part);
+}
+
+/* Under the table: what --parts found and what its two levels cost. */
+static void print_parts(const cmp *c) {
+  const ade_parts_report *p = &c->prep;
+  if (!c->have_parts) return;
+  printf("\nparts (%s): %zu with an interior, %zu %s of identical parts, %zu vertices eliminated first\n", c->parts,
+         p->parts, p->classes, cli_plural(p->classes, "class", "classes"), p->interior);
+  printf("two levels: first (the parts' interiors) %" PRIu64 " fma + second (the rest) %" PRIu64 " fma = %" PRIu64
+         " fma; one level (the same heuristic, flat): %" PRIu64 " fma; %s used\n",
+         p->local_cost, p->outer_cost, p->local_cost + p->outer_cost, p->flat_cost,
+         p->two_level ? "two levels" : "one level");
+}
+
+static void json_parts(const cmp *c, cli_json *j) {
+  const ade_parts_report *p = &c->prep;
+  if (!c->have_parts) return;
+  cli_json_open(j, "parts", '{', 1);
+  cli_json_str(j, "kind", c->parts);
+  cli_json_u64(j, "parts", p->parts);
+  cli_json_u64(j, "classes", p->classes);
+  cli_json_u64(j, "interior", p->interior);
+  cli_json_u64(j, "first_level_fma", p->local_cost);
+  cli_json_u64(j, "second_level_fma", p->outer_cost);
+  cli_json_u64(j, "one_level_fma", p->flat_cost);
+  cli_json_bool(j, "two_level", p->two_level);
+  cli_json_num(j, "seconds", p->seconds);
+  cli_json_close(j);
+}
+
 /* CPR: the whole of ade_jacobian_cpr timed, then its sweeps alone (the
  * replay) with the pattern and colors kept. */
 static void run_cpr(cmp *c) {
@@ -449,6 +519,7 @@ static void print_json(const cmp *c) {
     cli_json_close(&j);
   }
   cli_json_close(&j);
+  json_parts(c, &j);
   cli_json_close(&j);
 }
 
@@ -489,13 +560,14 @@ static int compare_jacobian(cmp *c, int fmt) {
   c->fmt = fmt;
   start_clock(c);
   c->nsteps = 2 * (size_t)dense_ok(c) + 2 + (c->optimize ? ade_opt_num_variants() : 0);
-  c->nsteps += ADE_ORDER_COUNT + 1;
+  c->nsteps += ADE_ORDER_COUNT + 1 + (c->parts != NULL);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
   if (fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, heads, minw, NCOLS, 2);
   run_dense(c);
   run_orderings(c);
   progress(c, "auto");
   run_plan(c, "auto", NULL, ADE_ELIM_AUTO, NULL, 0, 0); /* kind: the method it chose */
+  if (c->parts) run_parts(c);
   if (c->optimize) run_optimizers(c);
   run_cpr(c);
   row_done(c, add_row(c, "newsam-ramsdell", "bound", c->b.nr));
@@ -504,6 +576,7 @@ static int compare_jacobian(cmp *c, int fmt) {
   else if (fmt == CLI_TEXT) print_cheapest(c);
   else cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_limited_note(c);
+  if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_parts(c);
   return cli_finish(c->failed ? CLI_FAIL : CLI_OK);
 }
 
@@ -584,7 +657,8 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   memset(&c, 0, sizeof c);
   const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
                           {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
-                          {"json", NULL, &json},      {"mission", NULL, &mission}, {NULL, NULL, NULL}};
+                          {"json", NULL, &json},      {"mission", NULL, &mission}, {"parts", &c.parts, NULL},
+                          {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 ||
       (limit && (rc = parse_seconds(self, limit, &c.time_limit)) >= 0))
@@ -597,6 +671,9 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   if (mission && (hessian || c.optimize || weights))
     return cli_usage_error(self, "--mission goes without --hessian, --optimize and --weights");
   if (mission) return cli_compare_mission(self, c.path, limit ? c.time_limit : 10.0, 1, fmt);
+  if (c.parts && ade_parts_parse(c.parts) < 0)
+    return cli_usage_error(self, "unknown --parts '%s' (regions, callsites, repeats or auto)", c.parts);
+  if (c.parts && (hessian || mission)) return cli_usage_error(self, "--parts applies to Jacobians");
   if (hessian && c.optimize) return cli_usage_error(self, "--optimize applies to Jacobians, not to --hessian");
   if (!hessian && weights) return cli_usage_error(self, "--weights goes with --hessian");
   if ((st = ade_tape_open(&c.t, c.path)) < 0) return cli_tape_error(c.path, "cannot open", st);

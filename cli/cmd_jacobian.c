@@ -12,7 +12,7 @@ const char cli_jacobian_usage[] =
     "Usage: adelim jacobian [--method NAME] [--kind K] [--time-limit S]\n"
     "                       [--node-limit N] [--threads N] [--hierarchy H]\n"
     "                       [--seed N] [--iterations N] [--sequence FILE]\n"
-    "                       [--save-sequence FILE] [--parts regions]\n"
+    "                       [--save-sequence FILE] [--parts P]\n"
     "                       [--out J.mtx] [--values] [--json] TAPE\n"
     "\n"
     "Build the linearized computational graph of the tape, eliminate it and\n"
@@ -44,11 +44,17 @@ const char cli_jacobian_usage[] =
     "                  apply the elimination sequence in FILE instead\n"
     "  --save-sequence FILE, --save-seq FILE\n"
     "                  write the sequence the method chose to FILE\n"
-    "  --parts regions two-level vertex elimination over the tape's regions\n"
-    "                  (ade_region_begin/end): each region's interior first,\n"
-    "                  identical regions solved once, then the rest; by the\n"
+    "  --parts P       two-level vertex elimination over parts of the tape:\n"
+    "                  each part's interior first (its local Jacobian),\n"
+    "                  identical parts solved once, then the rest; by the\n"
     "                  optimizer given (vertex kind), else the best heuristic.\n"
-    "                  Not the --hierarchy filters (those order one graph)\n"
+    "                  P: regions (ade_region_begin/end), callsites (runs of\n"
+    "                  records from one call of a function; a tape recorded\n"
+    "                  with call sites), repeats (repeated blocks such as\n"
+    "                  time steps, found by a structure hash), auto (regions\n"
+    "                  if any, else repeats; the rest cut into parts of at\n"
+    "                  most 1024 records). Not the --hierarchy filters (those\n"
+    "                  order one graph)\n"
     "  --out FILE      write the Jacobian as a Matrix Market file\n"
     "  --values        also print the Jacobian's nonzeros: one line 'row\n"
     "                  column value' each (1-based, %.17g), row by row,\n"
@@ -201,7 +207,7 @@ static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_repo
   cli_json_close(j);
 }
 
-/* Two-level elimination over the tape's regions: the sequence to apply. */
+/* Two-level elimination over the tape's parts (--parts): the sequence to apply. */
 static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int optimizer, ade_elim_seq **seq,
                     ade_parts_report *rep) {
   ade_stats s;
@@ -209,7 +215,7 @@ static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, 
   size_t *part = NULL, nid = 0;
   int st = ade_tape_stats(tape, &s);
   if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
-  if (st >= 0) st = ade_tape_parts(tape, ADE_PARTS_REGIONS, part, nid, NULL);
+  if (st >= 0) st = ade_tape_parts(tape, ade_parts_parse(a->parts), part, nid, NULL);
   if (st >= 0) st = ade_cgraph_from_tape(&g, tape, NULL);
   if (st >= 0) st = ade_optimize_parts(g, part, nid, optimizer, l, seq, rep);
   ade_cgraph_free(g);
@@ -217,8 +223,8 @@ static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, 
   return st < 0 ? cli_tape_error(a->tape, "parts", st) : -1;
 }
 
-static void print_parts(const ade_parts_report *p) {
-  printf("parts: regions, %zu with an interior (%zu %s), %zu vertices eliminated first\n", p->parts, p->classes,
+static void print_parts(const char *kind, const ade_parts_report *p) {
+  printf("parts: %s, %zu with an interior (%zu %s), %zu vertices eliminated first\n", kind, p->parts, p->classes,
          cli_plural(p->classes, "class", "classes"), p->interior);
   printf("levels: first %" PRIu64 " fma + second %" PRIu64 " fma = %" PRIu64 "; one level: %" PRIu64
          " fma; %s%s; %.6f s\n", p->local_cost, p->outer_cost, p->local_cost + p->outer_cost, p->flat_cost,
@@ -226,9 +232,9 @@ static void print_parts(const ade_parts_report *p) {
          p->seconds);
 }
 
-static void json_parts(cli_json *j, const ade_parts_report *p) {
+static void json_parts(cli_json *j, const char *kind, const ade_parts_report *p) {
   cli_json_open(j, "parts", '{', 1);
-  cli_json_str(j, "kind", "regions");
+  cli_json_str(j, "kind", kind);
   cli_json_u64(j, "parts", p->parts);
   cli_json_u64(j, "classes", p->classes);
   cli_json_u64(j, "interior", p->interior);
@@ -271,7 +277,7 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_u64(&j, "edges_after", r->edges_after);
   cli_json_num(&j, "seconds", r->seconds);
   if (optimized) json_opt(&j, a->method, kind, o);
-  if (p) json_parts(&j, p);
+  if (p) json_parts(&j, a->parts, p);
   if (a->values) print_values(J, &j);
   cli_json_close(&j);
 }
@@ -310,8 +316,8 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (a.kind && optimizer >= 0 && (kind = kind_of(a.kind)) < 0)
     return cli_usage_error(self, "unknown kind '%s' (vertex, edge or face)", a.kind);
   if (a.kind && optimizer < 0) return cli_usage_error(self, "--kind applies to optimizers, not to '%s'", a.method);
-  if (a.parts && strcmp(a.parts, "regions"))
-    return cli_usage_error(self, "unknown --parts '%s' (regions)", a.parts);
+  if (a.parts && ade_parts_parse(a.parts) < 0)
+    return cli_usage_error(self, "unknown --parts '%s' (regions, callsites, repeats or auto)", a.parts);
   if (a.parts && a.seq) return cli_usage_error(self, "--parts builds a sequence: not with --sequence");
   if (a.parts && optimizer >= 0) {
     if (a.kind && kind != ADE_SEQ_VERTEX) return cli_usage_error(self, "--parts eliminates vertices: not --kind %s", a.kind);
@@ -347,7 +353,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   } else if (rc < 0) {
     print_report(&a, &r, J);
     if (optimizer >= 0 && !a.seq && !a.parts) print_opt(a.method, kind, &orep);
-    if (a.parts) print_parts(&prep);
+    if (a.parts) print_parts(a.parts, &prep);
     if (a.values) print_values(J, NULL);
   }
   if (rc < 0) rc = cli_finish(CLI_OK);

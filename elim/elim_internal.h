@@ -8,6 +8,9 @@
 enum { ADE__X = 0, ADE__Z = 1, ADE__Y = 2 };
 
 #define ADE__NONE SIZE_MAX
+/* An ordering stopped at its cost ceiling (ade_cgraph.ceiling): a positive
+ * internal status, never returned by the public API. */
+#define ADE__CUT 1
 
 /* A vertex: its id, kind and adjacency (edge indices, unordered). In a
  * dual, val is the label and csrc/ctgt name the c-graph vertices the
@@ -47,6 +50,9 @@ struct ade_cgraph {
   size_t markcap;
   /* Counters: executed multiply-adds (incremented where they happen), fill-in, absorption, merges. */
   uint64_t fma, fill, absorbed, merged;
+  /* Orderings on a working copy: stop with ADE__CUT once fma reaches it
+   * (the sequence cannot beat one of that cost); 0: no ceiling. */
+  uint64_t ceiling;
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */

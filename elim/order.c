@@ -12,6 +12,9 @@ static int expired(double deadline) { return deadline > 0 && ade__now() >= deadl
 static int late(double deadline) {
   return expired(deadline) ? ade__fail(ADE_ELIMIT, "ordering: time limit reached") : ADE_OK;
 }
+/* ADE__CUT once c's cost reaches its ceiling: the costs only grow, so the
+ * sequence could not beat the one the ceiling came from. */
+static int over(const ade_cgraph *c) { return c->ceiling && c->fma >= c->ceiling ? ADE__CUT : ADE_OK; }
 
 static const struct {
   const char *name;
@@ -76,6 +79,7 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative) {
     st = adjacent(c, j, 1, 1, &nb);
     if (!st) st = ade_seq_push(s, c->v[j].id, 0, 0);
     if (!st) st = ade__elim_vertex_ix(c, j, NULL);
+    if (!st) st = over(c);
     for (size_t x = 0; !st && x < nb.n; x++) /* degrees changed: fresh keys */
       if (c->v[nb.a[x]].alive && c->v[nb.a[x]].kind == ADE__Z)
         st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, nb.a[x], dd), (long)nb.a[x]}, nb.a[x]);
@@ -99,12 +103,14 @@ static int order_sweep(ade_cgraph *c, ade_elim_seq *s, int reverse, int edges) {
     if (!edges) {
       st = ade_seq_push(s, id, 0, 0);
       if (!st) st = ade__elim_vertex_ix(c, j, NULL);
+      if (!st) st = over(c);
       continue;
     }
     while (!st && c->v[j].alive) {
       size_t e = reverse ? c->v[j].out[0] : c->v[j].in[0];
       st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, reverse ? ADE_BACK : ADE_FRONT);
       if (!st) st = ade__elim_edge_ix(c, e, reverse ? ADE_BACK : ADE_FRONT, NULL);
+      if (!st) st = over(c);
     }
   }
   return st;
@@ -242,9 +248,81 @@ static size_t edge_pop(ade__pq *h, const ade_cgraph *c, int fillin, int *dir, in
   return ADE__NONE;
 }
 
+/* Edge-markowitz by vertex. The keys of the front eliminations into j
+ * differ only in the predecessor's id, and those of the back eliminations
+ * out of i only in the successor's: the least front elimination into j is
+ * that of its in-edge from the predecessor of least id, and likewise back.
+ * So one entry per intermediate and direction holds the least key of its
+ * edges, *e the edge; a step changes the keys of the vertices whose
+ * in- or out-list it changed, and of no other. 0 if none applies. */
+static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, long *key, size_t *e) {
+  const ade__vtx *V = &c->v[v];
+  if (!V->alive || V->kind != ADE__Z) return 0;
+  size_t n = dir == ADE_FRONT ? V->nin : V->nout;
+  long bid = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t x = dir == ADE_FRONT ? V->in[k] : V->out[k];
+    long id = c->v[dir == ADE_FRONT ? c->e[x].src : c->e[x].dst].id;
+    if (k == 0 || id < bid) bid = id, *e = x;
+  }
+  if (!n) return 0;
+  key[0] = key[1] = (long)(dir == ADE_FRONT ? V->nout : V->nin);
+  key[2] = dir == ADE_FRONT ? bid : V->id;
+  key[3] = dir == ADE_FRONT ? V->id : bid;
+  key[4] = dir;
+  return 1;
+}
+
+static int vertex_edge_push(ade__pq *h, const ade_cgraph *c, size_t v) {
+  long key[ADE__PQ_KEYS];
+  size_t e;
+  int st = ADE_OK;
+  for (int dir = 0; !st && dir < 2; dir++)
+    if (vertex_edge_key(c, v, dir, key, &e)) st = ade__pq_push(h, key, 2 * v + (size_t)dir);
+  return st;
+}
+
+/* The least key in h (stale entries as in edge_pop). */
+static size_t vertex_edge_pop(ade__pq *h, const ade_cgraph *c, int *dir, int *st) {
+  ade__pqent t;
+  long key[ADE__PQ_KEYS];
+  size_t e = ADE__NONE;
+  while (!*st && ade__pq_pop(h, &t)) {
+    if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), key, &e)) continue;
+    *dir = (int)(t.x % 2);
+    if (!memcmp(key, t.k, sizeof key)) return e;
+    *st = ade__pq_push(h, key, t.x);
+  }
+  return ADE__NONE;
+}
+
+static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
+  ade__pq h = {.track = 1};
+  edelta x = {{0}, {0}, {0}};
+  int st = ADE_OK, dir = 0;
+  for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
+  while (!st && !(st = late(deadline))) {
+    size_t e = vertex_edge_pop(&h, c, &dir, &st);
+    if (st || e == ADE__NONE) break;
+    x.in.n = x.out.n = x.pairs.n = 0;
+    st = edge_delta(c, e, dir, &x);
+    if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
+    if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
+    if (!st) st = over(c);
+    for (size_t k = 0; !st && k < x.in.n; k++) st = vertex_edge_push(&h, c, x.in.a[k]);
+    for (size_t k = 0; !st && k < x.out.n; k++) st = vertex_edge_push(&h, c, x.out.a[k]);
+  }
+  ade__pq_free(&h);
+  ade__ix_free(&x.in);
+  ade__ix_free(&x.out);
+  ade__ix_free(&x.pairs);
+  return st;
+}
+
 /* Greedy edge elimination by edge_key; the keys a step can change are
  * pushed again after it (edge_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
+  if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
   ade__pq h = {.track = 1};
   edelta x = {{0}, {0}, {0}};
   int st = ADE_OK, dir = 0;
@@ -259,6 +337,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
     if (!scan) st = edge_delta(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
     if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
+    if (!st) st = over(c);
     if (!st && !scan) st = edge_update(&h, c, &x, fillin);
   }
   ade__pq_free(&h);
@@ -320,6 +399,7 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
       if (a == ADE__NONE || b == ADE__NONE || ade__graph_find(w->d, a, b) == ADE__NONE) continue;
       st = ade_seq_push(s, f->a, f->b, 0);
       if (!st) st = ade__face_step(w->d, a, b);
+      if (!st) st = over(w->d);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
     if (!st) st = ade__dual_index_sync(&w->x, w->g, w->d);
@@ -463,6 +543,7 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double de
     if (!st) st = adjacent(d, b, 1, 0, &out);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step(d, a, b);
+    if (!st) st = over(d);
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
     for (size_t v = nv0; !st && !scan && v < d->nv; v++) { /* the fill-in */
@@ -629,9 +710,11 @@ static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
   return st;
 }
 
-/* The ordering's own sequence; *fill (may be NULL) gets the fill-in. */
+/* The ordering's own sequence; *fill (may be NULL) gets the fill-in.
+ * ADE__CUT (nothing returned) once its cost reaches ceiling (UINT64_MAX:
+ * none): it is compared with a sequence of that cost and cannot win. */
 static int own(const ade_cgraph *g, int order, int scan, double deadline, int *limited, ade_elim_seq **sp,
-               uint64_t *fill) {
+               uint64_t *fill, uint64_t ceiling) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
@@ -646,6 +729,7 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
   if (!st) s->fingerprint = ade__graph_fingerprint(c);
+  if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling;
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;
@@ -656,27 +740,16 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
 }
 
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
-  return own(g, order, scan, 0, NULL, sp, NULL);
+  return own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
 }
 
-/* Replace *sp by ordering o's sequence, converted to *sp's kind, if that
- * costs less (*sp NULL: in any case, to kind). */
-static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, uint64_t *fill,
-                        int kind) {
-  ade_elim_seq *t = NULL, *u = NULL;
-  int st = own(g, o, 0, deadline, limited, &t, NULL);
+/* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
+ * any case); sequences stay in their own kind until the end (to_kind). */
+static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp) {
+  ade_elim_seq *t = NULL;
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
-  if (!st && t->cost < bar && t->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
-    st = ade__seq_vertex_to_edge(g, t, &u);
-    ade_seq_free(t);
-    t = u, u = NULL;
-    if (!st) t->fingerprint = ade__graph_fingerprint(g);
-  }
-  if (!st && t->cost < bar && t->kind != ADE_SEQ_FACE && kind == ADE_SEQ_FACE) {
-    st = ade__seq_edge_to_face(g, t, &u, fill);
-    ade_seq_free(t);
-    t = u, u = NULL;
-  }
+  int st = own(g, o, 0, deadline, limited, &t, NULL, bar);
+  if (st == ADE__CUT) return ADE_OK; /* it reached bar: *sp stays */
   if (!st && t->cost < bar) {
     ade_seq_free(*sp);
     *sp = t, t = NULL;
@@ -685,32 +758,59 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limite
   return st;
 }
 
-/* One ordering on the whole of g, never worse than those it generalizes;
- * *fill (may be NULL) gets the fill-in of a face sequence (the new dual
- * vertices, for renumbering). */
+/* The winner converted to kind, at the same cost (a vertex elimination is
+ * the front elimination of its in-edges, an edge elimination that of its
+ * faces): only the sequence returned is converted. *fill gets the face
+ * sequence's fill-in. */
+static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill) {
+  ade_elim_seq *u = NULL;
+  int st = ADE_OK;
+  if ((*sp)->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
+    st = ade__seq_vertex_to_edge(g, *sp, &u);
+    if (!st) u->fingerprint = ade__graph_fingerprint(g);
+    if (!st) ade_seq_free(*sp), *sp = u, u = NULL;
+  }
+  if (!st && (*sp)->kind != ADE_SEQ_FACE && kind == ADE_SEQ_FACE) {
+    st = ade__seq_edge_to_face(g, *sp, &u, fill);
+    if (!st) ade_seq_free(*sp), *sp = u, u = NULL;
+  }
+  ade_seq_free(u);
+  return st;
+}
+
+/* One ordering on the whole of g, never worse than those it generalizes
+ * (its own sequence on ties); *fill (may be NULL) gets the fill-in of a
+ * face sequence (the new dual vertices, for renumbering). The generalized
+ * orderings run first, then the ordering itself, each stopped once it
+ * costs more than the best so far: the result is the same as in the other
+ * order, and the costly greedy run stops sooner. In the anytime path a
+ * generalized ordering that reaches the deadline is dropped, not
+ * completed. */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
                      int *limited) {
-  ade_elim_seq *s = NULL;
-  uint64_t f = 0;
-  int kind = orders[order].kind, st;
-  if (deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX) {
-    /* Anytime: the cheaper vector mode's sweep first (its cost is counted,
-     * not simulated), then the ordering until the deadline; out of time,
-     * the sweep is the answer, with no completion or comparison to pay. */
-    int mode = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
-    ade_elim_seq *t = NULL;
-    uint64_t tf = 0;
-    st = keep_cheaper(g, mode, 0, NULL, &s, &f, kind);
-    int gst = st ? st : own(g, order, 0, deadline, NULL, &t, &tf);
-    if (gst == ADE_ELIMIT) *limited = 1;
-    else if (!(st = gst) && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL, f = tf;
-    ade_seq_free(t);
-  } else {
-    st = own(g, order, 0, deadline, limited, &s, &f);
-  }
-  /* Out of time: the comparisons would take as long again. */
-  for (int k = 0; !st && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &f, kind);
+  ade_elim_seq *s = NULL, *t = NULL;
+  uint64_t f = 0, tf = 0;
+  int kind = orders[order].kind, st = ADE_OK;
+  /* Anytime (a limit and a flag to report it): the cheaper vector mode's
+   * sweep first (its cost counted, not simulated), then the generalized
+   * orderings, then the ordering until the deadline; out of time, the best
+   * of those is the answer, with no completion to pay. */
+  int anytime = deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  /* With a deadline but nowhere to report it (the optimizers' heuristics),
+   * the ordering runs first and stops with ADE_ELIMIT at the deadline. */
+  int first = !(deadline > 0 && !anytime);
+  if (anytime)
+    st = own(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
+  for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
+    st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s);
+  if (!st) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + 1 : UINT64_MAX);
+  if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
+  else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
+  else if (!st && (!s || t->cost <= s->cost)) ade_seq_free(s), s = t, t = NULL, f = tf;
+  ade_seq_free(t);
+  for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
+    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
+  if (!st && s->kind != kind) st = to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
     return st;

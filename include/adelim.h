@@ -888,15 +888,40 @@ ADE_API int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_op
  * or ADE_PART_NONE for records in no part. */
 #define ADE_PART_NONE SIZE_MAX
 enum ade_parts_kind {
-  ADE_PARTS_REGIONS = 0 /* the innermost region (ade_region_begin/end) holding the record */
+  ADE_PARTS_REGIONS = 0,   /* the innermost region (ade_region_begin/end) holding the record */
+  ADE_PARTS_CALLSITES = 1, /* runs of records from one call of one function (needs
+                              ade_tape_options.capture: sites named by libunwind) */
+  ADE_PARTS_REPEATS = 2,   /* repeated blocks (time steps) found by a structure hash */
+  ADE_PARTS_AUTO = 3       /* regions if the tape has any, else repeats; the rest
+                              cut into parts of at most 1024 records */
 };
 /*! ade_tape_parts: the partition of t's records by kind into part[0..nid)
  * (nid: at least the record count + 1; part[0] is ADE_PART_NONE), *nparts
- * the number of parts (may be NULL). Regions still open when recording
- * stopped end with the tape (ade_trace_off closes them).
- * @return ADE_OK, ADE_EINVAL (NULL arguments, nid too small, unknown kind),
- * ADE_ESTATE (an incomplete tape). */
+ * the number of parts (may be NULL); doc/elimination.md, "Parts".
+ * Regions: regions still open when recording stopped end with the tape
+ * (ade_trace_off closes them); regions nest, so they cannot overlap.
+ * Call sites: a part is a maximal run of records whose call sites lie in
+ * one function; it ends where the function's first recording statement of
+ * the run records again (a new call; or a loop around that statement went
+ * round), so one function called many times gives identical parts. Runs
+ * cannot overlap or stay open. Records from the inline mixed forms of this
+ * header, when a build without inlining leaves them frames of their own,
+ * stay in the part of the record before them. Repeats: runs where the
+ * sequence of opcodes (and which operands are constants) repeats with a
+ * period L are cut into blocks of L records; a block whose structure hash
+ * (opcodes, operands as constants, records of the block or the block's
+ * k-th input) equals a neighbouring block's is a part; up to 4 periods are
+ * taken in turn (nested loops). Records in no part are ADE_PART_NONE.
+ * Call sites and repeats read every record's operands once (26 bytes a
+ * record, within the tape's memory limit).
+ * @return ADE_OK, ADE_EINVAL (NULL arguments, nid too small, unknown kind,
+ * call sites on a tape recorded without capture), ADE_ESTATE (an
+ * incomplete tape), ADE_ENOMEM, errors reading the tape. */
 ADE_API int ade_tape_parts(const ade_tape *t, int kind, size_t *part, size_t nid, size_t *nparts);
+/*! ade_parts_name / ade_parts_parse: ADE_PARTS_REPEATS <-> "repeats"
+ * ("regions", "callsites", "repeats", "auto"). @return NULL / -1 if unknown. */
+ADE_API const char *ade_parts_name(int kind);
+ADE_API int ade_parts_parse(const char *name);
 
 typedef struct ade_parts_report {
   size_t parts;          /* parts with an interior (eliminated at the first level) */

@@ -416,6 +416,13 @@ START_TEST(test_random_programs) {
     ade_stats st;
     ck_assert_int_eq(ade_tape_stats(te, &st), ADE_OK);
     ck_assert_uint_eq(ade_tape_resident_bytes(te), 0); /* sweeps stream the chunks */
+    /* Partitions read an elemental's outputs and their call inputs. */
+    size_t *part = malloc(((size_t)st.records + 1) * sizeof *part), np = 0;
+    for (int kind = ADE_PARTS_REPEATS; kind <= ADE_PARTS_AUTO; kind++) {
+      ck_assert_msg(ade_tape_parts(te, kind, part, (size_t)st.records + 1, &np) == ADE_OK, "%s", ade_errmsg());
+      for (size_t k = 0; k <= st.records; k++) ck_assert(part[k] == ADE_PART_NONE || part[k] < np);
+    }
+    free(part);
     free(Js);
     free(Jsx);
     free(Je);

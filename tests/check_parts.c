@@ -1,4 +1,4 @@
-/* check_parts.c: partitions of a tape by regions and two-level elimination over them. */
+/* check_parts.c: partitions of a tape (regions, call sites, repeats, auto) and two-level elimination over them. */
 #include <string.h>
 
 #include "randprog.h"
@@ -74,7 +74,7 @@ START_TEST(random_regions) {
       ade_parts_report r;
       ade_opt_limits l;
       ade_opt_limits_init(&l);
-      l.time_limit = 0.5;
+      l.time_limit = 0.05;
       ck_assert_msg(ade_optimize_parts(g, part, nid, method, &l, &seq, &r) == ADE_OK, "seed %d: %s", k,
                     ade_errmsg());
       ck_assert_uint_eq(r.cost, ade_seq_cost(seq));
@@ -174,6 +174,236 @@ START_TEST(edges_and_errors) {
 }
 END_TEST
 
+/* ------------------------------------------- call sites, repeats, auto */
+
+/* One time step of a small simulation in a function of its own, so that
+ * its records' call sites lie in it. */
+static __attribute__((noinline)) void sim_step(ade_double *u) {
+  ade_double a = ADE_MUL(u[0], ADE_SIN(u[1])), b = ADE_ADD(ADE_MUL(u[1], u[2]), a);
+  ade_double c = ADE_EXP(ADE_MUL(-0.1, ADE_MUL(a, b)));
+  u[0] = ADE_ADD(u[0], ADE_MUL(0.01, c));
+  u[1] = ADE_SUB(u[1], ADE_MUL(0.02, ADE_MUL(a, c)));
+  u[2] = ADE_ADD(u[2], ADE_MUL(0.03, ADE_TANH(b)));
+}
+
+/* A random program's steps as the body of a function called again and
+ * again: u[0..n) in, the last n values out. */
+static __attribute__((noinline)) void rp_body(const randprog *b, ade_double *u, ade_double *v) {
+  for (int i = 0; i < b->n; i++) v[i] = u[i];
+  for (int i = 0; i < b->nsteps; i++) v[b->n + i] = rp_step_eval(&b->steps[i], v);
+  for (int i = 0; i < b->n; i++) u[i] = v[b->n + b->nsteps - 1 - i];
+}
+
+static ade_tape *record_loop(int steps, int capture) {
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.capture = capture;
+  o.chunk_ops = 50;
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double u[3];
+  for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
+  for (int s = 0; s < steps; s++) sim_step(u);
+  for (int i = 0; i < 3; i++) ade_dep(u[i]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  return t;
+}
+
+/* Every id's part is below the count or none. */
+static size_t *parts_of(ade_tape *t, int kind, size_t *nid, size_t *np) {
+  ade_stats s;
+  ck_assert_int_eq(ade_tape_stats(t, &s), ADE_OK);
+  *nid = (size_t)s.records + 1;
+  size_t *part = malloc(*nid * sizeof *part);
+  ck_assert_msg(ade_tape_parts(t, kind, part, *nid, np) == ADE_OK, "%s: %s", ade_parts_name(kind), ade_errmsg());
+  ck_assert(part[0] == ADE_PART_NONE);
+  for (size_t i = 0; i < *nid; i++) ck_assert(part[i] == ADE_PART_NONE || part[i] < *np);
+  return part;
+}
+
+/* Two-level elimination over the kind's parts of t: the report adds up
+ * and the Jacobian is dense forward mode's. */
+static void check_kind(ade_tape *t, int kind, int method, int n, int m, ade_parts_report *r) {
+  size_t nid, np;
+  size_t *part = parts_of(t, kind, &nid, &np);
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+  ade_elim_seq *seq = NULL;
+  ade_opt_limits l;
+  ade_opt_limits_init(&l);
+  l.time_limit = 0.05;
+  ck_assert_msg(ade_optimize_parts(g, part, nid, method, &l, &seq, r) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_uint_eq(r->cost, ade_seq_cost(seq));
+  ck_assert_uint_eq(r->cost, r->two_level ? r->local_cost + r->outer_cost : r->flat_cost);
+  ck_assert_uint_le(r->parts, np);
+  check_jacobian(t, seq, n, m);
+  ade_seq_free(seq);
+  ade_cgraph_free(g);
+  free(part);
+}
+
+/* A time loop of one function: call sites and repeats both find its steps
+ * (one part each, at most three classes: the first step reads
+ * independents, the last feeds dependents), and auto takes the repeats. */
+START_TEST(loop_steps) {
+  const int steps = 12;
+  ade_tape *t = record_loop(steps, 1);
+  for (int kind = ADE_PARTS_CALLSITES; kind <= ADE_PARTS_AUTO; kind++) {
+    size_t nid, np;
+    free(parts_of(t, kind, &nid, &np));
+    ck_assert_msg(np >= (size_t)steps - 1, "%s: %zu parts", ade_parts_name(kind), np);
+    ade_parts_report r;
+    check_kind(t, kind, -1, 3, 3, &r);
+    ck_assert_msg(r.parts >= (size_t)steps - 2, "%s: %zu parts with an interior", ade_parts_name(kind), r.parts);
+    ck_assert_msg(r.classes <= 4, "%s: %zu classes", ade_parts_name(kind), r.classes);
+  }
+  /* Call sites: each step's records are one part, and only they (the
+   * independents and dependents are one part or, where the compiler keeps
+   * their loop, one per iteration). */
+  size_t nid, np;
+  size_t *part = parts_of(t, ADE_PARTS_CALLSITES, &nid, &np);
+  size_t per = (nid - 1 - 6) / (size_t)steps;
+  for (int s = 0; s < steps; s++) {
+    size_t first = 1 + 3 + (size_t)s * per, p = part[first];
+    ck_assert(p != ADE_PART_NONE && (s == 0 || p != part[first - 1]) && p != part[first + per]);
+    for (size_t k = 0; k < per; k++) ck_assert_uint_eq(part[first + k], p);
+  }
+  free(part);
+  ade_tape_free(t);
+  /* Without call sites on the tape: a clear error. */
+  t = record_loop(steps, 0);
+  part = malloc(nid * sizeof *part);
+  ck_assert_int_eq(ade_tape_parts(t, ADE_PARTS_CALLSITES, part, nid, &np), ADE_EINVAL);
+  ck_assert(strstr(ade_errmsg(), "capture") != NULL);
+  free(part);
+  ade_tape_free(t);
+}
+END_TEST
+
+/* Random programs: a random prologue, then random bodies (two of them)
+ * called in random order inside randomly nested regions, some never
+ * closed; recorded with call sites. Every partition kind, with the best
+ * heuristic and with branch and bound, gives dense forward mode's Jacobian. */
+START_TEST(random_kinds) {
+  for (int k = 0; k < 30; k++) {
+    uint64_t s = 7000 + (uint64_t)k;
+    int n = 2 + (int)(ade_test_rand(&s) % 3), m = 1 + (int)(ade_test_rand(&s) % 3);
+    randprog pro = rp_make(s, n, m, 3 + (int)(ade_test_rand(&s) % 10));
+    randprog body[2] = {rp_make(s + 1, n, n, n + (int)(ade_test_rand(&s) % 8)),
+                        rp_make(s + 2, n, n, n + (int)(ade_test_rand(&s) % 8))};
+    int calls = 2 + (int)(ade_test_rand(&s) % 10), depth = 0;
+    ade_tape_options o;
+    ade_tape_options_init(&o);
+    o.capture = 1;
+    o.chunk_ops = 61;
+    ade_tape *t = NULL;
+    ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+    ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+    ade_double *v = malloc(sizeof(ade_double) * (size_t)(n + pro.nsteps + 2 * n + 16));
+    ade_double u[4];
+    for (int i = 0; i < n; i++) v[i] = ade_indep(ade_test_uniform(&s, -1, 1));
+    for (int i = 0; i < pro.nsteps; i++) v[n + i] = rp_step_eval(&pro.steps[i], v);
+    for (int i = 0; i < n; i++) u[i] = v[n + pro.nsteps - 1 - i];
+    for (int c = 0; c < calls; c++) {
+      unsigned r = (unsigned)(ade_test_rand(&s) % 6);
+      if (r == 0 && depth < 3) ade_region_begin("call"), depth++;
+      else if (r == 1 && depth > 0) ade_region_end(), depth--;
+      rp_body(&body[ade_test_rand(&s) % 4 == 0], u, v);
+    }
+    for (int j = 0; j < m; j++) ade_dep(u[j % n]);
+    ck_assert_int_eq(ade_trace_off(), ADE_OK);
+    for (int kind = ADE_PARTS_REGIONS; kind <= ADE_PARTS_AUTO; kind++) {
+      ade_parts_report r;
+      check_kind(t, kind, -1, n, m, &r);
+      if (k % 10 == 0) check_kind(t, kind, ADE_OPT_BNB, n, m, &r);
+    }
+    free(v);
+    ade_tape_free(t);
+    rp_free(&pro);
+    rp_free(&body[0]);
+    rp_free(&body[1]);
+  }
+}
+END_TEST
+
+/* A region opened and never closed ends with the tape (the documented
+ * fallback: ade_trace_off closes it); auto cuts the records before it
+ * into parts of their own. Names and kinds round-trip. */
+START_TEST(unclosed_and_names) {
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double u[3];
+  for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
+  sim_step(u);
+  ade_region_begin("open");
+  sim_step(u);
+  for (int i = 0; i < 3; i++) ade_dep(u[i]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  size_t nid, np;
+  size_t *part = parts_of(t, ADE_PARTS_REGIONS, &nid, &np);
+  ck_assert_uint_eq(np, 1);
+  ck_assert_uint_eq(part[nid - 1], 0); /* the last record: in the open region */
+  ck_assert(part[1] == ADE_PART_NONE);
+  free(part);
+  part = parts_of(t, ADE_PARTS_AUTO, &nid, &np);
+  ck_assert_uint_eq(np, 2);
+  ck_assert_uint_eq(part[1], 1);
+  ck_assert_uint_eq(part[nid - 1], 0);
+  free(part);
+  ade_parts_report r;
+  check_kind(t, ADE_PARTS_AUTO, -1, 3, 3, &r);
+  for (int k = 0; k <= ADE_PARTS_AUTO; k++) ck_assert_int_eq(ade_parts_parse(ade_parts_name(k)), k);
+  ck_assert_ptr_null(ade_parts_name(-1));
+  ck_assert_ptr_null(ade_parts_name(ADE_PARTS_AUTO + 1));
+  ck_assert_int_eq(ade_parts_parse("cells"), -1);
+  ck_assert_int_eq(ade_parts_parse(NULL), -1);
+  part = malloc(nid * sizeof *part);
+  ck_assert_int_eq(ade_tape_parts(t, ADE_PARTS_AUTO + 1, part, nid, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_tape_parts(t, ADE_PARTS_REPEATS, part, nid - 1, NULL), ADE_EINVAL);
+  free(part);
+  ade_tape_free(t);
+}
+END_TEST
+
+/* Out of memory at every allocation, recording included: ADE_ENOMEM (or
+ * the recording's failure), nothing leaked, for every partition kind. */
+START_TEST(out_of_memory) {
+  for (int kind = ADE_PARTS_REGIONS; kind <= ADE_PARTS_AUTO; kind++) {
+    int ok = 0;
+    for (long k = 0; !ok && k < 100000; k++) {
+      ade_test_alloc a = {k, 0, 0};
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      ade_tape_options o;
+      ade_tape_options_init(&o);
+      o.capture = 1;
+      o.chunk_ops = 40;
+      ade_tape *t = NULL;
+      size_t part[200], np = 0;
+      int st = ade_tape_create(&t, &o);
+      if (!st) st = ade_trace_on(t);
+      if (!st) {
+        ade_double u[3];
+        for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
+        ade_region_begin("steps");
+        for (int s = 0; s < 6; s++) sim_step(u);
+        ade_region_end();
+        for (int i = 0; i < 3; i++) ade_dep(u[i]);
+        st = ade_trace_off();
+      }
+      if (!st) st = ade_tape_parts(t, kind, part, 200, &np);
+      ade_tape_free(t);
+      ade_set_allocator(NULL, NULL);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d %s", ade_parts_name(kind), k, st, ade_errmsg());
+      ck_assert_msg(a.live == 0, "%s k=%ld: %ld blocks leaked", ade_parts_name(kind), k, a.live);
+      ok = st == ADE_OK;
+    }
+    ck_assert(ok);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("parts");
   TCase *tc = tcase_create("parts");
@@ -181,6 +411,10 @@ static Suite *suite(void) {
   tcase_add_test(tc, random_regions);
   tcase_add_test(tc, repeated_steps);
   tcase_add_test(tc, edges_and_errors);
+  tcase_add_test(tc, loop_steps);
+  tcase_add_test(tc, random_kinds);
+  tcase_add_test(tc, unclosed_and_names);
+  tcase_add_test(tc, out_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }
