@@ -228,10 +228,11 @@ START_TEST(time_limit) {
   ade_cgraph *g = layered(3, 8, 300, 60, 8);
   ade_elim_seq *s = NULL;
   int limited = -1, done = 0;
-  double t0 = ade__now();
+  double t0 = ade__now(), c0 = ade_test_cpu();
   ck_assert_int_eq(ade__elim_order(g, ADE_ORDER_FACE_GREEDY, t0 + 0.05, &s, NULL), ADE_ELIMIT);
   ck_assert_ptr_null(s);
-  ck_assert_double_lt(ade__now() - t0, 1.0);
+  ck_assert_double_lt(ade_test_cpu() - c0, 1.0); /* CPU: a loaded machine stretches wall time */
+  ck_assert_double_lt(ade__now() - t0, 10.0);
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, 0.05, &s, &limited), ADE_OK);
   ck_assert_int_eq(limited, 1);
   ade_cgraph *d = NULL;

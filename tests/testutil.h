@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "adelim.h"
 
@@ -26,6 +27,15 @@
   } while (0)
 
 /* A small deterministic generator (splitmix64) so failures reproduce. */
+/* CPU seconds of the process, all threads. Tests of time limits bound
+ * this (a loaded machine stretches wall time, not CPU time) beside a
+ * generous bound on wall time. */
+static inline double ade_test_cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static inline uint64_t ade_test_rand(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
