@@ -134,13 +134,16 @@ int ade__tape_elementals(ade_tape *t, ade__elemrec **out, size_t *nout) {
   size_t cap = 0, nid = 0, idcap = 0;
   ade__elemrec *r = NULL;
   uint64_t *ids = NULL;
+  double *vals = NULL;
+  size_t vcap = 0;
   for (size_t c = 0; !st && ade__tape_has_elementals(t) && c < t->meta.nchunks; c++) {
     if ((st = ade__view_load(t, c))) break;
     const ade__view *v = &t->view;
     for (size_t k = 0; !st && k < v->nblk; k++) {
       const ade__eblk *b = &v->blk[k];
       if (ade__grow((void **)&r, &cap, *nout + 1, sizeof *r) ||
-          ade__grow((void **)&ids, &idcap, nid + b->n, sizeof *ids)) {
+          ade__grow((void **)&ids, &idcap, nid + b->n, sizeof *ids) ||
+          ade__grow((void **)&vals, &vcap, nid + b->n, sizeof *vals)) {
         st = ade__fail(ADE_ENOMEM, "out of memory listing elementals");
         break;
       }
@@ -155,24 +158,27 @@ int ade__tape_elementals(ade_tape *t, ade__elemrec **out, size_t *nout) {
       q->tangent_cost = e ? e->tcost : 0;
       q->adjoint_cost = e ? e->acost : 0;
       memcpy(ids + nid, v->xarg + b->xoff, b->n * sizeof *ids);
+      memcpy(vals + nid, v->xargv + b->xoff, b->n * sizeof *vals);
       nid += b->n;
     }
   }
   if (st) {
     ade__free(r);
     ade__free(ids);
+    ade__free(vals);
     *nout = 0;
     return st;
   }
-  for (size_t k = 0; k < *nout; k++) r[k].in = ids + (size_t)(uintptr_t)r[k].in;
-  if (r) r[0].ids = ids;
-  else ade__free(ids);
+  for (size_t k = 0; k < *nout; k++)
+    r[k].inv = vals + (size_t)(uintptr_t)r[k].in, r[k].in = ids + (size_t)(uintptr_t)r[k].in;
+  if (r) r[0].ids = ids, r[0].vals = vals;
+  else ade__free(ids), ade__free(vals);
   *out = r;
   return ADE_OK;
 }
 
 void ade__elemrecs_free(ade__elemrec *r) {
-  if (r) ade__free(r[0].ids);
+  if (r) ade__free(r[0].ids), ade__free(r[0].vals);
   ade__free(r);
 }
 

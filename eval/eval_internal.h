@@ -197,10 +197,12 @@ typedef struct ade__elemrec {
   uint64_t out;
   size_t n, m;
   const uint64_t *in;
+  const double *inv;   /* the n inputs' recorded values */
   const char *name;
   const struct ade_elemental *def;
   uint64_t tangent_cost, adjoint_cost;
   uint64_t *ids;       /* [0] only: the storage of every in */
+  double *vals;        /* [0] only: the storage of every inv */
 } ade__elemrec;
 /* *r (free with ade__elemrecs_free) holds t's *n calls. */
 int ade__tape_elementals(ade_tape *t, ade__elemrec **r, size_t *n);

@@ -1370,7 +1370,11 @@ ADE_API int ade_mplan_execute(const ade_mplan *p, const ade_mission *d, const ad
  * edges of R's c-graph on those paths as both its tangent and its adjoint
  * cost per direction (one multiply-add per edge and direction), and a
  * tangent and adjoint model (sweeps over those edges), no given Jacobian.
- * The mission keeps the c-graph (its structure, labels at the point of the
+ * Each vector elemental call is a run of its own (named after the
+ * elemental): its elementals F'(S, T) run the registered callbacks, with
+ * the registered tangent and adjoint costs (0 counts as 1) and a given
+ * Jacobian if it has an explicit Jacobian callback; ADE_ENOTFOUND names
+ * an elemental this process has not registered. The mission keeps the c-graph (its structure, labels at the point of the
  * last execution). @return ADE_OK, ADE_EINVAL (NULL argument, unknown kind,
  * no dependent depends on an independent), ADE_ESTATE (incomplete tape),
  * ADE_ETOOBIG (more than 5000 runs with c-graph vertices, an elemental of
@@ -1395,10 +1399,13 @@ ADE_API int ade_mission_tape_jacobian(const ade_mplan *p, ade_mission *d, ade_ta
  * direct use: tangent and adjoint sweep elemental k's edges (|E| multiply-
  * adds per direction); jacobian gives its local Jacobian F'_k (n_j x n_i,
  * column-major) by vertex elimination (Markowitz order) of the c-graph of
- * its edges. The callbacks stay valid until d is freed or this is called
+ * its edges; a vector elemental call's run its registered callbacks at the
+ * call's inputs (recorded, or replayed at x), counting its registered costs
+ * (doc/missions.md). The callbacks stay valid until d is freed or this is called
  * again, and count their multiply-adds: ade_mission_tape_fma (zeroed
  * here). @return ADE_OK, ADE_WBRANCH (a recorded comparison differs at x),
- * ADE_EINVAL (d not from a tape, another tape), ADE_ENOMEM, tape errors. */
+ * ADE_EINVAL (d not from a tape, another tape), ADE_ENOTFOUND (an
+ * elemental the tape calls is not registered), ADE_ENOMEM, tape errors. */
 ADE_API int ade_mission_tape_fns(ade_mission *d, ade_tape *t, const double *x, ade_mission_fns *f);
 ADE_API uint64_t ade_mission_tape_fma(const ade_mission *d);
 

@@ -1,4 +1,6 @@
 /* check_mtape.c: missions built from recorded tapes (regions as vector elementals) and plans executed on them. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "randprog.h"
@@ -282,6 +284,250 @@ START_TEST(out_of_memory) {
 }
 END_TEST
 
+/* ------------------------------------------------- elemental calls */
+
+/* Vector elementals for tapes with calls: M_SMOOTH (3 -> 3, tangents and
+ * adjoints only), M_LIN (3 -> 2, y = A x with an explicit Jacobian),
+ * M_WIDE (4 -> 1), M_TALL (1 -> 4). Costs per direction given (distinct,
+ * so a mix-up shows in the counts). */
+enum { M_SMOOTH, M_LIN, M_WIDE, M_TALL, MNE };
+static const int MN[MNE] = {3, 3, 4, 1}, MM[MNE] = {3, 2, 1, 4};
+static const double MA[6] = {0.7, -1.3, 0.45, 2.1, 0.35, -0.8};
+static ade_elemental *ME[MNE];
+
+static void m_jac(int k, const double *x, double *J) { /* MM[k] x MN[k], row-major */
+  switch (k) {
+  case M_SMOOTH: {
+    double e = exp(-0.5 * x[2] * x[2]), th = tanh(x[0] + x[1] - x[2]), s = 1 - th * th;
+    const double j[9] = {cos(x[0]) * x[1], sin(x[0]), 0, x[2], 0, -x[2] * e + x[0], s, s, -s};
+    memcpy(J, j, sizeof j);
+    break;
+  }
+  case M_LIN: memcpy(J, MA, sizeof MA); break;
+  case M_WIDE: J[0] = x[1], J[1] = x[0], J[2] = cos(x[2]) * x[3], J[3] = sin(x[2]); break;
+  default:
+    for (int i = 0; i < 4; i++) J[i] = 0.3 * exp(0.3 * (i + 1) * x[0]);
+  }
+}
+static int m_f(void *ud, const double *x, double *y) {
+  switch ((int)(intptr_t)ud) {
+  case M_SMOOTH:
+    y[0] = sin(x[0]) * x[1], y[1] = exp(-0.5 * x[2] * x[2]) + x[0] * x[2], y[2] = tanh(x[0] + x[1] - x[2]);
+    break;
+  case M_LIN:
+    for (int i = 0; i < 2; i++) y[i] = MA[3 * i] * x[0] + MA[3 * i + 1] * x[1] + MA[3 * i + 2] * x[2];
+    break;
+  case M_WIDE: y[0] = x[0] * x[1] + sin(x[2]) * x[3]; break;
+  default:
+    for (int i = 0; i < 4; i++) y[i] = exp(0.3 * (i + 1) * x[0]) / (i + 1);
+  }
+  return 0;
+}
+static int m_t(void *ud, const double *x, const double *xd, double *yd) {
+  int k = (int)(intptr_t)ud;
+  double J[16];
+  m_jac(k, x, J);
+  for (int i = 0; i < MM[k]; i++) {
+    yd[i] = 0;
+    for (int j = 0; j < MN[k]; j++) yd[i] += J[i * MN[k] + j] * xd[j];
+  }
+  return 0;
+}
+static int m_a(void *ud, const double *x, const double *yb, double *xb) {
+  int k = (int)(intptr_t)ud;
+  double J[16];
+  m_jac(k, x, J);
+  for (int j = 0; j < MN[k]; j++) {
+    xb[j] = 0;
+    for (int i = 0; i < MM[k]; i++) xb[j] += J[i * MN[k] + j] * yb[i];
+  }
+  return 0;
+}
+static int m_j(void *ud, const double *x, double *J) {
+  m_jac((int)(intptr_t)ud, x, J);
+  return 0;
+}
+static const uint64_t MTC[MNE] = {9, 6, 5, 4}, MAC[MNE] = {11, 6, 3, 7};
+
+static ade_elemental_def m_def(int k) {
+  static const char *const names[MNE] = {"mt.smooth", "mt.lin", "mt.wide", "mt.tall"};
+  ade_elemental_def d = {names[k], (size_t)MN[k], (size_t)MM[k], m_f, m_t, m_a, k == M_LIN ? m_j : NULL,
+                         (void *)(intptr_t)k, MTC[k], MAC[k], NULL};
+  return d;
+}
+
+static void m_register(void) {
+  for (int k = 0; k < MNE; k++) {
+    ade_elemental_def d = m_def(k);
+    ck_assert_msg(ade_elemental_register(&d, &ME[k]) == ADE_OK, "%s", ade_errmsg());
+  }
+}
+
+/* Record p at x with random regions (as record_regions) and, after a
+ * random quarter of the steps, a random elemental call on recent values
+ * (now and then the constant 0.7); its outputs replace or are added to
+ * recent values, so some are dependents, some unused. *ncalls: the calls. */
+static ade_tape *record_calls(const randprog *p, const double *x, uint64_t seed, int *ncalls) {
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double *v = malloc(sizeof(ade_double) * (size_t)(p->n + p->nsteps)), in[4], y[4];
+  uint64_t s = seed;
+  int depth = 0;
+  *ncalls = 0;
+  static const char *const names[3] = {"res", "jac", "solve"};
+  for (int i = 0; i < p->n; i++) v[i] = ade_indep(x[i]);
+  for (int i = 0; i < p->nsteps; i++) {
+    unsigned r = (unsigned)(ade_test_rand(&s) % 8);
+    if (r == 0 && depth < 3) ade_region_begin(names[ade_test_rand(&s) % 3]), depth++;
+    else if (r == 1 && depth > 0) ade_region_end(), depth--;
+    int at = p->n + i;
+    v[at] = rp_step_eval(&p->steps[i], v);
+    if (ade_test_rand(&s) % 4) continue;
+    int k = (int)(ade_test_rand(&s) % MNE), span = at + 1 < 5 ? at + 1 : 5;
+    for (int j = 0; j < MN[k]; j++)
+      in[j] = ade_test_rand(&s) % 9 == 0 ? ade_passive(0.7) : v[at - (int)(ade_test_rand(&s) % (uint64_t)span)];
+    ck_assert_msg(ade_elemental_call(ME[k], in, y) == ADE_OK, "%s", ade_errmsg());
+    ++*ncalls;
+    for (int j = 0; j < MM[k] && at - j >= p->n; j++)
+      v[at - j] = ade_test_rand(&s) % 2 ? y[j] : ade_add(v[at - j], ade_mul(ade_passive(0.5), y[j]));
+  }
+  for (int j = 0; j < p->m; j++) ade_dep(v[p->out[j]]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  free(v);
+  return t;
+}
+
+/* Random programs with random elemental calls and regions: each call is
+ * its own run, its elementals carry the registered costs, and every
+ * method's plan, executed through the callbacks at the recorded point and
+ * at a new one, gives dense forward mode's Jacobian at the planned cost. */
+START_TEST(random_calls) {
+  m_register();
+  int calls = 0, celems = 0;
+  for (uint64_t s = 1; s <= 24; s++) {
+    uint64_t r = s * 104729;
+    int n = 1 + (int)(ade_test_rand(&r) % 5), m = 1 + (int)(ade_test_rand(&r) % 4), nc;
+    randprog pr = rp_make(s + 100, n, m, 8 + (int)(ade_test_rand(&r) % 30));
+    double x[5], x2[5];
+    for (int i = 0; i < n; i++) x[i] = ade_test_uniform(&r, -1.3, 1.7), x2[i] = x[i] + ade_test_uniform(&r, -0.2, 0.2);
+    ade_tape *t = record_calls(&pr, x, s, &nc);
+    calls += nc;
+    ade_mission *d = NULL;
+    ck_assert_msg(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS) == ADE_OK, "seed %llu: %s",
+                  (unsigned long long)s, ade_errmsg());
+    int nvar, nel;
+    ade_mission_size(d, &nvar, &nel);
+    for (int k = 0; k < nel; k++) { /* a call's elemental: its registered costs (edges never cost 9/11 etc. together) */
+      uint64_t tan, adj;
+      ck_assert_int_eq(ade_mission_elemental(d, k, NULL, NULL, NULL, &tan, &adj), ADE_OK);
+      for (int e = 0; e < MNE; e++) celems += tan == MTC[e] && adj == MAC[e] && tan != adj;
+    }
+    for (int method = ADE_MISSION_SPARSE_TANGENT; method < ADE_MISSION_NMETHODS; method++) {
+      ade_mplan *p = plan(d, method);
+      if (!p) continue;
+      check_exec(p, d, t, NULL, n, m);
+      check_exec(p, d, t, x2, n, m);
+      ade_mplan_free(p);
+    }
+    ade_mission_free(d);
+    ade_tape_free(t);
+    rp_free(&pr);
+  }
+  ck_assert_int_ge(calls, 60);
+  ck_assert_int_ge(celems, 20);
+}
+END_TEST
+
+/* x (3) -> smooth (3 -> 3) -> lin (3 -> 2) -> y: variables x, the calls'
+ * outputs; elementals with the registered costs; dense tangent 3 (9 + 6),
+ * dense adjoint 2 (6 + 11); the executed Jacobian at the planned cost. */
+START_TEST(calls_by_hand) {
+  m_register();
+  ade_tape *t = NULL;
+  double xv[3] = {0.4, -0.9, 1.1};
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double x[3], u[3], y[2];
+  for (int i = 0; i < 3; i++) x[i] = ade_indep(xv[i]);
+  ck_assert_int_eq(ade_elemental_call(ME[M_SMOOTH], x, u), ADE_OK);
+  ck_assert_int_eq(ade_elemental_call(ME[M_LIN], u, y), ADE_OK);
+  for (int i = 0; i < 2; i++) ade_dep(y[i]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  ade_mission *d = NULL;
+  ck_assert_msg(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS) == ADE_OK, "%s", ade_errmsg());
+  int nv, ne, src, dst;
+  uint64_t size, tan, adj;
+  ade_mission_size(d, &nv, &ne);
+  ck_assert_int_eq(nv, 3);
+  ck_assert_int_eq(ne, 2);
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(ade_mission_elemental(d, k, NULL, &src, &dst, &tan, &adj), ADE_OK);
+    ck_assert_int_eq(ade_mission_var(d, src, NULL, &size), ADE_OK);
+    ck_assert_uint_eq(size, 3);
+    ck_assert_int_eq(ade_mission_var(d, dst, NULL, &size), ADE_OK);
+    ck_assert_uint_eq(size, k ? 2 : 3);
+    ck_assert_uint_eq(tan, k ? 6 : 9);
+    ck_assert_uint_eq(adj, k ? 6 : 11);
+  }
+  const char *id;
+  ck_assert_int_eq(ade_mission_var(d, 1, &id, NULL), ADE_OK);
+  ck_assert_str_eq(id, "mt.smooth.1"); /* named after the elemental */
+  /* each local Jacobian by the callbacks: the explicit one (lin, no count)
+   * or 3 tangents (smooth: 3 * 9 < 3 * 11) equals tangents of the identity */
+  ade_mission_fns f;
+  ck_assert_int_eq(ade_mission_tape_fns(d, t, NULL, &f), ADE_OK);
+  for (int k = 0; k < 2; k++) {
+    double Jk[9], T[9] = {0}, I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    uint64_t before = ade_mission_tape_fma(d);
+    ck_assert_int_eq(f.jacobian(f.ud, k, Jk), ADE_OK);
+    ck_assert_uint_eq(ade_mission_tape_fma(d) - before, k ? 0 : 27);
+    ck_assert_int_eq(f.tangent(f.ud, k, 3, I, T), ADE_OK);
+    for (int i = 0; i < (k ? 6 : 9); i++) ade_assert_rel(Jk[i], T[i], 1e-15);
+  }
+  ade_mplan *pt = plan(d, ADE_MISSION_DENSE_TANGENT), *pa = plan(d, ADE_MISSION_DENSE_ADJOINT);
+  ck_assert_uint_eq(ade_mplan_cost(pt), 3 * (9 + 6));
+  ck_assert_uint_eq(ade_mplan_cost(pa), 2 * (6 + 11));
+  for (int method = ADE_MISSION_SPARSE_TANGENT; method < ADE_MISSION_NMETHODS; method++) {
+    ade_mplan *p = plan(d, method);
+    if (!p) continue;
+    check_exec(p, d, t, NULL, 3, 2);
+    double x2[3] = {0.5, 0.2, -0.7};
+    check_exec(p, d, t, x2, 3, 2);
+    ade_mplan_free(p);
+  }
+  /* unregistered: building and executing fail naming it */
+  ade_mplan *p = plan(d, ADE_MISSION_GREEDY_MIN_FILL);
+  double J[6];
+  ck_assert_int_eq(ade_elemental_unregister("mt.smooth"), ADE_OK);
+  ade_mission *d2 = NULL;
+  ck_assert_int_eq(ade_mission_from_tape(&d2, t, ADE_PARTS_REGIONS), ADE_ENOTFOUND);
+  ck_assert_ptr_nonnull(strstr(ade_errmsg(), "mt.smooth"));
+  ck_assert_ptr_null(d2);
+  ck_assert_int_eq(ade_mission_tape_jacobian(p, d, t, xv, J, NULL), ADE_ENOTFOUND);
+  ck_assert_ptr_nonnull(strstr(ade_errmsg(), "mt.smooth"));
+  m_register();
+  ck_assert_int_eq(ade_mission_tape_jacobian(p, d, t, xv, J, NULL), ADE_OK);
+  for (long k = 0;; k++) { /* every allocation failure: ADE_ENOMEM, no leak */
+    ade_test_alloc a = {k, 0, 0};
+    ade_mission *d3 = NULL;
+    ade_set_allocator(ade_test_alloc_fn, &a);
+    int rc = ade_mission_from_tape(&d3, t, ADE_PARTS_REGIONS);
+    if (!rc) rc = ade_mission_tape_jacobian(p, d3, t, xv, J, NULL);
+    ade_mission_free(d3);
+    ade_set_allocator(NULL, NULL);
+    ck_assert_int_eq(a.live, 0);
+    if (rc == ADE_OK) break;
+    ck_assert_int_eq(rc, ADE_ENOMEM);
+  }
+  ade_mplan_free(p);
+  ade_mplan_free(pt);
+  ade_mplan_free(pa);
+  ade_mission_free(d);
+  ade_tape_free(t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("mtape");
   TCase *tc = tcase_create("missions from tapes");
@@ -292,6 +538,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, local_jacobians);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, out_of_memory);
+  tcase_add_test(tc, random_calls);
+  tcase_add_test(tc, calls_by_hand);
   suite_add_tcase(s, tc);
   return s;
 }

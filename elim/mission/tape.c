@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "elim_internal.h"
+#include "eval_internal.h"
 #include "mission_internal.h"
 
 /* A part's elemental F'(S, T): the edges of the tape's c-graph on paths
@@ -15,6 +16,12 @@ typedef struct telem {
   size_t *in, *out; /* local slots of S's and T's entries */
   size_t *es, *ed;  /* edge k: local slots of its ends */
   long *eid;        /* edge k: its number in the c-graph */
+  /* An elemental call's part (call >= 0): its callbacks at the call's
+   * inputs; jin[j]: input j's entry in S (ADE__NONE: another variable's or
+   * a constant), kout[c]: T's entry c is output kout[c]. */
+  long call;
+  size_t *jin, *kout;
+  uint64_t tan, adj;
 } telem;
 
 struct ade__mtape {
@@ -28,6 +35,10 @@ struct ade__mtape {
   size_t nw;
   size_t *row, nrow; /* output entry r (variables in order) -> the tape's dependent */
   uint64_t fma;      /* multiply-adds of the tangents and adjoints run */
+  ade__elemrec *calls; /* the tape's elemental calls */
+  size_t ncall;
+  double *cx;          /* per call: its inputs' values at the current point (offsets: calls' inv) */
+  double *cw;          /* workspace of the largest call: 2 (n + m) + n m doubles */
 };
 
 void ade__mtape_free(ade__mtape *tp) {
@@ -39,7 +50,12 @@ void ade__mtape_free(ade__mtape *tp) {
     ade__free(e->es);
     ade__free(e->ed);
     ade__free(e->eid);
+    ade__free(e->jin);
+    ade__free(e->kout);
   }
+  ade__elemrecs_free(tp->calls);
+  ade__free(tp->cx);
+  ade__free(tp->cw);
   ade__free(tp->el);
   ade_cgraph_free(tp->g);
   ade__free(tp->lab);
@@ -64,6 +80,9 @@ typedef struct build {
   size_t *loc;
   size_t *run;           /* per record id: its run (maximal stretch of one part) */
   size_t *rpart;         /* per run: its part */
+  size_t *rcall;         /* per record id: its elemental call (ADE__NONE: scalar) */
+  size_t *runcall;       /* per run: its call (ADE__NONE: scalar code) */
+  size_t *v2i;           /* per record id: its c-graph vertex (ADE__NONE) */
   size_t cape;
 } build;
 
@@ -75,13 +94,19 @@ static int runs(build *b, ade_tape *t, int kind, uint64_t records) {
   size_t R = (size_t)records + 1, *part = ade__alloc(ade__mul_size(R, sizeof *part)), nr = 0;
   b->run = ade__alloc(ade__mul_size(R, sizeof *b->run));
   b->rpart = ade__alloc(ade__mul_size(R, sizeof *b->rpart));
-  if (!part || !b->run || !b->rpart) {
+  b->runcall = ade__alloc(ade__mul_size(R, sizeof *b->runcall));
+  b->rcall = ade__alloc(ade__mul_size(R, sizeof *b->rcall));
+  if (!part || !b->run || !b->rpart || !b->runcall || !b->rcall) {
     ade__free(part);
     return oom();
   }
   int st = ade_tape_parts(t, kind, part, R, NULL);
+  for (size_t id = 0; id < R; id++) b->rcall[id] = ADE__NONE;
+  for (size_t c = 0; c < b->tp->ncall; c++) /* each call is a run of its own */
+    for (size_t k = 0; k < b->tp->calls[c].m && b->tp->calls[c].out + k < R; k++) b->rcall[b->tp->calls[c].out + k] = c;
   for (size_t id = 1; !st && id < R; id++) {
-    if (id == 1 || part[id] != part[id - 1]) b->rpart[nr++] = part[id];
+    if (id == 1 || part[id] != part[id - 1] || b->rcall[id] != b->rcall[id - 1])
+      b->rpart[nr] = part[id], b->runcall[nr++] = b->rcall[id];
     b->run[id] = nr - 1;
   }
   ade__free(part);
@@ -111,18 +136,20 @@ static int groups(build *b) {
   return ADE_OK;
 }
 
-/* Group q's name: its region's (characters outside the id set as '_'),
- * "top" for code in no region, then ".q". */
+/* Group q's name: its elemental's or region's (characters outside the id
+ * set as '_'), "top" for code in no region, then ".q". */
 static void group_name(const build *b, ade_tape *t, size_t q, char *out, size_t cap) {
-  size_t p = b->rpart[b->run[b->g->v[b->mem[b->gfirst[q]]].id]];
-  ade_region r;
+  size_t run = b->run[b->g->v[b->mem[b->gfirst[q]]].id], p = b->rpart[run], c = b->runcall[run];
+  ade_region r = {0};
   char nm[48] = "top";
-  if (p != ADE_PART_NONE && ade_tape_region(t, p, &r) == ADE_OK && r.name && *r.name) {
+  if (c != ADE__NONE && b->tp->calls[c].name) r.name = b->tp->calls[c].name;
+  else if (p == ADE_PART_NONE || ade_tape_region(t, p, &r) != ADE_OK) r.name = NULL;
+  if (r.name && *r.name) {
     size_t i = 0;
     for (; r.name[i] && i + 1 < sizeof nm; i++) {
-      char c = r.name[i];
-      int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("_.:+-", c);
-      nm[i] = ok ? c : '_';
+      char ch = r.name[i];
+      int ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("_.:+-", ch);
+      nm[i] = ok ? ch : '_';
     }
     nm[i] = 0;
   }
@@ -253,6 +280,35 @@ static void unmark(build *b, size_t q, int S, int T) {
   (void)T;
 }
 
+/* Elemental S -> T of call c's group: its registered callbacks and costs
+ * (0 counts as 1); S's local slots are still marked. */
+static int call_elemental(build *b, size_t c, int S, int T, telem *e) {
+  const ade__elemrec *r = &b->tp->calls[c];
+  if (!r->def)
+    return ade__fail(ADE_ENOTFOUND, "mission from a tape: elemental '%s' is not registered in this process",
+                     r->name ? r->name : "(name lost)");
+  e->call = (long)c;
+  e->tan = r->tangent_cost ? r->tangent_cost : 1;
+  e->adj = r->adjoint_cost ? r->adjoint_cost : 1;
+  if (e->tan > ADE__M_MAXCOST || e->adj > ADE__M_MAXCOST)
+    return ade__fail(ADE_ETOOBIG, "mission from a tape: elemental '%s' costs %llu per tangent and %llu per adjoint "
+                     "(at most %u)", r->name, (unsigned long long)e->tan, (unsigned long long)e->adj, ADE__M_MAXCOST);
+  e->jin = ade__alloc(ade__mul_size(r->n + 1, sizeof *e->jin));
+  e->kout = ade__alloc(ade__mul_size(e->nout + 1, sizeof *e->kout));
+  if (!e->jin || !e->kout) return oom();
+  for (size_t j = 0; j < r->n; j++) {
+    size_t v = r->in[j] && r->in[j] <= b->tp->records ? b->v2i[r->in[j]] : ADE__NONE;
+    e->jin[j] = v != ADE__NONE && b->var[v] == S ? b->loc[v] : ADE__NONE;
+  }
+  for (size_t k = 0; k < e->nout; k++) {
+    long id = b->g->v[b->vent[b->vfirst[T] + k]].id;
+    if (id < (long)r->out || (uint64_t)id >= r->out + r->m)
+      return ade__fail(ADE_EINVAL, "mission from a tape: vertex %ld is no output of elemental '%s'", id, r->name);
+    e->kout[k] = (size_t)id - r->out;
+  }
+  return ade_mission_add_elemental(b->d, NULL, S, T, e->tan, e->adj, r->def->def.jacobian != NULL, 1);
+}
+
 /* Elemental S -> T of group q, if a path joins them. */
 static int elemental(build *b, size_t q, int S, int T, size_t *buf) {
   size_t ne;
@@ -279,7 +335,9 @@ static int elemental(build *b, size_t q, int S, int T, size_t *buf) {
     e->es[k] = b->loc[x->src], e->ed[k] = b->loc[x->dst], e->eid[k] = x->id;
   }
   if (!st) tp->nw = ADE__MAX(tp->nw, e->nloc);
-  if (!st) st = ade_mission_add_elemental(b->d, NULL, S, T, ne, ne, 0, 1);
+  size_t c = b->runcall[b->run[b->g->v[b->mem[b->gfirst[q]]].id]];
+  if (!st && c == ADE__NONE) e->call = -1, st = ade_mission_add_elemental(b->d, NULL, S, T, ne, ne, 0, 1);
+  else if (!st) st = call_elemental(b, c, S, T, e);
   if (st == ADE_EINVAL && ne > ADE__M_MAXCOST)
     st = ade__fail(ADE_ETOOBIG, "mission from a tape: elemental %s -> %s has %zu edges (at most %u)",
                    b->d->v[S].id, b->d->v[T].id, ne, ADE__M_MAXCOST);
@@ -337,6 +395,11 @@ static int finish(build *b) {
   tp->lab = ade__alloc(ade__mul_size(b->g->nedges + 1, sizeof *tp->lab));
   tp->w = ade__alloc(ade__mul_size(tp->nw + 1, sizeof *tp->w));
   if (!tp->row || !tp->lab || !tp->w) return oom();
+  size_t ncw = 0, nin = 0;
+  for (size_t c = 0; c < tp->ncall; c++) ncw = ADE__MAX(ncw, 2 * (tp->calls[c].n + tp->calls[c].m)), nin += tp->calls[c].n;
+  if (tp->ncall && (!(tp->cw = ade__alloc(ade__mul_size(ncw, sizeof *tp->cw))) ||
+                    !(tp->cx = ade__alloc(ade__mul_size(nin + 1, sizeof *tp->cx)))))
+    return oom();
   for (size_t q = 0; q < b->ngrp; q++)
     for (int y = b->gy[q], k = y >= 0 ? (int)b->vfirst[y] : 0; y >= 0 && k < (int)b->vfirst[y + 1]; k++)
       tp->row[tp->nrow++] = b->g->v[b->vent[k]].aux;
@@ -356,6 +419,9 @@ static void build_free(build *b) {
   ade__free(b->loc);
   ade__free(b->run);
   ade__free(b->rpart);
+  ade__free(b->rcall);
+  ade__free(b->runcall);
+  ade__free(b->v2i);
 }
 
 int ade_mission_from_tape(ade_mission **dp, ade_tape *t, int kind) {
@@ -375,6 +441,11 @@ int ade_mission_from_tape(ade_mission **dp, ade_tape *t, int kind) {
       for (size_t k = 0; k < b.g->v[v].nout && !st; k++)
         if (b.g->e[b.g->v[v].out[k]].dst <= v) st = ade__fail(ADE_EINVAL, "mission from a tape: an edge runs back");
   }
+  if (!st) st = ade__tape_elementals(t, &b.tp->calls, &b.tp->ncall);
+  if (!st && !(b.v2i = ade__alloc(ade__mul_size((size_t)s.records + 1, sizeof *b.v2i)))) st = oom();
+  for (size_t id = 0; !st && id <= (size_t)s.records; id++) b.v2i[id] = ADE__NONE;
+  for (size_t v = 0; !st && v < b.nv; v++)
+    if (b.g->v[v].alive && b.g->v[v].id >= 1 && (uint64_t)b.g->v[v].id <= s.records) b.v2i[b.g->v[v].id] = v;
   if (!st) st = runs(&b, t, kind, s.records);
   if (!st) st = groups(&b);
   if (!st && b.ngrp > ADE__M_MAXVARS / 2)
@@ -390,10 +461,50 @@ int ade_mission_from_tape(ade_mission **dp, ade_tape *t, int kind) {
 
 /* ------------------------------------------------------------ execution */
 
+/* Call c's inputs at the current point, its callbacks. */
+static const double *call_x(const ade__mtape *tp, size_t c) { return tp->cx + (tp->calls[c].inv - tp->calls[0].vals); }
+
+static int call_fail(const ade__elemrec *r, const char *what, int rc) {
+  return ade__fail(rc < 0 && strcmp(ade_errname(rc), "ADE_UNKNOWN") ? rc : ADE_EINVAL,
+                   "mission from a tape: elemental '%s': the %s callback failed (status %d)", r->name, what, rc);
+}
+
+/* Ydot += F' Xdot of a call's elemental: one tangent call per direction,
+ * the inputs outside S seeded 0. */
+static int c_tangent(ade__mtape *tp, const telem *e, size_t q, const double *xd, double *yd) {
+  const ade__elemrec *r = &tp->calls[e->call];
+  double *u = tp->cw, *o = u + r->n;
+  for (size_t d = 0; d < q; d++) {
+    for (size_t j = 0; j < r->n; j++) u[j] = e->jin[j] == ADE__NONE ? 0.0 : xd[e->jin[j] + d * e->nin];
+    int rc = r->def->def.tangent(r->def->def.ud, call_x(tp, (size_t)e->call), u, o);
+    if (rc) return call_fail(r, "tangent", rc);
+    for (size_t c = 0; c < e->nout; c++) yd[c + d * e->nout] += o[e->kout[c]];
+    tp->fma += e->tan;
+  }
+  return ADE_OK;
+}
+
+/* Xbar += F'^T Ybar of a call's elemental: one adjoint call per direction. */
+static int c_adjoint(ade__mtape *tp, const telem *e, size_t q, const double *yb, double *xb) {
+  const ade__elemrec *r = &tp->calls[e->call];
+  double *u = tp->cw, *o = u + r->m;
+  for (size_t d = 0; d < q; d++) {
+    memset(u, 0, r->m * sizeof *u);
+    for (size_t c = 0; c < e->nout; c++) u[e->kout[c]] = yb[c + d * e->nout];
+    int rc = r->def->def.adjoint(r->def->def.ud, call_x(tp, (size_t)e->call), u, o);
+    if (rc) return call_fail(r, "adjoint", rc);
+    for (size_t j = 0; j < r->n; j++)
+      if (e->jin[j] != ADE__NONE) xb[e->jin[j] + d * e->nin] += o[j];
+    tp->fma += e->adj;
+  }
+  return ADE_OK;
+}
+
 /* Ydot += F' Xdot, one direction at a time over the part's edges. */
 static int t_tangent(void *ud, int k, size_t q, const double *xd, double *yd) {
   ade__mtape *tp = ud;
   const telem *e = &tp->el[k];
+  if (e->call >= 0) return c_tangent(tp, e, q, xd, yd);
   double *w = tp->w;
   for (size_t r = 0; r < q; r++) {
     memset(w, 0, e->nloc * sizeof *w);
@@ -409,6 +520,7 @@ static int t_tangent(void *ud, int k, size_t q, const double *xd, double *yd) {
 static int t_adjoint(void *ud, int k, size_t q, const double *yb, double *xb) {
   ade__mtape *tp = ud;
   const telem *e = &tp->el[k];
+  if (e->call >= 0) return c_adjoint(tp, e, q, yb, xb);
   double *w = tp->w;
   for (size_t r = 0; r < q; r++) {
     memset(w, 0, e->nloc * sizeof *w);
@@ -453,9 +565,40 @@ static int local_graph(const ade__mtape *tp, const telem *e, ade_cgraph **g, siz
 
 /* J := F'_k (n_T x n_S, column-major) by vertex elimination (Markowitz
  * order) of its edges' c-graph; the multiply-adds count in tp->fma. */
+/* J := F'_k of a call's elemental by its Jacobian callback (no count), or
+ * n_S tangents or n_T adjoints, whichever the registered costs make cheaper. */
+static int c_jacobian(ade__mtape *tp, int k, double *J) {
+  const telem *e = &tp->el[k];
+  const ade__elemrec *r = &tp->calls[e->call];
+  size_t nj = e->nout * e->nin, nid = ADE__MAX(e->nin, e->nout);
+  memset(J, 0, nj * sizeof *J);
+  double *w = ade__calloc(ade__mul_size(ADE__MAX(r->n * r->m, nid * nid + nj) + 1, 1), sizeof *w);
+  if (!w) return oom();
+  int st = ADE_OK;
+  if (r->def->def.jacobian) {
+    int rc = r->def->def.jacobian(r->def->def.ud, call_x(tp, (size_t)e->call), w);
+    if (rc) st = call_fail(r, "Jacobian", rc);
+    for (size_t c = 0; !st && c < e->nout; c++)
+      for (size_t j = 0; j < r->n; j++)
+        if (e->jin[j] != ADE__NONE) J[c + e->jin[j] * e->nout] += w[e->kout[c] * r->n + j];
+  } else if ((double)e->nin * (double)e->tan <= (double)e->nout * (double)e->adj) {
+    for (size_t a = 0; a < e->nin; a++) w[a + a * e->nin] = 1.0;
+    st = c_tangent(tp, e, e->nin, w, J);
+  } else {
+    double *xb = w + e->nout * e->nout;
+    for (size_t c = 0; c < e->nout; c++) w[c + c * e->nout] = 1.0;
+    st = c_adjoint(tp, e, e->nout, w, xb);
+    for (size_t c = 0; !st && c < e->nout; c++)
+      for (size_t a = 0; a < e->nin; a++) J[c + a * e->nout] = xb[a + c * e->nin];
+  }
+  ade__free(w);
+  return st;
+}
+
 static int t_jacobian(void *ud, int k, double *J) {
   ade__mtape *tp = ud;
   const telem *e = &tp->el[k];
+  if (e->call >= 0) return c_jacobian(tp, k, J);
   ade_cgraph *g = NULL;
   ade_elim_seq *seq = NULL;
   ade_sparse *S = NULL;
@@ -497,6 +640,23 @@ int ade_mission_tape_fns(ade_mission *d, ade_tape *t, const double *x, ade_missi
                      (unsigned long long)tp->records, (unsigned long long)s.records);
   st = ade__cgraph_labels_at(t, tp->g, x, tp->lab);
   if (st < 0) return st;
+  if (tp->ncall) { /* the calls' inputs: recorded, or replayed at x */
+    const ade__elemrec *r = tp->calls;
+    size_t nin = (size_t)(r[tp->ncall - 1].inv - r[0].vals) + r[tp->ncall - 1].n;
+    if (!x) {
+      memcpy(tp->cx, r[0].vals, nin * sizeof *tp->cx);
+    } else {
+      double *V = ade__alloc(ade__mul_size((size_t)tp->records + 1, sizeof *V));
+      ade_tape *c = NULL;
+      int rs = V ? ade__tape_borrow(t, &c) : oom();
+      if (V && !rs) rs = ade__tape_release(t, c, ade__replay_values(c, x, V));
+      for (size_t k = 0; rs >= 0 && k < tp->ncall; k++)
+        for (size_t j = 0; j < r[k].n; j++)
+          tp->cx[(size_t)(r[k].inv - r[0].vals) + j] = r[k].in[j] ? V[r[k].in[j]] : r[k].inv[j];
+      ade__free(V);
+      if (rs < 0) return rs;
+    }
+  }
   *f = (ade_mission_fns){t_tangent, t_adjoint, t_jacobian, tp};
   tp->fma = 0;
   return st;
