@@ -19,7 +19,7 @@ void ade_mission_free(ade_mission *d) {
   ade__free(d->topo);
   ade__free(d->outp);
   ade__free(d->oute);
-  ade__mtape_free(d->tp);
+  if (d->tp) d->tp_free(d->tp);
   ade__free(d);
 }
 

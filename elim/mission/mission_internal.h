@@ -35,12 +35,13 @@ struct ade_mission {
   int checked;       /* ade__mission_check passed since the last change */
   int *topo;         /* variables in topological order (after the check) */
   int *outp, *oute;  /* out-edges of variable i: oute[outp[i] .. outp[i+1]-1] */
-  struct ade__mtape *tp; /* built from a tape (tape.c): its parts' sweeps; NULL otherwise */
+  /* Built from a tape (tape.c): its parts' sweeps, NULL otherwise, and
+   * how to free them (a hook: the DAG calls nothing of tape.c above it). */
+  struct ade__mtape *tp;
+  void (*tp_free)(struct ade__mtape *tp);
 };
 
 typedef struct ade__mtape ade__mtape;
-/* The sweeps of a mission built from a tape (tape.c). */
-void ade__mtape_free(struct ade__mtape *tp);
 
 /* Validate d: at least one elemental, acyclic, weakly connected; fills
  * topo. @return ADE_OK, ADE_EINVAL, ADE_ECYCLE, ADE_ENOMEM. */

@@ -41,7 +41,7 @@ struct ade__mtape {
   double *cw;          /* workspace of the largest call: 2 (n + m) + n m doubles */
 };
 
-void ade__mtape_free(ade__mtape *tp) {
+static void mtape_free(ade__mtape *tp) {
   if (!tp) return;
   for (int k = 0; k < tp->ne; k++) {
     telem *e = &tp->el[k];
@@ -433,7 +433,7 @@ int ade_mission_from_tape(ade_mission **dp, ade_tape *t, int kind) {
   build b = {0};
   if (!st) st = ade_mission_create(&b.d);
   if (!st && !(b.tp = ade__calloc(1, sizeof *b.tp))) st = oom();
-  if (!st) b.d->tp = b.tp, st = ade_cgraph_from_tape(&b.tp->g, t, NULL);
+  if (!st) b.d->tp = b.tp, b.d->tp_free = mtape_free, st = ade_cgraph_from_tape(&b.tp->g, t, NULL);
   if (!st) {
     b.g = b.tp->g, b.nv = b.g->nv;
     b.tp->records = s.records, b.tp->n = b.g->n, b.tp->m = b.g->m;
