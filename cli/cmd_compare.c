@@ -136,7 +136,8 @@ typedef struct cmp {
   double graph_s;     /* seconds to build the c-graph (measured once) */
   double sweep_s, sweep_fma; /* vector sweeps run so far: seconds, fma */
   double elim_s, elim_fma;   /* eliminations (plans) so far: seconds, fma */
-  uint64_t elim_pred;        /* predicted fma of the next elimination */
+  double probe_s;            /* one tangent sweep at the recorded point */
+  double kind_fixed[3];      /* vertex, edge, face: the last measured fixed part */
 } cmp;
 
 static double now(void) {
@@ -218,11 +219,13 @@ static double error_of(const cmp *c, const ade_sparse *J) {
 /* Seconds left of the budget (negative: over). */
 static double left(const cmp *c) { return c->deadline - now(); }
 
-/* Seconds per fma of a vector sweep: as measured so far, else the c-graph's
- * build time per edge (building it decodes and linearizes every record). */
+/* Seconds per fma of a vector sweep: as measured so far, else one tangent
+ * sweep's per edge (an overestimate: a vector sweep shares the decoding
+ * among its directions), else the c-graph's build time per edge. */
 static double sweep_rate(const cmp *c) {
+  double e = (double)(c->b.edges ? c->b.edges : 1);
   if (c->sweep_fma > 0) return c->sweep_s / c->sweep_fma;
-  return c->graph_s / (double)(c->b.edges ? c->b.edges : 1);
+  return (c->probe_s > 0 ? c->probe_s : c->graph_s) / e;
 }
 
 /* Seconds per fma of compiling an elimination into a plan (beyond building
@@ -236,12 +239,16 @@ static uint64_t vector_fma(const cmp *c) {
 
 /* Seconds a searching step (ordering, optimizer) may search besides its
  * fixed part: twice its fair share of what is left (most steps finish
- * early), within what is left. The caller takes the smaller of this and
- * the per-method limit, and skips the step when this is below 1 ms. */
-static double step_room(const cmp *c, double fixed) {
+ * early), within what is left, at least 1 ms (an ordering then returns
+ * its vector-mode sweep at once, marked *), and at most per_method. */
+static double step_limit(const cmp *c, double fixed, double per_method) {
   size_t rest = c->nsteps >= c->step ? c->nsteps - c->step + 1 : 1;
   double l = left(c);
-  return fmin(2.0 * l / (double)rest, l) - fixed;
+  return fmin(per_method, fmax(fmin(2.0 * l / (double)rest, l) - fixed, 1e-3));
+}
+
+static int kind_index(const char *kind) {
+  return strcmp(kind, "vertex") == 0 ? 0 : strcmp(kind, "edge") == 0 ? 1 : strcmp(kind, "face") == 0 ? 2 : -1;
 }
 
 /* A method not run: its row says why, printed at once. */
@@ -260,14 +267,6 @@ static int fits(cmp *c, const char *method, const char *kind, double pred, const
   snprintf(why, sizeof why, "predicted %.3g s (%s)", pred, what);
   skip_row(c, method, kind, why);
   return 0;
-}
-
-/* A searching step whose fixed part leaves no time for its search within
- * its share of what is left: skipped. */
-static void share_skip(cmp *c, const char *method, const char *kind, double fixed) {
-  char why[96];
-  snprintf(why, sizeof why, "predicted %.3g s (c-graph and elimination), no time for its search in its share", fixed);
-  skip_row(c, method, kind, why);
 }
 
 static void method_failed(cmp *c, const char *method, int st) {
@@ -327,9 +326,11 @@ static row *run_plan(cmp *c, const char *name, const char *kind, int method, con
 static double ordering_fixed(const cmp *c, const char *name) {
   size_t len = strlen(name);
   uint64_t f = vector_fma(c);
+  int k = kind_index(kind_of(name));
   if (len > 8 && strcmp(name + len - 8, "-forward") == 0) f = c->b.dense_forward;
   if (len > 8 && strcmp(name + len - 8, "-reverse") == 0) f = c->b.dense_reverse;
-  return c->graph_s + elim_rate(c) * (double)f;
+  double t = c->graph_s + elim_rate(c) * (double)f;
+  return k >= 0 ? fmax(t, c->kind_fixed[k]) : t; /* a face ordering's dual, say */
 }
 
 /* Every ordering, each within its share of the budget and the time limit
@@ -343,21 +344,20 @@ static void run_orderings(cmp *c) {
     ade_elim_seq *s = NULL;
     int limited = 0;
     progress(c, name);
-    double fixed = ordering_fixed(c, name) + (g ? 0.0 : c->graph_s), room = step_room(c, fixed);
+    double fixed = ordering_fixed(c, name) + (g ? 0.0 : c->graph_s), lim = step_limit(c, fixed, c->order_limit);
     if (!fits(c, name, kind_of(name), fixed, "c-graph and elimination")) continue;
-    if (room < 1e-3) {
-      share_skip(c, name, kind_of(name), fixed);
-      continue;
-    }
     if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
-    int os = ade_elim_order_limited(g, o, fmin(room, c->order_limit), &s, &limited);
+    int os = ade_elim_order_limited(g, o, lim, &s, &limited);
     double t1 = now();
     if (os < 0) {
       method_failed(c, name, os);
     } else {
       ade_jacobian_options jo = {s, 0, NULL};
-      run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
+      row *w = run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
+      int k = kind_index(kind_of(name));
+      /* what it took besides its search: the plan, and any time past its limit */
+      if (w && k >= 0) c->kind_fixed[k] = w->seconds - (t1 - t0) + fmax(t1 - t0 - lim, 0.0);
     }
     ade_seq_free(s);
   }
@@ -385,13 +385,8 @@ static void run_optimizers(cmp *c) {
     progress(c, label);
     const char *kname = kind >= 0 && kind < 3 ? kinds[kind] : "other";
     double fixed = c->graph_s * (g ? 1.0 : 2.0) + elim_rate(c) * (double)vector_fma(c);
-    double room = step_room(c, fixed);
-    lim.time_limit = fmin(room, c->time_limit);
+    lim.time_limit = step_limit(c, fixed, c->time_limit);
     if (!fits(c, label, kname, fixed, "c-graph and elimination")) continue;
-    if (room < 1e-3) {
-      share_skip(c, label, kname, fixed);
-      continue;
-    }
     if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
     int os = ade_optimize(g, kind, method, &lim, &s, &rep);
@@ -423,13 +418,8 @@ static void run_parts(cmp *c) {
   progress(c, c->parts_row);
   double fixed = 3.0 * c->graph_s + elim_rate(c) * (double)vector_fma(c); /* parts, graph, plan */
   ade_opt_limits_init(&lim);
-  double room = step_room(c, fixed);
-  lim.time_limit = fmin(room, c->order_limit);
+  lim.time_limit = step_limit(c, fixed, c->order_limit);
   if (!fits(c, c->parts_row, "vertex", fixed, "parts, c-graph and elimination")) return;
-  if (room < 1e-3) {
-    share_skip(c, c->parts_row, "vertex", fixed);
-    return;
-  }
   double t0 = now();
   int st = ade_tape_stats(c->t, &s);
   if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
@@ -639,8 +629,8 @@ static void print_skipped(const cmp *c) {
 static void print_limited_note(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
     if (c->rows[i].limited) {
-      printf("\n* stopped at its time limit (%.3g s): the best sequence by then (an ordering: the sweep of the cheaper vector mode)\n",
-             c->order_limit);
+      printf("\n* stopped at its time limit (at most %.3g s, less when its share of the budget was less): the best "
+             "sequence by then (an ordering: the sweep of the cheaper vector mode)\n", c->order_limit);
       return;
     }
 }
@@ -688,6 +678,22 @@ static int parse_format(const cli_cmd *self, const char *s, int *fmt) {
   return cli_usage_error(self, "unknown format '%s' (text, markdown, csv or json)", s);
 }
 
+/* One tangent sweep at the recorded point, timed: the first guess of a
+ * vector sweep's seconds per fma (sweep_rate); left 0 if it fails (the
+ * methods report their own errors). */
+static void probe(cmp *c) {
+  size_t n = c->n ? c->n : 1, m = c->m ? c->m : 1;
+  double *xd = calloc(n, sizeof *xd), *y = malloc(m * sizeof *y), *yd = malloc(m * sizeof *yd);
+  int st = xd && y && yd ? ADE_OK : ADE_ENOMEM;
+  if (st >= 0 && c->n) xd[0] = 1.0;
+  double t0 = now();
+  if (st >= 0) st = ade_tangent(c->t, NULL, xd, y, yd);
+  if (st >= 0) c->probe_s = now() - t0;
+  free(xd);
+  free(y);
+  free(yd);
+}
+
 /* The c-graph's baselines: sizes, colors, DM and NR. */
 static int baselines(cmp *c) {
   ade_cgraph *g = NULL;
@@ -697,6 +703,7 @@ static int baselines(cmp *c) {
   if (st >= 0) st = ade_cgraph_baselines(g, &c->b);
   if (st >= 0) st = ade_cgraph_parts(g, NULL, &c->largest);
   ade_cgraph_free(g);
+  if (st >= 0) probe(c);
   return st < 0 ? cli_tape_error(c->path, "c-graph", st) : -1;
 }
 
