@@ -12,7 +12,8 @@
 
 const char cli_compare_usage[] =
     "Usage: adelim compare [--format text|markdown|csv|json] [--json] [--optimize]\n"
-    "                      [--time-limit SECONDS] [--parts P] [--all] TAPE\n"
+    "                      [--time-limit SECONDS] [--budget SECONDS] [--parts P]\n"
+    "                      [--all] TAPE\n"
     "       adelim compare --hessian [--weights W1,...] [--format F] [--json] TAPE\n"
     "       adelim compare --mission [--time-limit S] [--format F] [--json] FILE.graphml|TAPE\n"
     "\n"
@@ -34,6 +35,14 @@ const char cli_compare_usage[] =
     "runs within --time-limit (default 10 s); one that reaches it eliminates\n"
     "the rest in forward or reverse order (the cheaper vector mode), and its\n"
     "row is marked with a *.\n"
+    "The whole run keeps within --budget (default 30 s, not counting the\n"
+    "first build of the c-graph): before each method, its time is predicted\n"
+    "from the c-graph's build time, its counted cost (fma of the vector\n"
+    "sweeps, of the elimination) and the measured seconds per fma of the\n"
+    "methods run so far; a method predicted to need more than what is left is\n"
+    "skipped, and its row says why (text, markdown; csv: standard error;\n"
+    "json: \"skipped\"). Orderings and optimizers run limited to their share\n"
+    "of what is left (at most --time-limit).\n"
     "In text, each row is printed as its method finishes, in the order run,\n"
     "followed by the cheapest method; markdown, csv and json are sorted.\n"
     "A run longer than a second reports each method it starts on standard\n"
@@ -49,6 +58,7 @@ const char cli_compare_usage[] =
     "                    standard error and left out\n"
     "  --time-limit S    seconds per ordering (default 10) and per optimizer\n"
     "                    variant (default 1); no effect with --hessian\n"
+      "  --budget S        seconds for the whole comparison (default 30)\n"
     "  --parts P         also two-level elimination over the tape's parts, as\n"
     "                    'adelim jacobian --parts P' with the best heuristic\n"
     "                    (P: regions, callsites, repeats, auto): a row\n"
@@ -78,6 +88,9 @@ const char cli_compare_usage[] =
  * marked *). */
 #define ORDER_LIMIT 10.0
 
+/* Seconds the whole comparison may take when --budget is not given. */
+#define BUDGET 30.0
+
 /* Dense Jacobians above this many entries are not formed. */
 #define DENSE_MAX ((size_t)1 << 25)
 
@@ -90,6 +103,8 @@ typedef struct row {
   double replay;   /* plan or compressed sweeps alone; < 0: none */
   double err;      /* < 0: not checked */
   int limited;     /* the ordering or search stopped at its time limit */
+  int skipped;     /* not run: the budget; why in reason */
+  char reason[160];
   size_t index;    /* listing order, for a stable sort */
 } row;
 
@@ -116,6 +131,13 @@ typedef struct cmp {
   double quiet;      /* seconds before progress is shown (ADELIM_PROGRESS_AFTER) */
   size_t step, nsteps;
   const char *current;
+  double budget;      /* --budget: seconds for the whole run */
+  double deadline;    /* start + budget */
+  double graph_s;     /* seconds to build the c-graph (measured once) */
+  double sweep_s, sweep_fma; /* vector sweeps run so far: seconds, fma */
+  double elim_s, elim_fma;   /* eliminations (plans) so far: seconds, fma */
+  double probe_s;            /* one tangent sweep at the recorded point */
+  double kind_fixed[3];      /* vertex, edge, face: the last measured fixed part */
 } cmp;
 
 static double now(void) {
@@ -130,6 +152,7 @@ static void start_clock(cmp *c) {
   double q = e ? strtod(e, &end) : 1.0;
   c->quiet = e && (end == e || *end || !(q >= 0)) ? 1.0 : q;
   c->start = now();
+  c->deadline = c->start + c->budget;
 }
 
 static row *add_row(cmp *c, const char *method, const char *kind, uint64_t fma) {
@@ -163,10 +186,17 @@ static void on_search(void *ud, const ade_opt_progress *p) {
 
 static void cells(const void *ctx, size_t i, char out[][CLI_CELL]);
 
-/* A row is complete: in text, print it now. */
+/* A row is complete: in text, print it now (a skipped one with why; in
+ * csv, why goes to stderr). */
 static void row_done(cmp *c, const row *r) {
   char cl[CLI_GRID_MAXCOLS][CLI_CELL];
+  if (r->skipped && c->fmt == CLI_CSV) fprintf(stderr, "adelim: compare: %s skipped: %s\n", r->method, r->reason);
   if (c->fmt != CLI_TEXT) return;
+  if (r->skipped) {
+    printf("%-*s  %-*s  skipped: %s\n", c->out.width[0], r->method, c->out.width[1], r->kind, r->reason);
+    fflush(stdout);
+    return;
+  }
   cells(c, (size_t)(r - c->rows), cl);
   cli_stream_row(&c->out, cl);
 }
@@ -182,6 +212,61 @@ static double error_of(const cmp *c, const ade_sparse *J) {
     }
   }
   return e / fmax(c->refmax, DBL_MIN);
+}
+
+/* ------------------------------------------------------------- budget */
+
+/* Seconds left of the budget (negative: over). */
+static double left(const cmp *c) { return c->deadline - now(); }
+
+/* Seconds per fma of a vector sweep: as measured so far, else one tangent
+ * sweep's per edge (an overestimate: a vector sweep shares the decoding
+ * among its directions), else the c-graph's build time per edge. */
+static double sweep_rate(const cmp *c) {
+  double e = (double)(c->b.edges ? c->b.edges : 1);
+  if (c->sweep_fma > 0) return c->sweep_s / c->sweep_fma;
+  return (c->probe_s > 0 ? c->probe_s : c->graph_s) / e;
+}
+
+/* Seconds per fma of compiling an elimination into a plan (beyond building
+ * the graph), as measured so far, else as a sweep. */
+static double elim_rate(const cmp *c) { return c->elim_fma > 0 ? c->elim_s / c->elim_fma : sweep_rate(c); }
+
+/* The cheaper vector mode's fma: what a limited ordering falls back to. */
+static uint64_t vector_fma(const cmp *c) {
+  return c->b.dense_forward < c->b.dense_reverse ? c->b.dense_forward : c->b.dense_reverse;
+}
+
+/* Seconds a searching step (ordering, optimizer) may search besides its
+ * fixed part: twice its fair share of what is left (most steps finish
+ * early), within what is left, at least 1 ms (an ordering then returns
+ * its vector-mode sweep at once, marked *), and at most per_method. */
+static double step_limit(const cmp *c, double fixed, double per_method) {
+  size_t rest = c->nsteps >= c->step ? c->nsteps - c->step + 1 : 1;
+  double l = left(c);
+  return fmin(per_method, fmax(fmin(2.0 * l / (double)rest, l) - fixed, 1e-3));
+}
+
+static int kind_index(const char *kind) {
+  return strcmp(kind, "vertex") == 0 ? 0 : strcmp(kind, "edge") == 0 ? 1 : strcmp(kind, "face") == 0 ? 2 : -1;
+}
+
+/* A method not run: its row says why, printed at once. */
+static void skip_row(cmp *c, const char *method, const char *kind, const char *why) {
+  row *r = add_row(c, method, kind, 0);
+  r->skipped = 1;
+  snprintf(r->reason, sizeof r->reason, "%s, %.3g s left of the %.3g s budget", why, fmax(left(c), 0.0), c->budget);
+  row_done(c, r);
+}
+
+/* 1 when a method predicted to take pred seconds (what: from what) fits
+ * what is left of the budget; else its row is skipped and 0. */
+static int fits(cmp *c, const char *method, const char *kind, double pred, const char *what) {
+  char why[96];
+  if (pred <= left(c)) return 1;
+  snprintf(why, sizeof why, "predicted %.3g s (%s)", pred, what);
+  skip_row(c, method, kind, why);
+  return 0;
 }
 
 static void method_failed(cmp *c, const char *method, int st) {
@@ -223,6 +308,10 @@ static row *run_plan(cmp *c, const char *name, const char *kind, int method, con
     w->seconds = r.seconds + extra;
     w->replay = t1 - t0;
     if (c->ref) w->err = error_of(c, J);
+    if (o && o->seq) { /* the plan: the graph, then the sequence eliminated */
+      c->elim_s += fmax(r.seconds - c->graph_s, 0.0);
+      c->elim_fma += (double)r.fma;
+    }
     row_done(c, w);
   }
   ade_sparse_free(J);
@@ -230,23 +319,45 @@ static row *run_plan(cmp *c, const char *name, const char *kind, int method, con
   return w;
 }
 
-/* Every ordering, each within the time limit (ORDER_LIMIT by default). */
+/* The fixed part of an ordering's time (not limited by its clock): the
+ * c-graph built for the plan and the elimination of its predicted fma (a
+ * forward or reverse ordering: the vector mode's; else the cheaper one's,
+ * which a limited ordering falls back to). */
+static double ordering_fixed(const cmp *c, const char *name) {
+  size_t len = strlen(name);
+  uint64_t f = vector_fma(c);
+  int k = kind_index(kind_of(name));
+  if (len > 8 && strcmp(name + len - 8, "-forward") == 0) f = c->b.dense_forward;
+  if (len > 8 && strcmp(name + len - 8, "-reverse") == 0) f = c->b.dense_reverse;
+  double t = c->graph_s + elim_rate(c) * (double)f;
+  return k >= 0 ? fmax(t, c->kind_fixed[k]) : t; /* a face ordering's dual, say */
+}
+
+/* Every ordering, each within its share of the budget and the time limit
+ * (ORDER_LIMIT by default); ones whose fixed part does not fit are
+ * skipped. The c-graph is built once, when the first one runs. */
 static void run_orderings(cmp *c) {
   ade_cgraph *g = NULL;
-  int st = ade_cgraph_from_tape(&g, c->t, NULL);
+  int st = 0;
   for (int o = 0; st >= 0 && o < ADE_ORDER_COUNT; o++) {
     const char *name = ade_order_name(o);
     ade_elim_seq *s = NULL;
     int limited = 0;
     progress(c, name);
+    double fixed = ordering_fixed(c, name) + (g ? 0.0 : c->graph_s), lim = step_limit(c, fixed, c->order_limit);
+    if (!fits(c, name, kind_of(name), fixed, "c-graph and elimination")) continue;
+    if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
-    int os = ade_elim_order_limited(g, o, c->order_limit, &s, &limited);
+    int os = ade_elim_order_limited(g, o, lim, &s, &limited);
     double t1 = now();
     if (os < 0) {
       method_failed(c, name, os);
     } else {
       ade_jacobian_options jo = {s, 0, NULL};
-      run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
+      row *w = run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
+      int k = kind_index(kind_of(name));
+      /* what it took besides its search: the plan, and any time past its limit */
+      if (w && k >= 0) c->kind_fixed[k] = w->seconds - (t1 - t0) + fmax(t1 - t0 - lim, 0.0);
     }
     ade_seq_free(s);
   }
@@ -264,7 +375,7 @@ static void run_optimizers(cmp *c) {
   lim.time_limit = c->time_limit;
   lim.progress = on_search;
   lim.progress_ud = c;
-  int st = ade_cgraph_from_tape(&g, c->t, NULL);
+  int st = 0;
   for (size_t i = 0; st >= 0 && i < ade_opt_num_variants(); i++) {
     int method, kind;
     const char *label;
@@ -272,6 +383,11 @@ static void run_optimizers(cmp *c) {
     ade_opt_report rep;
     if (ade_opt_variant(i, &method, &kind, &label) < 0) break;
     progress(c, label);
+    const char *kname = kind >= 0 && kind < 3 ? kinds[kind] : "other";
+    double fixed = c->graph_s * (g ? 1.0 : 2.0) + elim_rate(c) * (double)vector_fma(c);
+    lim.time_limit = step_limit(c, fixed, c->time_limit);
+    if (!fits(c, label, kname, fixed, "c-graph and elimination")) continue;
+    if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
     int os = ade_optimize(g, kind, method, &lim, &s, &rep);
     double t1 = now();
@@ -281,7 +397,7 @@ static void run_optimizers(cmp *c) {
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
       ade_jacobian_options o = {s, 0, NULL};
-      run_plan(c, label, kind >= 0 && kind < 3 ? kinds[kind] : "other", 0, &o, t1 - t0, rep.limited);
+      run_plan(c, label, kname, 0, &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
   }
@@ -300,8 +416,10 @@ static void run_parts(cmp *c) {
   size_t *part = NULL, nid = 0;
   snprintf(c->parts_row, sizeof c->parts_row, "parts-%s", c->parts);
   progress(c, c->parts_row);
+  double fixed = 3.0 * c->graph_s + elim_rate(c) * (double)vector_fma(c); /* parts, graph, plan */
   ade_opt_limits_init(&lim);
-  lim.time_limit = c->order_limit;
+  lim.time_limit = step_limit(c, fixed, c->order_limit);
+  if (!fits(c, c->parts_row, "vertex", fixed, "parts, c-graph and elimination")) return;
   double t0 = now();
   int st = ade_tape_stats(c->t, &s);
   if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
@@ -356,7 +474,12 @@ static void run_cpr(cmp *c) {
     ade_sparse *J = NULL;
     ade_jacobian_report r;
     const char *name = mode == ADE_FORWARD ? "cpr-forward" : "cpr-reverse";
+    size_t colors = mode == ADE_FORWARD ? c->b.col_colors : c->b.row_colors;
     progress(c, name);
+    /* the pattern (about a graph's build), then colors sweeps, twice (timed, replayed) */
+    if (!fits(c, name, "cpr", c->graph_s + 2.0 * sweep_rate(c) * (double)colors * (double)c->b.edges,
+              "pattern and compressed sweeps"))
+      continue;
     int st = ade_jacobian_cpr(c->t, mode, NULL, &J, &r);
     if (st >= 0) st = ade_sparse_color(J, mode, ADE_COLOR_BEST, color, &nc);
     double t0 = now();
@@ -368,6 +491,8 @@ static void run_cpr(cmp *c) {
       continue;
     }
     row *w = add_row(c, name, "cpr", r.fma);
+    c->sweep_s += t1 - t0;
+    c->sweep_fma += (double)r.fma;
     w->dirs = r.colors;
     w->seconds = r.seconds;
     w->replay = t1 - t0;
@@ -399,9 +524,12 @@ static void run_dense(cmp *c) {
     c->failed = 1;
     return;
   }
+  int have_ref = 0;
   for (int mode = ADE_FORWARD; mode <= ADE_REVERSE; mode++) {
     const char *name = mode == ADE_FORWARD ? "dense-forward" : "dense-reverse";
+    uint64_t fma = mode == ADE_FORWARD ? c->b.dense_forward : c->b.dense_reverse;
     progress(c, name);
+    if (!fits(c, name, "dense", sweep_rate(c) * (double)fma, "vector sweeps")) continue;
     double t0 = now();
     int st = ade_jacobian_dense(c->t, mode, NULL, mode == ADE_FORWARD ? c->ref : D);
     double t1 = now();
@@ -410,20 +538,23 @@ static void run_dense(cmp *c) {
       if (mode == ADE_FORWARD) break;
       continue;
     }
-    row *w = add_row(c, name, "dense", mode == ADE_FORWARD ? c->b.dense_forward : c->b.dense_reverse);
+    row *w = add_row(c, name, "dense", fma);
+    c->sweep_s += t1 - t0;
+    c->sweep_fma += (double)fma;
     w->dirs = mode == ADE_FORWARD ? c->n : c->m;
     w->seconds = t1 - t0;
     if (mode == ADE_FORWARD) {
       for (size_t k = 0; k < len; k++) c->refmax = fmax(c->refmax, fabs(c->ref[k]));
       w->err = 0.0;
-    } else {
+      have_ref = 1;
+    } else if (have_ref) {
       double e = 0.0;
       for (size_t k = 0; k < len; k++) e = fmax(e, fabs(D[k] - c->ref[k]));
       w->err = e / fmax(c->refmax, DBL_MIN);
     }
     row_done(c, w);
   }
-  if (c->nrows == 0) { /* forward failed: no reference */
+  if (!have_ref) { /* forward failed or skipped: no reference */
     free(c->ref);
     c->ref = NULL;
   }
@@ -432,6 +563,7 @@ static void run_dense(cmp *c) {
 
 static int by_fma(const void *a, const void *b) {
   const row *x = a, *y = b;
+  if (x->skipped != y->skipped) return x->skipped - y->skipped;
   if (x->fma != y->fma) return x->fma < y->fma ? -1 : 1;
   return x->index < y->index ? -1 : x->index > y->index;
 }
@@ -452,6 +584,7 @@ static void cells(const void *ctx, size_t i, char out[][CLI_CELL]) {
   snprintf(out[1], CLI_CELL, "%s", r->kind);
   snprintf(out[2], CLI_CELL, "%" PRIu64, r->fma);
   for (int k = 3; k < NCOLS; k++) out[k][0] = '\0';
+  if (r->skipped) snprintf(out[2], CLI_CELL, "%s", c->fmt == CLI_MARKDOWN ? "skipped" : "");
   if (r->has_fill) snprintf(out[3], CLI_CELL, "%" PRIu64, r->fill);
   if (r->dirs) snprintf(out[4], CLI_CELL, "%zu", r->dirs);
   if (r->seconds >= 0) snprintf(out[5], CLI_CELL, "%.3g", r->seconds);
@@ -476,9 +609,19 @@ static void print_header(const cmp *c) {
 /* After the text rows (in the order run): the cheapest method (rows sorted). */
 static void print_cheapest(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
-    if (strcmp(c->rows[i].kind, "bound") != 0) {
+    if (strcmp(c->rows[i].kind, "bound") != 0 && !c->rows[i].skipped) {
       printf("\ncheapest: %s (%" PRIu64 " fma)\n", c->rows[i].method, c->rows[i].fma);
       break;
+    }
+}
+
+/* Under the markdown table: why each skipped row was skipped. */
+static void print_skipped(const cmp *c) {
+  int first = 1;
+  for (size_t i = 0; i < c->nrows; i++)
+    if (c->rows[i].skipped) {
+      printf("%s- %s skipped: %s\n", first ? "\n" : "", c->rows[i].method, c->rows[i].reason);
+      first = 0;
     }
 }
 
@@ -486,8 +629,8 @@ static void print_cheapest(const cmp *c) {
 static void print_limited_note(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
     if (c->rows[i].limited) {
-      printf("\n* stopped at its time limit (%.3g s): the best sequence by then (an ordering: the sweep of the cheaper vector mode)\n",
-             c->order_limit);
+      printf("\n* stopped at its time limit (at most %.3g s, less when its share of the budget was less): the best "
+             "sequence by then (an ordering: the sweep of the cheaper vector mode)\n", c->order_limit);
       return;
     }
 }
@@ -509,13 +652,15 @@ static void print_json(const cmp *c) {
     cli_json_open(&j, NULL, '{', 1);
     cli_json_str(&j, "method", r->method);
     cli_json_str(&j, "kind", r->kind);
-    cli_json_u64(&j, "fma", r->fma);
+    cli_json_opt(&j, "fma", !r->skipped, (double)r->fma);
     cli_json_opt(&j, "fill", r->has_fill, (double)r->fill);
     cli_json_opt(&j, "directions", r->dirs > 0, (double)r->dirs);
     cli_json_opt(&j, "seconds", r->seconds >= 0, r->seconds);
     cli_json_opt(&j, "replay", r->replay >= 0, r->replay);
     cli_json_opt(&j, "error", r->err >= 0, r->err);
     cli_json_bool(&j, "limited", r->limited);
+    if (r->skipped) cli_json_str(&j, "skipped", r->reason);
+    else cli_json_opt(&j, "skipped", 0, 0.0);
     cli_json_close(&j);
   }
   cli_json_close(&j);
@@ -533,23 +678,57 @@ static int parse_format(const cli_cmd *self, const char *s, int *fmt) {
   return cli_usage_error(self, "unknown format '%s' (text, markdown, csv or json)", s);
 }
 
+/* One tangent sweep at the recorded point, timed: the first guess of a
+ * vector sweep's seconds per fma (sweep_rate); left 0 if it fails (the
+ * methods report their own errors). */
+static void probe(cmp *c) {
+  size_t n = c->n ? c->n : 1, m = c->m ? c->m : 1;
+  double *xd = calloc(n, sizeof *xd), *y = malloc(m * sizeof *y), *yd = malloc(m * sizeof *yd);
+  int st = xd && y && yd ? ADE_OK : ADE_ENOMEM;
+  if (st >= 0 && c->n) xd[0] = 1.0;
+  double t0 = now();
+  if (st >= 0) st = ade_tangent(c->t, NULL, xd, y, yd);
+  if (st >= 0) c->probe_s = now() - t0;
+  free(xd);
+  free(y);
+  free(yd);
+}
+
 /* The c-graph's baselines: sizes, colors, DM and NR. */
 static int baselines(cmp *c) {
   ade_cgraph *g = NULL;
+  double t0 = now();
   int st = ade_cgraph_from_tape(&g, c->t, &c->dropped);
+  c->graph_s = now() - t0;
   if (st >= 0) st = ade_cgraph_baselines(g, &c->b);
   if (st >= 0) st = ade_cgraph_parts(g, NULL, &c->largest);
   ade_cgraph_free(g);
+  if (st >= 0) probe(c);
   return st < 0 ? cli_tape_error(c->path, "c-graph", st) : -1;
 }
 
 /* A positive number of seconds. -1, or the exit status of a usage error. */
-static int parse_seconds(const cli_cmd *self, const char *s, double *t) {
+static int parse_seconds(const cli_cmd *self, const char *opt, const char *s, double *t) {
   char *end;
   *t = strtod(s, &end);
   if (end == s || *end || !(*t > 0) || !isfinite(*t))
-    return cli_usage_error(self, "--time-limit: '%s' is not a positive number of seconds", s);
+    return cli_usage_error(self, "%s: '%s' is not a positive number of seconds", opt, s);
   return -1;
+}
+
+/* auto runs vertex-markowitz and vertex-relative, then eliminates: their
+ * measured seconds (else three graph builds each) and the graph for its
+ * plan. */
+static double auto_predicted(const cmp *c) {
+  double t = c->graph_s + elim_rate(c) * (double)vector_fma(c);
+  for (int k = 0; k < 2; k++) {
+    const char *name = k ? "vertex-relative" : "vertex-markowitz";
+    double s = 3.0 * c->graph_s;
+    for (size_t i = 0; i < c->nrows; i++)
+      if (strcmp(c->rows[i].method, name) == 0 && !c->rows[i].skipped && !c->rows[i].limited) s = c->rows[i].seconds;
+    t += s;
+  }
+  return t;
 }
 
 /* Every Jacobian method, one row each, sorted by fma. */
@@ -566,7 +745,8 @@ static int compare_jacobian(cmp *c, int fmt) {
   run_dense(c);
   run_orderings(c);
   progress(c, "auto");
-  run_plan(c, "auto", NULL, ADE_ELIM_AUTO, NULL, 0, 0); /* kind: the method it chose */
+  if (fits(c, "auto", "auto", auto_predicted(c), "c-graph, two Markowitz orderings and elimination"))
+    run_plan(c, "auto", NULL, ADE_ELIM_AUTO, NULL, 0, 0); /* kind: the method it chose */
   if (c->parts) run_parts(c);
   if (c->optimize) run_optimizers(c);
   run_cpr(c);
@@ -575,6 +755,7 @@ static int compare_jacobian(cmp *c, int fmt) {
   if (fmt == CLI_JSON) print_json(c);
   else if (fmt == CLI_TEXT) print_cheapest(c);
   else cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
+  if (fmt == CLI_MARKDOWN) print_skipped(c);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_limited_note(c);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_parts(c);
   return cli_finish(c->failed ? CLI_FAIL : CLI_OK);
@@ -651,18 +832,21 @@ static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int
 }
 
 int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
-  const char *format = "text", *limit = NULL, *weights = NULL;
+  const char *format = "text", *limit = NULL, *weights = NULL, *budget = NULL;
   int fmt = CLI_TEXT, hessian = 0, json = 0, mission = 0;
   cmp c;
   memset(&c, 0, sizeof c);
   const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
                           {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
                           {"json", NULL, &json},      {"mission", NULL, &mission}, {"parts", &c.parts, NULL},
-                          {NULL, NULL, NULL}};
+                          {"budget", &budget, NULL},  {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 ||
-      (limit && (rc = parse_seconds(self, limit, &c.time_limit)) >= 0))
+      (limit && (rc = parse_seconds(self, "--time-limit", limit, &c.time_limit)) >= 0) ||
+      (budget && (rc = parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
     return rc;
+  if (!budget) c.budget = BUDGET;
+  if (budget && (hessian || mission)) return cli_usage_error(self, "--budget applies to Jacobians");
   c.order_limit = limit ? c.time_limit : ORDER_LIMIT;
   if (!limit) c.time_limit = 1.0;
   if (json && strcmp(format, "text") != 0 && fmt != CLI_JSON)
