@@ -115,6 +115,8 @@ void cli_json_bool(cli_json *j, const char *key, int v);
 void cli_json_num(cli_json *j, const char *key, double x);
 void cli_json_opt(cli_json *j, const char *key, int defined, double x);
 void cli_json_null(cli_json *j, const char *key);
+/* The "parts" member: what two-level elimination by partition kind did. */
+void cli_json_parts(cli_json *j, const char *kind, const ade_parts_report *p);
 
 /* A text table: a label column and one right-aligned column per value. */
 typedef struct cli_table cli_table;

@@ -450,22 +450,6 @@ static void print_parts(const cmp *c) {
          p->two_level ? "two levels" : "one level");
 }
 
-static void json_parts(const cmp *c, cli_json *j) {
-  const ade_parts_report *p = &c->prep;
-  if (!c->have_parts) return;
-  cli_json_open(j, "parts", '{', 1);
-  cli_json_str(j, "kind", c->parts);
-  cli_json_u64(j, "parts", p->parts);
-  cli_json_u64(j, "classes", p->classes);
-  cli_json_u64(j, "interior", p->interior);
-  cli_json_u64(j, "first_level_fma", p->local_cost);
-  cli_json_u64(j, "second_level_fma", p->outer_cost);
-  cli_json_u64(j, "one_level_fma", p->flat_cost);
-  cli_json_bool(j, "two_level", p->two_level);
-  cli_json_num(j, "seconds", p->seconds);
-  cli_json_close(j);
-}
-
 /* CPR: the whole of ade_jacobian_cpr timed, then its sweeps alone (the
  * replay) with the pattern and colors kept. */
 static void run_cpr(cmp *c) {
@@ -664,7 +648,7 @@ static void print_json(const cmp *c) {
     cli_json_close(&j);
   }
   cli_json_close(&j);
-  json_parts(c, &j);
+  if (c->have_parts) cli_json_parts(&j, c->parts, &c->prep);
   cli_json_close(&j);
 }
 

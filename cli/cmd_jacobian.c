@@ -232,21 +232,6 @@ static void print_parts(const char *kind, const ade_parts_report *p) {
          p->seconds);
 }
 
-static void json_parts(cli_json *j, const char *kind, const ade_parts_report *p) {
-  cli_json_open(j, "parts", '{', 1);
-  cli_json_str(j, "kind", kind);
-  cli_json_u64(j, "parts", p->parts);
-  cli_json_u64(j, "classes", p->classes);
-  cli_json_u64(j, "interior", p->interior);
-  cli_json_u64(j, "first_level_fma", p->local_cost);
-  cli_json_u64(j, "second_level_fma", p->outer_cost);
-  cli_json_u64(j, "one_level_fma", p->flat_cost);
-  cli_json_bool(j, "two_level", p->two_level);
-  cli_json_bool(j, "limited", p->limited);
-  cli_json_num(j, "seconds", p->seconds);
-  cli_json_close(j);
-}
-
 /* The report as one JSON object: the figures of the text report. */
 static void print_json(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J, int kind,
                        const ade_opt_report *o, int optimized, const ade_parts_report *p) {
@@ -277,7 +262,7 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_u64(&j, "edges_after", r->edges_after);
   cli_json_num(&j, "seconds", r->seconds);
   if (optimized) json_opt(&j, a->method, kind, o);
-  if (p) json_parts(&j, a->parts, p);
+  if (p) cli_json_parts(&j, a->parts, p);
   if (a->values) print_values(J, &j);
   cli_json_close(&j);
 }

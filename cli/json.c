@@ -76,3 +76,18 @@ void cli_json_null(cli_json *j, const char *key) {
   member(j, key);
   fputs("null", j->f);
 }
+
+void cli_json_parts(cli_json *j, const char *kind, const ade_parts_report *p) {
+  cli_json_open(j, "parts", '{', 1);
+  cli_json_str(j, "kind", kind);
+  cli_json_u64(j, "parts", p->parts);
+  cli_json_u64(j, "classes", p->classes);
+  cli_json_u64(j, "interior", p->interior);
+  cli_json_u64(j, "first_level_fma", p->local_cost);
+  cli_json_u64(j, "second_level_fma", p->outer_cost);
+  cli_json_u64(j, "one_level_fma", p->flat_cost);
+  cli_json_bool(j, "two_level", p->two_level);
+  cli_json_bool(j, "limited", p->limited);
+  cli_json_num(j, "seconds", p->seconds);
+  cli_json_close(j);
+}
