@@ -39,6 +39,11 @@ static inline int ade__over_budget(size_t limit, size_t bytes) {
   return bytes > limit && bytes > ADE__MEM_FLOOR;
 }
 
+/* The union of J's pattern and P's (same shape, columns ascending in each
+ * row) into a new *U with J's symmetric flag and zero values (*U = NULL if
+ * P adds nothing), and the position in *U (or in J) of each of P's
+ * entries in pos (P->nnz). @return ADE_OK, ADE_ENOMEM. */
+int ade__sparse_union(const ade_sparse *J, const ade_sparse *P, ade_sparse **U, size_t *pos);
 /* Seconds on a monotonic clock (time reports, time limits). */
 double ade__now(void);
 

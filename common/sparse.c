@@ -57,3 +57,32 @@ int ade_sparse_write_mtx(const ade_sparse *A, const char *path) {
       fprintf(f, "%zu %zu %.17g\n", i + 1, A->col[k] + 1, A->val[k]);
   return ade__afile_commit(&out, 0); /* checks the stream's errors */
 }
+
+/* ade__sparse_union: see common_internal.h. */
+int ade__sparse_union(const ade_sparse *J, const ade_sparse *P, ade_sparse **U, size_t *pos) {
+  size_t add = 0;
+  *U = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+    size_t nz = 0;
+    for (size_t i = 0; i < P->m; i++) {
+      size_t a = J->rowptr[i], b = P->rowptr[i];
+      if (pass) (*U)->rowptr[i] = nz;
+      while (a < J->rowptr[i + 1] || b < P->rowptr[i + 1]) {
+        size_t ca = a < J->rowptr[i + 1] ? J->col[a] : SIZE_MAX, cb = b < P->rowptr[i + 1] ? P->col[b] : SIZE_MAX;
+        size_t col = ca < cb ? ca : cb;
+        if (cb == col) pos[b++] = nz;
+        if (ca == col) a++;
+        else if (!pass) add++;
+        if (pass) (*U)->col[nz] = col, (*U)->val[nz] = 0;
+        nz++;
+      }
+    }
+    if (!pass && !add) return ADE_OK; /* pos is into J */
+    if (pass) (*U)->rowptr[P->m] = nz;
+    else {
+      int st = ade_sparse_create(U, J->m, J->n, nz, J->symmetric);
+      if (st) return st;
+    }
+  }
+  return ADE_OK;
+}

@@ -69,36 +69,6 @@ struct ade_jacobian_loop {
   ade_jacobian_loop_stats st;
 };
 
-/* The union of J's pattern and P's into *U (NULL if P adds nothing), and
- * the position in it (or in J) of each of P's entries. */
-static int merge(const ade_sparse *J, const ade_sparse *P, ade_sparse **U, size_t *pos) {
-  size_t add = 0;
-  *U = NULL;
-  for (int pass = 0; pass < 2; pass++) {
-    size_t nz = 0;
-    for (size_t i = 0; i < P->m; i++) {
-      size_t a = J->rowptr[i], b = P->rowptr[i];
-      if (pass) (*U)->rowptr[i] = nz;
-      while (a < J->rowptr[i + 1] || b < P->rowptr[i + 1]) {
-        size_t ca = a < J->rowptr[i + 1] ? J->col[a] : SIZE_MAX, cb = b < P->rowptr[i + 1] ? P->col[b] : SIZE_MAX;
-        size_t col = ca < cb ? ca : cb;
-        if (cb == col) pos[b++] = nz;
-        if (ca == col) a++;
-        else if (!pass) add++;
-        if (pass) (*U)->col[nz] = col, (*U)->val[nz] = 0;
-        nz++;
-      }
-    }
-    if (!pass && !add) return ADE_OK; /* pos is into J */
-    if (pass) (*U)->rowptr[P->m] = nz;
-    else {
-      int st = ade_sparse_create(U, J->m, J->n, nz, 0);
-      if (st) return st;
-    }
-  }
-  return ADE_OK;
-}
-
 /* Take tape t (owned or not) with its plan p: pattern, union, map. */
 static int take(ade_jacobian_loop *L, ade_tape *t, int owned, ade_elim_plan *p) {
   ade_sparse *P = NULL, *U = NULL;
@@ -108,7 +78,7 @@ static int take(ade_jacobian_loop *L, ade_tape *t, int owned, ade_elim_plan *p) 
   if (!st && L->J && (P->m != L->J->m || P->n != L->J->n))
     st = ade__fail(ADE_EINVAL, "the new tape's Jacobian is %zu x %zu, the loop's %zu x %zu", P->m, P->n, L->J->m,
                    L->J->n);
-  if (!st && L->J) st = merge(L->J, P, &U, pos);
+  if (!st && L->J) st = ade__sparse_union(L->J, P, &U, pos);
   if (!st && !L->J) { /* the first: its own pattern */
     st = ade_elim_plan_pattern(p, &U);
     for (size_t k = 0; !st && k < P->nnz; k++) pos[k] = k;

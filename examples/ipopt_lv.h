@@ -30,7 +30,7 @@
  *                   pattern's index sets grow along that chain: O(n^2).
  *   Hessian of the Lagrangian sigma f + sum_i lambda_i c_i = the weighted
  *                   Hessian sum_k w_k d2 y_k of tape A with w = (sigma,
- *                   lambda): a Hessian plan (pattern once), whose pattern is
+ *                   lambda): a Hessian loop (plan and pattern once), whose pattern is
  *                   the lower triangle (col <= row) in CSR, one of the two
  *                   triangles Ipopt accepts as triplets (row, col).
  * Ipopt is told the patterns once (nele_jac, nele_hess) and never again, so
@@ -93,15 +93,15 @@ static double lv_now(void) {
 
 enum { LV_GRAD, LV_JAC, LV_HESS, LV_NCB };
 
-/* adelim's state for the callbacks: two tapes, a Jacobian loop, a Hessian plan. On
+/* adelim's state for the callbacks: two tapes, a Jacobian loop, a Hessian loop. On
  * failure lv_ad_init leaves what it made for lv_ad_free. */
 typedef struct lv_ad {
   int n, m;
   ade_tape *tape;           /* A: dependents f, c_0 .. c_{m-1} */
   ade_tape *ctape;          /* B: dependents c_0 .. c_{m-1} */
   ade_jacobian_loop *jac;   /* on B: the m x n constraint Jacobian */
-  ade_hess_plan *hplan;     /* on A: sum_k w_k d2 y_k */
-  ade_sparse *H;            /* its pattern (lower triangle, CSR) and values */
+  ade_hess_loop *hess;      /* on A: sum_k w_k d2 y_k */
+  const ade_sparse *H;      /* its matrix: pattern (lower triangle, CSR), values */
   double *w;                /* the m+1 weights (sigma, lambda) */
   double *e0;               /* the m+1 weights (1, 0, .., 0): f's gradient */
   int iters;                /* Ipopt's last iteration number */
@@ -157,8 +157,7 @@ static int lv_record(int n, int with_f, const double *x, ade_tape **t) {
 
 static void lv_ad_free(lv_ad *a) {
   ade_jacobian_loop_free(a->jac);
-  ade_hess_plan_free(a->hplan);
-  ade_sparse_free(a->H);
+  ade_hess_loop_free(a->hess);
   ade_tape_free(a->tape);
   ade_tape_free(a->ctape);
   free(a->w);
@@ -186,8 +185,8 @@ static int lv_ad_init(lv_ad *a, int n, const double *x0) {
   if ((st = lv_record(n, 1, x0, &a->tape)) < 0) return st;
   if ((st = lv_record(n, 0, x0, &a->ctape)) < 0) return st;
   if ((st = ade_jacobian_loop_create(&a->jac, a->ctape, ADE_ELIM_CPR_FORWARD, NULL)) < 0) return st;
-  if ((st = ade_hess_plan_create(&a->hplan, a->tape, ADE_HESS_AUTO, NULL)) < 0) return st;
-  if ((st = ade_hess_plan_pattern(a->hplan, &a->H)) < 0) return st;
+  if ((st = ade_hess_loop_create(&a->hess, a->tape, ADE_HESS_AUTO, NULL)) < 0) return st;
+  a->H = ade_hess_loop_matrix(a->hess);
   a->setup = lv_now() - t0;
   return ADE_OK;
 }
@@ -249,13 +248,10 @@ static Bool lv_eval_h(Index n, Number *x, Bool new_x, Number sigma, Index m, Num
     return TRUE;
   }
   double t0 = lv_now();
-  ade_hess_options o;
-  ade_hess_options_init(&o);
   a->w[0] = sigma;
   memcpy(a->w + 1, lambda, sizeof *lambda * (size_t)m);
-  o.x = x, o.w = a->w;
-  int st = ade_hess_plan_hessian(a->hplan, a->tape, &o, a->H, NULL);
-  if (st != ADE_OK) return lv_fail(a, st, "Hessian");
+  int st = ade_hess_loop_eval(a->hess, x, a->w, &H);
+  if (st != ADE_OK) return lv_fail(a, st, "Hessian"); /* ADE_WBRANCH too: see above */
   memcpy(val, H->val, sizeof *val * H->nnz);
   a->calls[LV_HESS]++, a->seconds[LV_HESS] += lv_now() - t0;
   if (a->on_hess) a->on_hess(a->on_hess_ud, x, sigma, lambda);

@@ -11,7 +11,8 @@ libadelim_core_la_SOURCES += \
 	%D%/color.c \
 	%D%/hvp.c \
 	%D%/hess_plan.c \
-	%D%/hess_cache.c
+	%D%/hess_cache.c \
+	%D%/hess_loop.c
 
 check_PROGRAMS += tests/check_hessian
 tests_check_hessian_SOURCES = tests/check_hessian.c tests/randprog.h
@@ -27,3 +28,10 @@ tests_check_hesscolor_CFLAGS = $(TEST_CFLAGS) -pthread
 tests_check_hesscolor_LDADD = $(TEST_LDADD)
 tests_check_hesscolor_LDFLAGS = -pthread
 TESTS += tests/check_hesscolor
+
+check_PROGRAMS += tests/check_hessloop
+tests_check_hessloop_SOURCES = tests/check_hessloop.c tests/randprog.h
+tests_check_hessloop_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_hessloop_CFLAGS = $(TEST_CFLAGS)
+tests_check_hessloop_LDADD = $(TEST_LDADD)
+TESTS += tests/check_hessloop

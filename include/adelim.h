@@ -1559,6 +1559,66 @@ ADE_API int ade_hess_plan_cache_get(ade_hess_plan_cache *c, ade_tape *t, int met
 /*! ade_hess_plan_cache_report: the cache's counters. */
 ADE_API void ade_hess_plan_cache_report(ade_hess_plan_cache *c, ade_plan_cache_stats *s);
 
+/* Hessians in a loop: the counterpart of ade_jacobian_loop for the
+ * weighted Lagrangian Hessian sigma d2f + sum lambda_i d2c_i (the weights w
+ * of one evaluation; doc/hessians.md). Record once, get the pattern once
+ * (lower triangle CSR, or triplets), evaluate at every new point by the
+ * tape's Hessian plan. On ADE_WBRANCH a recorder callback records again at
+ * the point and the loop continues on the new tape with its plan (from the
+ * cache or built). The pattern only grows: it is the union of the
+ * structural patterns of all the structures seen, entries absent on the
+ * current path hold 0, and a growth is reported as ADE_WPATTERN. A loop is
+ * used by one thread at a time; its cache may be shared. */
+typedef struct ade_hess_loop ade_hess_loop;
+typedef struct ade_hess_loop_stats {
+  uint64_t evals;          /* ade_hess_loop_eval calls that gave H */
+  uint64_t retapes;        /* new tapes taken (the first not counted) */
+  uint64_t plans_built;    /* cache misses: plans built */
+  uint64_t pattern_growths;/* retapes that added entries to the pattern */
+  int method;              /* of the current plan (auto: the one it chose) */
+  uint64_t fma;            /* the current plan's predicted multiply-adds per evaluation */
+} ade_hess_loop_stats;
+/*! ade_hess_loop_create: a loop over t (a finished tape the caller keeps
+ * alive while the loop uses it) by method (enum ade_hess_method;
+ * ADE_HESS_AUTO recommended), with plans from cache (NULL: a private cache
+ * of 8). @return as ade_hess_plan_cache_get. */
+ADE_API int ade_hess_loop_create(ade_hess_loop **L, ade_tape *t, int method, ade_hess_plan_cache *cache);
+/*! ade_hess_loop_free: release L, the tapes its recorder made and its
+ * plans (NULL is fine). */
+ADE_API void ade_hess_loop_free(ade_hess_loop *L);
+/*! ade_hess_loop_set_recorder: on ADE_WBRANCH, ade_hess_loop_eval calls
+ * fn(ud, x, &t) and continues on t (NULL fn: it returns ADE_WBRANCH). */
+ADE_API void ade_hess_loop_set_recorder(ade_hess_loop *L, ade_record_fn fn, void *ud);
+/*! ade_hess_loop_matrix: the loop's n x n symmetric matrix, lower triangle
+ * CSR (columns ascending in each row): the pattern and the values of the
+ * last evaluation. The pointer stays valid until the pattern grows
+ * (ADE_WPATTERN). */
+ADE_API const ade_sparse *ade_hess_loop_matrix(const ade_hess_loop *L);
+/*! ade_hess_loop_triplets: the pattern as row[k] >= col[k] (nnz each, in
+ * the order of the matrix's values), as solvers taking triplets (Ipopt)
+ * want them. @return ADE_OK, ADE_EINVAL. */
+ADE_API int ade_hess_loop_triplets(const ade_hess_loop *L, size_t *row, size_t *col);
+/*! ade_hess_loop_eval: the Hessian of sum w_i y_i at x (n values; NULL:
+ * the tape's recorded point) with weights w (m values; NULL only when
+ * m == 1) into the loop's matrix; *H (may be NULL) = that matrix.
+ * @return ADE_OK; ADE_WBRANCH (no recorder, or x NULL: a recorded
+ * comparison differs at x; H is that of the recorded path); ADE_WPATTERN
+ * (a recorder made a new tape at x whose pattern has entries the loop's
+ * had not: H is right at x, on the grown pattern, and earlier matrix
+ * pointers are stale); errors: ADE_EINVAL, ADE_ENOMEM, the recorder's,
+ * read errors. */
+ADE_API int ade_hess_loop_eval(ade_hess_loop *L, const double *x, const double *w, const ade_sparse **H);
+/*! ade_hess_loop_retape: continue on t (a finished tape of the same
+ * function; the caller keeps it alive): its plan from the cache or built.
+ * @return ADE_OK (the pattern holds t's), ADE_WPATTERN (it grew),
+ * ADE_EINVAL (another number of independents or dependents), errors as
+ * ade_hess_plan_cache_get. On error the loop keeps its tape. */
+ADE_API int ade_hess_loop_retape(ade_hess_loop *L, ade_tape *t);
+/*! ade_hess_loop_tape: the tape the loop evaluates now. */
+ADE_API ade_tape *ade_hess_loop_tape(const ade_hess_loop *L);
+/*! ade_hess_loop_report: the loop's counters. */
+ADE_API void ade_hess_loop_report(const ade_hess_loop *L, ade_hess_loop_stats *s);
+
 #ifdef __cplusplus
 }
 #endif
