@@ -90,6 +90,44 @@ double *ade__livemap_get(ade__livemap *m, uint64_t id); /* zeros if new; NULL: E
 void ade__livemap_remove(ade__livemap *m, uint64_t id);
 void ade__livemap_free(ade__livemap *m);
 
+/* The core of a loop over new points (ploop.c) for any kind of plan:
+ * Jacobian plans (elim/cache.c) and Hessian plans (hessian/hess_loop.c)
+ * each give their operations. */
+typedef struct ade__ploop_ops {
+  const char *what; /* "Jacobian", "Hessian": for messages */
+  int (*cache_create)(void **c); /* a private cache of 8 */
+  void (*cache_free)(void *c);
+  int (*get)(void *cache, ade_tape *t, int method, void **p, int *hit); /* a reference */
+  void (*release)(void *p);
+  int (*pattern)(const void *p, ade_sparse **P);
+  int (*eval)(void *p, ade_tape *t, const double *x, const double *w, ade_sparse *M);
+  void (*cost)(const void *p, int *method, uint64_t *fma);
+} ade__ploop_ops;
+typedef struct ade__ploop {
+  const ade__ploop_ops *ops;
+  void *cache, *own;   /* own: the private cache, if the caller gave none */
+  int method;
+  ade_tape *t;         /* the tape evaluated */
+  int owned;           /* t came from the recorder: ours to free */
+  size_t n, m;         /* its independents and dependents */
+  void *p;             /* t's plan */
+  ade_sparse *P;       /* the plan's own pattern (its values at x) */
+  ade_sparse *U;       /* the union of the patterns seen, values at x */
+  size_t *pos;         /* entry k of P is entry pos[k] of U */
+  int same;            /* P's pattern is U's: no scatter */
+  ade_record_fn rec;
+  void *ud;
+  uint64_t evals, retapes, plans_built, growths, fma;
+  int plan_method;
+} ade__ploop;
+int ade__ploop_init(ade__ploop *L, const ade__ploop_ops *ops, ade_tape *t, int method, void *cache);
+void ade__ploop_fini(ade__ploop *L);
+int ade__ploop_take(ade__ploop *L, ade_tape *t, int owned);
+/* The matrix at x with weights w (used by Hessians); a flipped branch with
+ * a recorder records at x and continues (ADE_WPATTERN if the union grew). */
+int ade__ploop_eval(ade__ploop *L, const double *x, const double *w, const ade_sparse **M);
+int ade__ploop_triplets(const ade__ploop *L, size_t *row, size_t *col);
+
 /* Plan caches keyed by a tape's structure (pcache.c), for any kind of
  * plan: retain and release count its owners. What a tape's structure must
  * match besides the first hash: the second, independent hash and the

@@ -7,4 +7,5 @@ libadelim_core_la_SOURCES += \
 	%D%/point.c \
 	%D%/resident.c \
 	%D%/elemental.c \
-	%D%/pcache.c
+	%D%/pcache.c \
+	%D%/ploop.c
