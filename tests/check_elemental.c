@@ -888,10 +888,4 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return ade_test_run(suite()); }
