@@ -257,8 +257,24 @@ static void loops(ade_tape *t, const point *P) {
     call(FUZZ_PARTS, ade_optimize_parts(g, part, nid, -1, &l, &s, NULL));
     ade_seq_free(s);
   }
+  for (int kind = ADE_PARTS_CALLSITES; part && kind <= ADE_PARTS_AUTO; kind++)
+    call(FUZZ_PARTS, ade_tape_parts(t, kind, part, nid, &nparts));
   ade_cgraph_free(g);
   free(part);
+  /* A mission from the tape's regions, planned and executed at x. */
+  static double J[MAXNM * MAXNM];
+  ade_mission *d = NULL;
+  ade_mplan *mp = NULL;
+  if (!call(FUZZ_PARTS, ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS)) &&
+      !call(FUZZ_PARTS, ade_mission_plan(d, ADE_MISSION_GREEDY_MIN_FILL, NULL, &mp)))
+    call(FUZZ_PARTS, ade_mission_tape_jacobian(mp, d, t, P->x, J, NULL));
+  ade_mplan_free(mp);
+  ade_mission_free(d);
+  /* A Hessian loop at x with the weights. */
+  ade_hess_loop *H = NULL;
+  if (!call(FUZZ_HESS_PLAN, ade_hess_loop_create(&H, t, ADE_HESS_AUTO, NULL)))
+    call(FUZZ_HESS_PLAN, ade_hess_loop_eval(H, P->x, P->w, NULL));
+  ade_hess_loop_free(H);
 }
 
 static void hessians(ade_tape *t, const point *P) {
