@@ -10,7 +10,7 @@
 /* Exit statuses (doc/adelim.1.md, EXIT STATUS). */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
-/* One subcommand: a row of the dispatch table in adelim.c. run gets the
+/* One subcommand: a row of the dispatch table in main.c. run gets the
  * arguments after the subcommand name (argv[0] is the name) and returns an
  * exit status. */
 typedef struct cli_cmd {
@@ -42,7 +42,7 @@ typedef struct cli_arg {
 int cli_parse_tape(const cli_cmd *cmd, int argc, char **argv, const cli_arg *args,
                    const char **tape);
 
-/* The dispatch table lookup (adelim.c). */
+/* The dispatch table lookup (main.c). */
 const cli_cmd *cli_find(const char *name);
 
 /* cli_parse: parse argv[1..argc-1] of a subcommand: set the flags in opts

@@ -4,11 +4,12 @@ bin_PROGRAMS += adelim
 adelim_SOURCES = \
 	%D%/cli.h \
 	%D%/stats.h \
-	%D%/adelim.c \
+	%D%/main.c \
 	%D%/cli_util.c \
 	%D%/json.c \
 	%D%/table.c \
 	%D%/cmd_stats.c \
+	%D%/stats.c \
 	%D%/stats_json.c \
 	%D%/stats_lists.c \
 	%D%/cmd_verify.c \

@@ -1,8 +1,12 @@
 /* alloc.c: the per-thread allocator hook and the growable byte buffer. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "common_internal.h"
+#include "alloc.h"
+#include "error.h"
+#include "adelim.h"
 
 static _Thread_local ade_alloc_fn hook;
 static _Thread_local void *hook_ud;

@@ -2,7 +2,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "common_internal.h"
+#include "adelim.h"
+#include "error.h"
 
 static _Thread_local char errmsg[512];
 

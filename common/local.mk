@@ -4,6 +4,8 @@ libadelim_core_la_CFLAGS = $(AM_CFLAGS) $(ADE_DEPS_CFLAGS)
 libadelim_core_la_LIBADD = $(ADE_DEPS_LIBS)
 libadelim_core_la_SOURCES = \
 	%D%/common_internal.h \
+	%D%/error.h \
+	%D%/alloc.h \
 	%D%/error.c \
 	%D%/alloc.c \
 	%D%/clock.c \

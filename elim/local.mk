@@ -5,6 +5,7 @@ libadelim_core_la_SOURCES += \
 	%D%/cgraph.c \
 	%D%/eliminate.c \
 	%D%/face.c \
+	%D%/planrec.c \
 	%D%/sequence.c \
 	%D%/order.c \
 	%D%/pqueue.c \

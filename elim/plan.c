@@ -32,35 +32,6 @@ struct ade_elim_plan {
   _Atomic size_t refs;   /* owners: the creator, caches, loops */
 };
 
-int ade__plan_reserve(ade__planrec *r, size_t k) {
-  if (!r || r->cap - r->n >= k) return ADE_OK;
-  size_t nc = r->cap ? 2 * r->cap : 1024;
-  if (nc - r->n < k) nc = r->n + k; /* a large request: exactly */
-  int st = ade__budget(r->memlimit, ade__mul_size(nc, 1 + 3 * sizeof *r->d), "a plan of %zu steps", nc);
-  if (st) return st;
-  uint8_t *kd = ade__realloc(r->kind, nc);
-  if (kd) r->kind = kd;
-  size_t *pd = kd ? ade__realloc(r->d, ade__mul_size(nc, sizeof *pd)) : NULL;
-  if (pd) r->d = pd;
-  size_t *pa = pd ? ade__realloc(r->a, ade__mul_size(nc, sizeof *pa)) : NULL;
-  if (pa) r->a = pa;
-  size_t *pb = pa ? ade__realloc(r->b, ade__mul_size(nc, sizeof *pb)) : NULL;
-  if (pb) r->b = pb;
-  if (!pb) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", nc);
-  r->cap = nc;
-  return ADE_OK;
-}
-
-int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b) {
-  int st = ade__plan_reserve(r, 1);
-  if (st) return st;
-  r->kind[r->n] = (uint8_t)kind;
-  r->d[r->n] = (size_t)d;
-  r->a[r->n] = (size_t)a;
-  r->b[r->n++] = (size_t)b;
-  return ADE_OK;
-}
-
 void ade__plan_retain(ade_elim_plan *p) { atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed); }
 
 const ade_jacobian_report *ade__plan_report(const ade_elim_plan *p) { return &p->rep; }

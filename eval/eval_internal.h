@@ -161,11 +161,11 @@ void ade__pcache_report(ade__pcache *c, ade_plan_cache_stats *s);
 int ade__pcache_get(ade__pcache *c, ade_tape *t, int method, int (*make)(void *ctx, ade_tape *t, int method, void **p),
                     void *ctx, void **p, int *hit);
 
-/* Frees what the evaluator keeps in a tape (t->eval_free). */
-void ade__eval_free(ade_tape *t);
-
 /* Linearized chunks. */
 int ade__lin_build(ade_tape *t, const double *V, ade__lin *L);
+/* The operand slots a linearization of v needs: ADE__MAX_ARITY per record,
+ * and n per output of an elemental call. */
+size_t ade__lin_slots(const ade__view *v);
 int ade__lin_get(ade_tape *t, size_t c, const ade__lin **L);
 /* Chunk c linearized at the values V (all records; NULL: the recorded
  * point, through the cache of ade__lin_get). */

@@ -4,6 +4,7 @@ libadelim_core_la_SOURCES += \
 	%D%/sweep.c \
 	%D%/livemap.c \
 	%D%/linear.c \
+	%D%/lincache.c \
 	%D%/point.c \
 	%D%/resident.c \
 	%D%/elemental.c \

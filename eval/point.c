@@ -106,7 +106,7 @@ int ade__point_begin(ade_tape *t, const double *x) {
   }
   p->active = !st;
   if (p->active) t->view_apply = view_at_point;
-  t->eval_free = ade__eval_free;
+  t->eval_free[ADE__EV_POINT] = ade__point_free;
   return st;
 }
 

@@ -170,7 +170,7 @@ const ade__res *ade__res_get(ade_tape *t) {
     r = seen;
     if (!r || r == RES_SEEN) return NULL; /* dropped meanwhile */
   } else {
-    o->eval_free = ade__eval_free; /* the owner frees it */
+    o->eval_free[ADE__EV_RES] = ade__res_drop; /* the owner frees it */
   }
   return r->bytes <= t->memlimit ? r : NULL;
 }

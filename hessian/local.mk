@@ -3,7 +3,7 @@ libadelim_core_la_SOURCES += \
 	%D%/hessian_internal.h \
 	%D%/shared.c \
 	%D%/run.c \
-	%D%/hessian.c \
+	%D%/dispatch.c \
 	%D%/edge_push.c \
 	%D%/statement.c \
 	%D%/for_over_rev.c \

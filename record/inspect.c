@@ -1,4 +1,4 @@
-/* inspect.c: statistics, diagnostics, regions and verification of a finished tape. */
+/* inspect.c: statistics, diagnostics, regions, verification and the structure hash of a finished tape. */
 #include "record_internal.h"
 
 int ade_tape_stats(const ade_tape *t, ade_stats *s) {
@@ -147,4 +147,39 @@ int ade_tape_verify(ade_tape *shared) {
   ade_tape *t;
   int st = ade__tape_borrow(shared, &t);
   return ade__tape_release(shared, t, st ? st : verify(t));
+}
+
+int ade__tape_shape(ade_tape *shared, uint64_t h[2]) {
+  int st = ade__tape_usable(shared);
+  if (st) return st;
+  ade_tape *own = shared->owner ? shared->owner : shared;
+  if (atomic_load_explicit(&own->shash_set, memory_order_acquire)) {
+    h[0] = atomic_load_explicit(&own->shash[0], memory_order_relaxed);
+    h[1] = atomic_load_explicit(&own->shash[1], memory_order_relaxed);
+    return ADE_OK;
+  }
+  uint64_t x[2] = {0, 0};
+  if (own->shrec_chunks == own->meta.nchunks) { /* hashed while recording */
+    x[0] = own->shrec[0], x[1] = own->shrec[1];
+  } else {
+    ade_tape *t;
+    st = ade__tape_borrow(shared, &t);
+    st = ade__tape_release(shared, t, st ? st : ade__shash_chunks(t, x));
+    if (st) return st;
+  }
+  ade__shash_finish(own, x);
+  /* Threads that race here compute the same values. */
+  atomic_store_explicit(&own->shash[0], x[0], memory_order_relaxed);
+  atomic_store_explicit(&own->shash[1], x[1], memory_order_relaxed);
+  atomic_store_explicit(&own->shash_set, 1, memory_order_release);
+  h[0] = x[0], h[1] = x[1];
+  return ADE_OK;
+}
+
+int ade_tape_structure_hash(ade_tape *t, uint64_t *h) {
+  uint64_t x[2];
+  if (!h) return ade__fail(ADE_EINVAL, "ade_tape_structure_hash: NULL result");
+  int st = ade__tape_shape(t, x);
+  if (!st) *h = x[0];
+  return st;
 }

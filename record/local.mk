@@ -4,7 +4,7 @@ libadelim_core_la_SOURCES += \
 	%D%/record_internal.h \
 	%D%/ops.c \
 	%D%/tape.c \
-	%D%/record.c \
+	%D%/writer.c \
 	%D%/callsite.c \
 	%D%/reader.c \
 	%D%/inspect.c \

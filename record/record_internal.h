@@ -179,6 +179,9 @@ typedef struct ade__point {
   uint64_t flips, first_flip; /* recorded comparisons that differ at x */
 } ade__point;
 
+/* The evaluator's parts that keep state in a tape, in the order freed. */
+enum { ADE__EV_LIN, ADE__EV_RES, ADE__EV_POINT, ADE__EV_N };
+
 struct ade_tape {
   int state;
   int recovered;       /* opened by ade_tape_recover: no footer */
@@ -215,15 +218,17 @@ struct ade_tape {
   size_t memlimit;     /* dense adjoints above this many bytes: live map */
   _Atomic size_t peak_live; /* live variables at most, in the last live-map sweep */
   ade__point pt;       /* while a sweep runs at a new point in bounded memory */
-  /* Set by the evaluator (eval/), which owns the lin cache and the point:
-   * eval_free frees them; view_apply gives a decoded view the values at
-   * the tape's point, when one is set. Hooks, so that record/ calls no
-   * function of the layer above it. Atomic: a clone's thread publishing
-   * the resident form sets its owner's, while the owner may set its own. */
-  void (*_Atomic eval_free)(ade_tape *t);
+  /* Set by the evaluator (eval/), which owns the lin cache, the resident
+   * form and the point: each part installs the hook that frees what it
+   * keeps (ADE__EV_*), freed in that order; view_apply gives a decoded
+   * view the values at the tape's point, when one is set. Hooks, so that
+   * record/ calls no function of the layer above it. Atomic: a clone's
+   * thread publishing the resident form sets its owner's, while the owner
+   * may set its own. */
+  void (*_Atomic eval_free[ADE__EV_N])(ade_tape *t);
   /* The evaluator's resident form of a finished tape (eval/resident.c):
    * built by the first sweep that fits it, published here in the owner and
-   * shared read only by its clones; eval_free frees it with the owner. */
+   * shared read only by its clones; its eval_free frees it with the owner. */
   _Atomic(struct ade__res *) resident;
   void (*view_apply)(ade_tape *t, ade__view *v);
   /* Sharing between threads: evaluations run on a clone, a copy of the
@@ -256,9 +261,13 @@ static inline ade_tape *ade__current(void) { return ade__cur; }
 
 
 /* Structure hash (shash.c): absorb a chunk's opcode and reference columns
- * into h (two hashes); ade__tape_shape: t's two final hashes. */
+ * into h (two hashes); ade__shash_chunks: all of t's chunks, read from its
+ * store; ade__shash_finish: then its independents and dependents. */
 void ade__shash_chunk(uint64_t h[2], uint64_t first, size_t records, const unsigned char *ops,
                       size_t nops, const unsigned char *refs, size_t nrefs);
+int ade__shash_chunks(ade_tape *t, uint64_t h[2]);
+void ade__shash_finish(const ade_tape *t, uint64_t h[2]);
+/* t's two final hashes, computed once (inspect.c). */
 int ade__tape_shape(ade_tape *t, uint64_t h[2]);
 
 /* Reading. */

@@ -1,4 +1,4 @@
-/* shash.c: the structure hash of a finished tape: opcodes, operand pattern, independents and dependents, not values. */
+/* shash.c: the structure hash: opcodes, operand pattern, independents and dependents, not values; of a chunk as it is recorded, or of a finished tape's chunks. */
 #include "record_internal.h"
 
 /* Two independent 64-bit hashes: each 8-byte word goes through a different
@@ -45,7 +45,7 @@ void ade__shash_chunk(uint64_t h[2], uint64_t first, size_t records, const unsig
 }
 
 /* The chunks' hash from the tape's bytes (a tape opened or loaded). */
-static int from_chunks(ade_tape *t, uint64_t h[2]) {
+int ade__shash_chunks(ade_tape *t, uint64_t h[2]) {
   if (!t->dctx && !(t->dctx = ade__zstd_dctx())) return ade__fail(ADE_ENOMEM, "out of memory");
   for (size_t c = 0; c < t->meta.nchunks; c++) {
     int st = ade__chunk_read(&t->store, t->dctx, &t->meta, c, &t->scratch, &t->cd);
@@ -58,7 +58,7 @@ static int from_chunks(ade_tape *t, uint64_t h[2]) {
 }
 
 /* The whole: chunks, then the independents and dependents in order. */
-static void finish(const ade_tape *t, uint64_t h[2]) {
+void ade__shash_finish(const ade_tape *t, uint64_t h[2]) {
   const ade__meta *m = &t->meta;
   word(h, m->records);
   word(h, m->nchunks);
@@ -68,39 +68,4 @@ static void finish(const ade_tape *t, uint64_t h[2]) {
   for (size_t i = 0; i < m->ndep; i++) word(h, m->dep[i]);
   h[0] = fmix(h[0]);
   h[1] = fmix(h[1] ^ K4);
-}
-
-int ade__tape_shape(ade_tape *shared, uint64_t h[2]) {
-  int st = ade__tape_usable(shared);
-  if (st) return st;
-  ade_tape *own = shared->owner ? shared->owner : shared;
-  if (atomic_load_explicit(&own->shash_set, memory_order_acquire)) {
-    h[0] = atomic_load_explicit(&own->shash[0], memory_order_relaxed);
-    h[1] = atomic_load_explicit(&own->shash[1], memory_order_relaxed);
-    return ADE_OK;
-  }
-  uint64_t x[2] = {0, 0};
-  if (own->shrec_chunks == own->meta.nchunks) { /* hashed while recording */
-    x[0] = own->shrec[0], x[1] = own->shrec[1];
-  } else {
-    ade_tape *t;
-    st = ade__tape_borrow(shared, &t);
-    st = ade__tape_release(shared, t, st ? st : from_chunks(t, x));
-    if (st) return st;
-  }
-  finish(own, x);
-  /* Threads that race here compute the same values. */
-  atomic_store_explicit(&own->shash[0], x[0], memory_order_relaxed);
-  atomic_store_explicit(&own->shash[1], x[1], memory_order_relaxed);
-  atomic_store_explicit(&own->shash_set, 1, memory_order_release);
-  h[0] = x[0], h[1] = x[1];
-  return ADE_OK;
-}
-
-int ade_tape_structure_hash(ade_tape *t, uint64_t *h) {
-  uint64_t x[2];
-  if (!h) return ade__fail(ADE_EINVAL, "ade_tape_structure_hash: NULL result");
-  int st = ade__tape_shape(t, x);
-  if (!st) *h = x[0];
-  return st;
 }

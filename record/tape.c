@@ -48,7 +48,10 @@ static ade_tape *tape_new(void) {
 /* What a clone owns: the reading and sweep workspaces. */
 static void workspace_free(ade_tape *t) {
   ade__prefetch_stop(t);
-  if (t->eval_free) t->eval_free(t); /* before the metadata: the lin cache needs the chunk count */
+  for (int k = 0; k < ADE__EV_N; k++) { /* before the metadata: the lin cache needs the chunk count */
+    void (*f)(ade_tape *) = atomic_load_explicit(&t->eval_free[k], memory_order_acquire);
+    if (f) f(t);
+  }
   ade__zstd_free_dctx(t->dctx);
   ade__buf_free(&t->cd.raw);
   ade__buf_free(&t->cd.plain);

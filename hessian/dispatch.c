@@ -1,4 +1,4 @@
-/* hessian.c: ade_hessian: the dispatch to the star plan or the one-shot methods, on top of them. */
+/* dispatch.c: ade_hessian: the dispatch to the star plan or the one-shot methods, on top of them. */
 #include <stdlib.h>
 #include <time.h>
 

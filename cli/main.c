@@ -1,4 +1,4 @@
-/* adelim.c: the adelim command: subcommand dispatch, help and version. */
+/* main.c: the adelim command: subcommand dispatch, help and version. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* record.c: recording operations onto the current tape (columns, imports, flush). */
+/* writer.c: the tape writer: recording operations onto the current tape (columns, imports, flush). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
