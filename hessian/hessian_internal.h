@@ -142,12 +142,15 @@ int ade__for_over_rev(ade_tape *t, const double *V, const double *w, ade_sparse 
  * holds A (one adjoint per variable), T and B (p tangents and adjoint
  * tangents per variable), allocated once by ade__hvp_begin within the
  * tape's memory limit, or the caller's buf of ade__hvp_doubles (kept
- * between calls: no fresh pages each time). */
+ * between calls: no fresh pages each time). The sweeps read the tape's
+ * resident form when it fits the memory limit (ade__res_get), else its
+ * chunks: the same operations in the same order, the same bits. */
 typedef struct ade__hvp {
   ade_tape *t;
   const double *V, *w;
   size_t p;
   double *A, *T, *B;
+  const ade__res *res; /* the resident form the sweeps read, or NULL: the chunks */
   int own;          /* A was allocated here */
   uint64_t fma;
 } ade__hvp;

@@ -182,6 +182,10 @@ int ade__hess_value(ade_tape *t, const double *V, const double *w, double *f) {
   const ade__meta *m = &t->meta;
   *f = 0;
   size_t j = 0;
+  if (V) { /* no chunk to decode */
+    for (; j < m->ndep; j++) *f += (w ? w[j] : 1.0) * V[m->dep[j]];
+    return ADE_OK;
+  }
   for (size_t c = 0; c < m->nchunks && j < m->ndep; c++) {
     const ade__chunkent *e = &m->chunks[c];
     if (m->dep[j] > e->first + e->records) continue;

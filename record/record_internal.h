@@ -35,6 +35,10 @@ typedef struct ade__writer {
   size_t rdepth, rcap;
   uint64_t opcount[256]; /* of the open chunk, added to the footer's at flush */
   uint64_t stored;     /* values stored in the open chunk */
+  /* Ordinary records (ade__append) that fit the columns without growing
+   * them: one check per record instead of one per column. An elemental
+   * call writes any amount and sets it to 0. */
+  uint32_t room;
   ade__buf scratch[2];
   int status;          /* sticky error */
   char errmsg[512];

@@ -111,6 +111,35 @@ static int check_operand(const ade_tape *t, ade_double x) {
   return (x.id & ~ADE__ID_MASK) == t->serial && local >= 1 && local <= t->w->first + t->w->n;
 }
 
+/* Worst case of an ordinary record in each column it writes: one opcode,
+ * three operand varints, a stored value, three constants, a site varint. */
+enum { ROOM_OPS = 1, ROOM_REFS = 30, ROOM_VALUES = 8, ROOM_CONSTS = 24, ROOM_SITES = 10 };
+
+/* Ordinary records that fit every column's free capacity. */
+static uint32_t col_room(const ade__buf *c) {
+  size_t r = c[ADE__COL_OPS].cap - c[ADE__COL_OPS].len;
+  r = ADE__MIN(r, (c[ADE__COL_REFS].cap - c[ADE__COL_REFS].len) / ROOM_REFS);
+  r = ADE__MIN(r, (c[ADE__COL_VALUES].cap - c[ADE__COL_VALUES].len) / ROOM_VALUES);
+  r = ADE__MIN(r, (c[ADE__COL_CONSTS].cap - c[ADE__COL_CONSTS].len) / ROOM_CONSTS);
+  r = ADE__MIN(r, (c[ADE__COL_SITES].cap - c[ADE__COL_SITES].len) / ROOM_SITES);
+  return (uint32_t)ADE__MIN(r, (size_t)UINT32_MAX);
+}
+
+/* Grow the columns to hold ROOM_BATCH more records at least (capacities
+ * double), then count what fits: out of the way of ade__append's path. */
+enum { ROOM_BATCH = 64 };
+static __attribute__((noinline)) int room_refill(ade__writer *w) {
+  ade__buf *c = w->col;
+  if (ade__buf_reserve(&c[ADE__COL_OPS], ROOM_BATCH * ROOM_OPS) ||
+      ade__buf_reserve(&c[ADE__COL_REFS], ROOM_BATCH * ROOM_REFS) ||
+      ade__buf_reserve(&c[ADE__COL_VALUES], ROOM_BATCH * ROOM_VALUES) ||
+      ade__buf_reserve(&c[ADE__COL_CONSTS], ROOM_BATCH * ROOM_CONSTS) ||
+      ade__buf_reserve(&c[ADE__COL_SITES], ROOM_BATCH * ROOM_SITES))
+    return ADE_ENOMEM;
+  w->room = col_room(c);
+  return ADE_OK;
+}
+
 /* Append one record; x holds the k operands, r the result. */
 ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
                        int kind, const void *site) {
@@ -121,10 +150,8 @@ ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, dou
     if (x[i].id && !check_operand(t, x[i]))
       return passive_with_error(t, r, ADE_ESTATE, "operand from another tape or a finished one");
   ade__buf *c = w->col;
-  if (ade__buf_reserve(&c[ADE__COL_OPS], 1) || ade__buf_reserve(&c[ADE__COL_REFS], 30) ||
-      ade__buf_reserve(&c[ADE__COL_VALUES], 8) || ade__buf_reserve(&c[ADE__COL_CONSTS], 24) ||
-      ade__buf_reserve(&c[ADE__COL_SITES], 10))
-    return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
+  if (!w->room && room_refill(w)) return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
+  w->room--; /* flushes empty the columns: the room left stays a lower bound */
   c[ADE__COL_OPS].p[c[ADE__COL_OPS].len++] = (unsigned char)op;
   for (int i = 0; i < k; i++) {
     uint64_t local = x[i].id & ADE__ID_MASK;
@@ -190,6 +217,7 @@ static int elem_columns(ade_tape *t, const struct ade_elemental *e, uint32_t nam
   ade__writer *w = t->w;
   ade__buf *c = w->col;
   size_t n = e->n, m = e->m;
+  w->room = 0; /* the call takes room of its own: ordinary records count theirs again */
   if (ade__buf_reserve(&c[ADE__COL_OPS], m) || ade__buf_reserve(&c[ADE__COL_REFS], 10 * (n + m + 3)) ||
       ade__buf_reserve(&c[ADE__COL_VALUES], 8 * m) || ade__buf_reserve(&c[ADE__COL_CONSTS], 8 * n) ||
       ade__buf_reserve(&c[ADE__COL_SITES], 10 * m))

@@ -1,12 +1,12 @@
 /* check_eval.c: the resident form gives, bit for bit, what the chunk-streaming sweeps give:
  * random programs over every opcode, at the recorded point and new ones, scalar and vector,
- * with branch flips. */
+ * first and second order (Hessian-vector products, star Hessian plans), with branch flips. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "eval_internal.h"
+#include "hessian_internal.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ programs */
@@ -139,6 +139,46 @@ static void note(results *r, int st) {
 
 enum { P = 6 }; /* directions of the vector modes (a block of 4 and 2 more: both loops of RES_LANES) */
 
+static int hvp_resident; /* Hessian-vector sweeps that read the resident form */
+
+/* Second order at the point x (NULL: the recorded one; V its values): P
+ * Hessian-vector products with the gradient and their fma count, and a
+ * star Hessian plan's H (its own products, strip by strip) with the
+ * gradient. */
+static void run_hessian(ade_tape *t, const double *x, const double *V, const double *S, const double *w,
+                        results *r) {
+  size_t n = ade_tape_num_indep(t);
+  double *HS = malloc(sizeof(double) * n * P), *g = malloc(sizeof(double) * n);
+  ade__hvp f;
+  note(r, ade__hvp_begin(&f, t, P, NULL));
+  note(r, ade__hvp_run(&f, x ? V : NULL, w, S, HS, g));
+  hvp_resident += f.res != NULL;
+  double fma = (double)f.fma;
+  ade__hvp_end(&f);
+  put(r, HS, n * P);
+  put(r, g, n);
+  put(r, &fma, 1);
+  ade_hess_plan *hp = NULL;
+  ade_sparse *H = NULL;
+  note(r, ade_hess_plan_create(&hp, t, ADE_HESS_STAR, NULL));
+  note(r, ade_hess_plan_pattern(hp, &H));
+  ade_hess_options o;
+  ade_hess_options_init(&o);
+  o.x = x;
+  o.w = w;
+  o.grad = g;
+  ade_hess_report rep;
+  note(r, ade_hess_plan_hessian(hp, t, &o, H, &rep));
+  fma = (double)rep.fma;
+  put(r, H->val, H->nnz);
+  put(r, g, n);
+  put(r, &fma, 1);
+  put(r, &rep.value, 1);
+  ade_sparse_free(H);
+  ade_hess_plan_free(hp);
+  free(HS), free(g);
+}
+
 /* Every sweep of the evaluator at the recorded point and at the points X
  * (nx of them), in a fixed order; the plan was compiled for t. */
 static void run_all(ade_tape *t, ade_elim_plan *plan, const double *X, int nx, results *r) {
@@ -179,6 +219,7 @@ static void run_all(ade_tape *t, ade_elim_plan *plan, const double *X, int nx, r
       note(r, ade__replay_values(t, x, V));
       put(r, V + 1, nv - 1); /* V[0] is no variable's */
     }
+    run_hessian(t, x, V, xd, yb, r);
     if (x) {
       ade_hess_options o;
       ade_hess_options_init(&o);
@@ -232,7 +273,10 @@ START_TEST(resident_equals_streaming) {
   ade_elim_plan *plan = NULL;
   ck_assert_int_ge(ade_elim_plan_create(&plan, t, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL), 0);
   results a = {0}, b = {0}, c = {0};
+  hvp_resident = 0;
   run_all(t, plan, X, 3, &a);
+  ck_assert_int_gt(hvp_resident, 0);
+  hvp_resident = 0;
   const ade__res *r = resident(t);
   ck_assert_ptr_nonnull(r);
   ck_assert_uint_le(ade__res_bytes(r), t->memlimit);
@@ -241,6 +285,7 @@ START_TEST(resident_equals_streaming) {
   ck_assert_ptr_null(resident(t));
   run_all(t, plan, X, 3, &b);
   ck_assert_ptr_null(resident(t));
+  ck_assert_int_eq(hvp_resident, 0);
   results_eq(&a, &b, "resident vs streaming");
   ade_tape_set_memory_limit(t, 0);
   run_all(t, plan, X, 3, &c);
