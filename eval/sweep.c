@@ -88,11 +88,13 @@ static void forward_res(sweep *s, size_t p, const double *Xd, double *y, double 
   const ade__meta *m = &s->t->meta;
   const double *V = s->V ? s->V : s->res->val;
   ade__flips fl = {0, 0};
-  if (p) ade__res_tangent(s->res, s->V ? s->x : NULL, s->V, s->D, p, Xd, T, &fl);
+  const ade__tmap *tm = p ? ade__res_tmap(s->t, s->res) : NULL; /* T is this sweep's own: slots reused */
+  if (p) ade__res_tangent(s->res, tm, s->V ? s->x : NULL, s->V, s->D, p, Xd, T, &fl);
   else if (s->V) ade__res_values(s->res, s->x, s->V, s->D, &fl);
   for (size_t j = 0; j < m->ndep; j++) {
+    const size_t sj = tm ? tm->rec[m->dep[j]] : m->dep[j];
     if (y) y[j] = V[m->dep[j]];
-    for (size_t l = 0; Yd && l < p; l++) Yd[j * p + l] = T[m->dep[j] * p + l];
+    for (size_t l = 0; Yd && l < p; l++) Yd[j * p + l] = T[sj * p + l];
   }
   if (fl.n && !s->flips) s->first_flip = fl.first;
   s->flips += fl.n;
