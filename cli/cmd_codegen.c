@@ -24,7 +24,10 @@ const char cli_codegen_usage[] =
     "                  vertex-forward, vertex-reverse, vertex-markowitz,\n"
     "                  vertex-relative, edge-forward, edge-reverse,\n"
     "                  edge-markowitz, edge-fillin, face-forward,\n"
-    "                  face-reverse, face-greedy\n"
+    "                  face-reverse, face-greedy; or auto: the automatic\n"
+    "                  method's ordering (as in adelim jacobian; an error\n"
+    "                  where it chooses CPR, which has no elimination to\n"
+    "                  emit: pass an ordering then)\n"
     "  --name FN       the function's name, a C identifier (default jacobian)\n"
     "  -o FILE, --out FILE\n"
     "                  write to FILE instead of standard output, atomically:\n"
@@ -41,7 +44,7 @@ int cli_cmd_codegen(const cli_cmd *self, int argc, char **argv) {
     if (!strcmp(argv[i], "-o")) argv[i] = out_flag;
   int rc = cli_parse_tape(self, argc, argv, args, &path), st;
   if (rc >= 0) return rc;
-  int method = ade_order_parse(method_name);
+  int method = strcmp(method_name, "auto") ? ade_order_parse(method_name) : ADE_ELIM_AUTO;
   if (method < 0) return cli_usage_error(self, "unknown method '%s' (see --help)", method_name);
   ade_tape *t = NULL;
   ade_elim_plan *p = NULL;

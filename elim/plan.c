@@ -20,6 +20,7 @@ struct ade_elim_plan {
   ade__planrec prog;     /* the multiply-adds (and merges) of the elimination */
   uint32_t *step;        /* prog to run (compact_program), 3 per step; NULL: run prog */
   uint32_t *perm, *pout; /* with step: slot s of prog is slot perm[s] of step; J's entry k is slot pout[k] */
+  size_t nphys;          /* with step: its slots (fill-ins share slots once dead: reuse) */
   _Atomic(struct rmap *) rmap; /* the resident form's operand slots -> init (plan_map), once needed */
   size_t nslot;          /* values of a run (in the tape's workspace: the plan is read only) */
   size_t m, n, nnz;
@@ -235,6 +236,49 @@ static void renumber(ade_elim_plan *p) {
 #undef RENUMBER
 }
 
+/* The step after which each slot of prog is no longer touched (SIZE_MAX:
+ * never, or read at the end: J's entries); 0 if a fill-in is touched
+ * before its SET or SET twice (then no slot is reused); -1: out of memory. */
+static int last_use(const ade_elim_plan *p, size_t *last) {
+  const ade__planrec *r = &p->prog;
+  uint8_t *w = ade__calloc(p->nslot + 1, 1);
+  if (!w) return -1;
+  int ok = 1;
+  for (size_t s = 0; s < p->nslot; s++) last[s] = SIZE_MAX;
+  for (size_t k = 0; k < r->n && ok; k++) {
+    const size_t d = r->d[k], a = r->a[k], b = r->kind[k] == ADE__P_ADD ? a : r->b[k];
+    ok = (a <= p->ninit || w[a]) && (b <= p->ninit || w[b]);
+    if (r->kind[k] == ADE__P_SET) ok = ok && d > p->ninit && !w[d];
+    else ok = ok && (d <= p->ninit || w[d]);
+    w[d] = 1;
+    last[a] = last[b] = last[d] = k;
+  }
+  for (size_t k = 0; k < p->nnz; k++) last[p->out[k]] = SIZE_MAX;
+  ade__free(w);
+  return ok;
+}
+
+/* perm of the fill-ins (slots above ninit) with reuse: a SET takes the
+ * slot last freed (LIFO: still in cache), a fill-in's slot is freed after
+ * the step that touches it last. A step reads a and b before it writes d,
+ * so d may take the slot a or b frees. The working set of the steps is
+ * then the live fill-ins, not all of them (roe: a few kB instead of MB). */
+static void reuse(ade_elim_plan *p, size_t *last, uint32_t *stack) {
+  const ade__planrec *r = &p->prog;
+  uint32_t *perm = p->perm, next = (uint32_t)p->ninit + 1;
+  size_t top = 0;
+  for (size_t s = p->ninit + 1; s < p->nslot; s++) perm[s] = UINT32_MAX;
+  for (size_t k = 0; k < r->n; k++) {
+    const size_t d = r->d[k], u[3] = {r->a[k], r->kind[k] == ADE__P_ADD ? r->a[k] : r->b[k], d};
+    if (r->kind[k] == ADE__P_SET) perm[d] = top ? stack[--top] : next++;
+    for (int j = 0; j < 3; j++)
+      if (u[j] > p->ninit && last[u[j]] == k) stack[top++] = perm[u[j]], last[u[j]] = SIZE_MAX - 1;
+  }
+  for (size_t s = p->ninit + 1; s < p->nslot; s++)
+    if (perm[s] == UINT32_MAX) perm[s] = next++;
+  p->nphys = next;
+}
+
 static int compact_program(ade_elim_plan *p, size_t memlimit) {
   const ade__planrec *r = &p->prog;
   size_t bytes = ade__mul_size(r->n, 3 * sizeof *p->step) + (p->nslot + p->nnz) * sizeof *p->perm;
@@ -244,12 +288,25 @@ static int compact_program(ade_elim_plan *p, size_t memlimit) {
   p->pout = ade__alloc((p->nnz + 1) * sizeof *p->pout);
   if (!p->step || !p->perm || !p->pout) return ade__fail(ADE_ENOMEM, "out of memory for a plan of %zu steps", r->n);
   renumber(p);
-  const uint32_t *perm = p->perm;
+  p->nphys = p->nslot;
+  /* slot reuse: skipped (each fill-in its own slot) when its bookkeeping
+   * does not fit the memory limit, or a fill-in is used before its SET */
+  int ok = 0;
+  if (!ade__over_budget(memlimit, ade__mul_size(p->nslot, sizeof(size_t) + sizeof(uint32_t) + 1))) {
+    size_t *last = ade__alloc(p->nslot * sizeof *last);
+    uint32_t *stack = last ? ade__alloc(p->nslot * sizeof *stack) : NULL;
+    ok = stack ? last_use(p, last) : -1;
+    if (ok > 0) reuse(p, last, stack);
+    ade__free(last);
+    ade__free(stack);
+  }
+  if (ok < 0) return ade__fail(ADE_ENOMEM, "out of memory for the slots of a plan of %zu steps", r->n);
+  const uint32_t *perm = p->perm, nz = (uint32_t)p->nphys;
   for (size_t k = 0; k < r->n; k++) {
     uint32_t *s = p->step + 3 * k;
     s[0] = perm[r->d[k]] | (r->kind[k] == ADE__P_SET ? STEP_SET : 0);
     s[1] = perm[r->a[k]];
-    s[2] = r->kind[k] == ADE__P_ADD ? (uint32_t)p->nslot + 1 : perm[r->b[k]];
+    s[2] = r->kind[k] == ADE__P_ADD ? nz + 1 : perm[r->b[k]];
   }
   for (size_t k = 0; k < p->nnz; k++) p->pout[k] = perm[p->out[k]];
   return ADE_OK;
@@ -352,7 +409,7 @@ static void run_program(const ade_elim_plan *p, double *v) {
 /* The compact steps over v (nslot + 2 slots). */
 static void run_steps(const ade_elim_plan *p, double *restrict v) {
   const uint32_t *restrict s = p->step, *end = s + 3 * p->prog.n;
-  const uint32_t nz = (uint32_t)p->nslot;
+  const uint32_t nz = (uint32_t)p->nphys;
   v[nz] = -0.0;
   v[nz + 1] = 1.0;
   for (; s < end; s += 3) {

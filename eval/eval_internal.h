@@ -17,6 +17,16 @@
  * its slot (4); per constant operand its value (8); per run of
  * records of one opcode, the opcode and the length (5). The partials at
  * the recorded point (8 per slot) are added by the first sweep there. */
+/* Tangent slots of a resident form: a record's tangents live in slot
+ * rec[rid] (slot 0: the zero of constants), operand slot k reads slot
+ * op[k]; a slot is reused once the record holding it is read no more
+ * (dependents' slots are kept): nslot slots instead of n + 1. */
+typedef struct ade__tmap {
+  size_t nslot;
+  const uint32_t *op;  /* nref */
+  uint32_t rec[];      /* n + 1, then op */
+} ade__tmap;
+
 typedef struct ade__res {
   size_t n;            /* records */
   size_t nrun, nref, nact, ncst;
@@ -30,7 +40,8 @@ typedef struct ade__res {
   double *val;         /* n + 1: val[rid], the values at the recorded point */
   _Atomic(double *) d; /* nref: partials at the recorded point (constants' unused), or NULL */
   size_t *cref, *ccst; /* nchunks + 1: each chunk's first slot and constant */
-  size_t bytes;        /* all of the above but d */
+  _Atomic(ade__tmap *) tmap; /* tangent slots (ade__res_tmap), or NULL */
+  size_t bytes;        /* all of the above but d and tmap */
 } ade__res;
 
 /* Recorded comparisons that differ at a point: how many, the first's op. */
@@ -64,17 +75,21 @@ size_t ade__res_scatter_work(const ade__res *r, const double *x, const uint32_t 
 /* r's partials at the recorded point (computed now if they fit t's
  * memory limit beside r; NULL if not). */
 const double *ade__res_d(const ade_tape *t, const ade__res *r);
+/* r's tangent slots (made now if they fit t's memory limit beside r; NULL
+ * if not, or ENOMEM: tangents by record id then). */
+const ade__tmap *ade__res_tmap(const ade_tape *t, const ade__res *r);
 size_t ade__res_bytes(const ade__res *r);
 void ade__res_free(ade__res *r);
 void ade__res_drop(ade_tape *t); /* an owner's, freed (ade_tape_set_memory_limit, free) */
 /* V[rid] = values at x (V: n + 1 doubles), and with D (nref doubles) each
  * slot's partial there; flips counted in fl. */
 void ade__res_values(const ade__res *r, const double *x, double *V, double *D, ade__flips *fl);
-/* p tangents T (p per variable) seeded with Xd at the independents: at x
- * with V (values there, computed on the way), or at the recorded point (V
- * and x NULL) with its partials D. */
-void ade__res_tangent(const ade__res *r, const double *x, double *V, const double *D, size_t p,
-                      const double *Xd, double *T, ade__flips *fl);
+/* p tangents T (p per variable, in slots of m, or by record id if m is
+ * NULL) seeded with Xd at the independents: at x with V (values there,
+ * computed on the way), or at the recorded point (V and x NULL) with its
+ * partials D. */
+void ade__res_tangent(const ade__res *r, const ade__tmap *m, const double *x, double *V, const double *D,
+                      size_t p, const double *Xd, double *T, ade__flips *fl);
 /* Reverse sweeps with partials D (r->d: the recorded point) over dense
  * adjoints A seeded at the dependents: one per variable, or q. */
 void ade__res_reverse1(const ade__res *r, const double *D, double *A);

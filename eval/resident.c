@@ -25,6 +25,7 @@ void ade__res_free(ade__res *r) {
   ade__free(atomic_load(&r->d));
   ade__free(r->cref);
   ade__free(r->ccst);
+  ade__free(atomic_load(&r->tmap));
   ade__free(r);
 }
 
@@ -48,7 +49,9 @@ static size_t res_bound(const ade_tape *t) {
 
 size_t ade__res_bytes(const ade__res *r) {
   if (!r) return 0;
-  return r->bytes + (atomic_load_explicit(&r->d, memory_order_acquire) ? r->nref * sizeof(double) : 0);
+  const ade__tmap *m = atomic_load_explicit(&r->tmap, memory_order_acquire);
+  return r->bytes + (atomic_load_explicit(&r->d, memory_order_acquire) ? r->nref * sizeof(double) : 0) +
+         (m ? sizeof *m + (r->n + 1 + r->nref) * sizeof m->rec[0] : 0);
 }
 
 static int res_alloc(ade__res *r, const ade_tape *t) {
@@ -215,6 +218,60 @@ const double *ade__res_d(const ade_tape *t, const ade__res *rc) {
   return d;
 }
 
+/* Tangent slots by liveness (a register allocation, once per resident
+ * form): record rid takes a free slot (the one freed last: still in
+ * cache) before its operands' slots are freed, so a record's tangents
+ * never share a slot with its operands'; a slot is freed after the last
+ * record that reads it, never for a dependent. last: 2 (n + 1) scratch. */
+static size_t tmap_fill(const ade__res *r, const ade_tape *t, uint32_t *last, uint32_t *rec, uint32_t *op) {
+  const uint32_t *ref = r->ref;
+  const uint32_t keep = UINT32_MAX, gone = UINT32_MAX - 1;
+  uint32_t next = 1, top = 0, *stack = last + r->n + 1; /* the free slots */
+  for (size_t i = 0; i <= r->n; i++) last[i] = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    const int k = ade__optab[r->op[i]].arity;
+    for (int j = 0; j < k; j++)
+      if (ref[j]) last[ref[j]] = (uint32_t)i + 1;
+    ref += k;
+  }
+  for (size_t j = 0; j < t->meta.ndep; j++) last[t->meta.dep[j]] = keep;
+  rec[0] = 0;
+  ref = r->ref;
+  for (size_t i = 0; i < r->n; i++) {
+    const uint32_t rid = (uint32_t)i + 1;
+    const int k = ade__optab[r->op[i]].arity;
+    rec[rid] = top ? stack[--top] : next++;
+    for (int j = 0; j < k; j++) {
+      op[j] = ref[j] ? rec[ref[j]] : 0;
+      if (ref[j] && last[ref[j]] == rid) last[ref[j]] = gone, stack[top++] = rec[ref[j]];
+    }
+    if (!last[rid]) last[rid] = gone, stack[top++] = rec[rid]; /* read by nobody */
+    ref += k, op += k;
+  }
+  return next;
+}
+
+const ade__tmap *ade__res_tmap(const ade_tape *t, const ade__res *rc) {
+  ade__res *r = (ade__res *)rc;
+  ade__tmap *m = atomic_load_explicit(&r->tmap, memory_order_acquire), *none = NULL;
+  if (m) return m;
+  size_t need = (r->n + 1 + r->nref) * sizeof m->rec[0];
+  if (r->n >= UINT32_MAX - 2 || ade__res_bytes(r) + sizeof *m + need + (r->n + 1) * 8 > t->memlimit) return NULL;
+  uint32_t *last = ade__alloc(2 * (r->n + 1) * sizeof *last);
+  if (last) m = ade__alloc(sizeof *m + need);
+  if (m) {
+    m->op = m->rec + r->n + 1;
+    m->nslot = tmap_fill(r, t, last, m->rec, m->rec + r->n + 1);
+  }
+  ade__free(last);
+  if (!m) return NULL;
+  if (!atomic_compare_exchange_strong_explicit(&r->tmap, &none, m, memory_order_acq_rel, memory_order_acquire)) {
+    ade__free(m);
+    m = none;
+  }
+  return m;
+}
+
 void ade__res_drop(ade_tape *t) {
   if (t->owner) return;
   ade__res *r = atomic_exchange_explicit(&t->resident, NULL, memory_order_acq_rel);
@@ -343,9 +400,9 @@ static inline void tan_combine(size_t p, int k, const uint32_t *ref, const doubl
   }
 }
 
-void ade__res_tangent(const ade__res *r, const double *x, double *V, const double *D, size_t p,
-                      const double *Xd, double *T, ade__flips *fl) {
-  const uint32_t *ref = r->ref;
+void ade__res_tangent(const ade__res *r, const ade__tmap *m, const double *x, double *V, const double *D,
+                      size_t p, const double *Xd, double *T, ade__flips *fl) {
+  const uint32_t *ref = r->ref, *sl = m ? m->op : r->ref; /* the operands' tangent slots */
   const double *cs = r->cst, *Dp = D;
   uint64_t rid = 1;
   size_t ix = 0;
@@ -355,9 +412,9 @@ void ade__res_tangent(const ade__res *r, const double *x, double *V, const doubl
     switch (r->rop[u]) {
 #define RES_TAN(N, s, K, F)                                                    \
   case ADE_OP_##N:                                                             \
-    for (uint32_t e = 0; e < len; e++, rid++, ref += (K), Dp += V ? 0 : (K)) {\
+    for (uint32_t e = 0; e < len; e++, rid++, ref += (K), sl += (K), Dp += V ? 0 : (K)) {\
       double a[ADE__MAX_ARITY + 1], d[ADE__MAX_ARITY + 1], h[6], v;            \
-      double *Tr = T + rid * p;                                                \
+      double *Tr = T + (m ? m->rec[rid] : rid) * p;                            \
       if (RES_INDEP(N)) {                                                      \
         if (V) V[rid] = x[ix];                                                 \
         for (size_t l = 0; l < p; l++) Tr[l] = Xd[ix * p + l];                 \
@@ -377,7 +434,7 @@ void ade__res_tangent(const ade__res *r, const double *x, double *V, const doubl
       if (RES_PASSIVE(N, F)) {                                                 \
         for (size_t l = 0; l < p; l++) Tr[l] = 0.0;                            \
       } else {                                                                 \
-        tan_combine(p, (K), ref, d, T, Tr);                                    \
+        tan_combine(p, (K), sl, d, T, Tr);                                     \
       }                                                                        \
     }                                                                          \
     break;

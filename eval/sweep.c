@@ -13,6 +13,7 @@ typedef struct sweep {
   int point; /* x is the tape's point (point.c): V is NULL */
   const ade__res *res; /* the resident form, if the sweep uses it */
   double *D;           /* with res at x, a reverse sweep's partials there */
+  const ade__tmap *tm; /* with res, a forward sweep's tangent slots (or NULL: by record id) */
 } sweep;
 
 /* Zero-order step at a new point: V[rid] = op(a), flagging branch flips;
@@ -88,11 +89,13 @@ static void forward_res(sweep *s, size_t p, const double *Xd, double *y, double 
   const ade__meta *m = &s->t->meta;
   const double *V = s->V ? s->V : s->res->val;
   ade__flips fl = {0, 0};
-  if (p) ade__res_tangent(s->res, s->V ? s->x : NULL, s->V, s->D, p, Xd, T, &fl);
+  const ade__tmap *tm = p ? s->tm : NULL; /* T is this sweep's own: slots reused */
+  if (p) ade__res_tangent(s->res, tm, s->V ? s->x : NULL, s->V, s->D, p, Xd, T, &fl);
   else if (s->V) ade__res_values(s->res, s->x, s->V, s->D, &fl);
   for (size_t j = 0; j < m->ndep; j++) {
+    const size_t sj = tm ? tm->rec[m->dep[j]] : m->dep[j];
     if (y) y[j] = V[m->dep[j]];
-    for (size_t l = 0; Yd && l < p; l++) Yd[j * p + l] = T[m->dep[j] * p + l];
+    for (size_t l = 0; Yd && l < p; l++) Yd[j * p + l] = T[sj * p + l];
   }
   if (fl.n && !s->flips) s->first_flip = fl.first;
   s->flips += fl.n;
@@ -317,7 +320,9 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
   const double *Drec = s->res && !x && nvec ? ade__res_d(t, s->res) : NULL; /* partials there */
   if (s->res && !x && nvec && !Drec) s->res = NULL;
   size_t nD = A && x && s->res ? s->res->nref : 0;
-  size_t need = nV + (live ? 0 : nv * nvec) + q + nD;
+  s->tm = s->res && !A && nvec ? ade__res_tmap(t, s->res) : NULL; /* tangents in its slots */
+  size_t nT = s->tm ? s->tm->nslot : nv;
+  size_t need = nV + (live ? 0 : nT * nvec) + q + nD;
   if (!A && (st = ade__budget(t->memlimit, need * sizeof(double), "a forward sweep with %zu tangent(s) per "
                               "variable over %zu variables", nvec, nv - 1)))
     return st;
@@ -433,7 +438,7 @@ int ade_gradient(ade_tape *shared, const double *x, double *f, double *g) {
 }
 
 int ade__replay_values(ade_tape *t, const double *x, double *V) {
-  sweep s = {t, x, V, 0, 0, 0, ade__res_get(t), NULL};
+  sweep s = {t, x, V, 0, 0, 0, ade__res_get(t), NULL, NULL};
   return finish(&s, forward(&s, 0, NULL, NULL, NULL, NULL));
 }
 

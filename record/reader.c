@@ -156,7 +156,7 @@ typedef struct decoder {
  * ever an operand. */
 static int operand_role(unsigned op) { return op == ADE_OP_DEP || (op >= ADE_OP_LT && op < ADE_OP_COUNT); }
 
-static int decode_operand(ade__view *v, decoder *dc, uint64_t rid, const imports *im,
+ADE__INLINE int decode_operand(ade__view *v, decoder *dc, uint64_t rid, const imports *im,
                           uint64_t *arg, double *argv, size_t chunk) {
   const int values = !v->lean;
   uint64_t delta;

@@ -387,6 +387,82 @@ START_TEST(resident_shared_by_clones) {
 }
 END_TEST
 
+/* Tangent slots (ade__res_tmap): no record between an operand's definition
+ * and its use takes the operand's slot, a record never shares its slot
+ * with its operands, dependents keep theirs to the end, and the tangents
+ * through the slots are those by record id, bit for bit (vector mode, at
+ * a new point, 6 directions). */
+START_TEST(tangent_slots) {
+  uint64_t s = 0x7a9e0000u + (uint64_t)_i;
+  prog p = {2 + (int)(ade_test_rand(&s) % 4), 1 + (int)(ade_test_rand(&s) % 3), 100 + (int)(ade_test_rand(&s) % 200),
+            ade_test_rand(&s)};
+  double x[8], X[8], xd[8 * 6], yd[3 * 6];
+  for (int i = 0; i < p.n; i++) x[i] = ade_test_uniform(&s, -1.3, 1.3), X[i] = ade_test_uniform(&s, -1.3, 1.3);
+  for (int i = 0; i < 6 * p.n; i++) xd[i] = ade_test_uniform(&s, -2, 2);
+  ade_tape *t = record(&p, x, 1 + (uint32_t)(ade_test_rand(&s) % 64), 3);
+  ck_assert_int_ge(ade_tangent_vec(t, 6, X, xd, NULL, yd), 0);
+  ck_assert_int_ge(ade_tangent_vec(t, 6, X, xd, NULL, yd), 0); /* builds the resident form */
+  const ade__res *r = resident(t);
+  ck_assert_ptr_nonnull(r);
+  const ade__tmap *m = ade__res_tmap(t, r);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_ptr_eq(atomic_load(&r->tmap), m);
+  ck_assert_uint_le(m->nslot, r->n + 1);
+  ck_assert_uint_eq(m->rec[0], 0);
+  size_t k = 0, n = r->n;
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t rid = (uint32_t)i + 1;
+    ck_assert_uint_gt(m->rec[rid], 0);
+    ck_assert_uint_lt(m->rec[rid], m->nslot);
+    for (int j = 0; j < ade__optab[r->op[i]].arity; j++, k++) {
+      const uint32_t a = r->ref[k];
+      ck_assert_uint_eq(m->op[k], a ? m->rec[a] : 0);
+      if (!a) continue;
+      ck_assert_uint_ne(m->rec[rid], m->rec[a]);
+      for (uint32_t q = a + 1; q < rid; q++) ck_assert_uint_ne(m->rec[q], m->rec[a]);
+    }
+  }
+  for (size_t j = 0; j < t->meta.ndep; j++)
+    for (uint64_t q = t->meta.dep[j] + 1; q <= n; q++) ck_assert_uint_ne(m->rec[q], m->rec[t->meta.dep[j]]);
+  /* through the slots and by record id: the same bits */
+  double *V1 = calloc(n + 1, sizeof *V1), *V2 = calloc(n + 1, sizeof *V2);
+  double *T1 = calloc((n + 1) * 6, sizeof *T1), *T2 = calloc(m->nslot * 6, sizeof *T2);
+  ade__flips f1 = {0, 0}, f2 = {0, 0};
+  ade__res_tangent(r, NULL, X, V1, NULL, 6, xd, T1, &f1);
+  ade__res_tangent(r, m, X, V2, NULL, 6, xd, T2, &f2);
+  ck_assert_mem_eq(V1, V2, (n + 1) * sizeof *V1);
+  ck_assert_uint_eq(f1.n, f2.n);
+  for (size_t j = 0; j < t->meta.ndep; j++) {
+    const uint64_t d = t->meta.dep[j];
+    ck_assert_mem_eq(T1 + d * 6, T2 + (size_t)m->rec[d] * 6, 6 * sizeof *T1);
+    ck_assert_mem_eq(T1 + d * 6, yd + j * 6, 6 * sizeof *T1);
+  }
+  if (n > 200) ck_assert_uint_lt(m->nslot, n / 2); /* the live set, not the tape */
+  free(V1), free(V2), free(T1), free(T2);
+  ade_tape_free(t);
+  /* A limit that holds the form and one tangent sweep at x but not the
+   * slots: tangents by record id, the same bits as through the slots. */
+  t = record(&p, x, 1 + (uint32_t)(ade_test_rand(&s) % 64), 3);
+  const size_t keep = t->memlimit;
+  ck_assert_int_ge(ade_replay(t, X, NULL), 0);
+  ck_assert_int_ge(ade_replay(t, X, NULL), 0);
+  r = resident(t);
+  ck_assert_ptr_nonnull(r);
+  size_t lim = ade__res_bytes(r), ws = 2 * (n + 1) * sizeof(double);
+  ade_tape_set_memory_limit(t, (lim > ws ? lim : ws) + 8);
+  double y1[3], y2[3];
+  ck_assert_int_ge(ade_tangent_vec(t, 1, X, xd, NULL, y1), 0);
+  ck_assert_ptr_eq(resident(t), r);
+  ck_assert_ptr_null(atomic_load(&r->tmap));
+  ade_tape_set_memory_limit(t, keep);
+  ck_assert_int_ge(ade_tangent_vec(t, 1, X, xd, NULL, y2), 0);
+  ck_assert_ptr_eq(resident(t), r);
+  ck_assert_ptr_nonnull(atomic_load(&r->tmap));
+  ck_assert_mem_eq(y1, y2, (size_t)p.m * sizeof *y1);
+  ade_tape_free(t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("eval");
   TCase *tc = tcase_create("resident");
@@ -394,6 +470,7 @@ int main(void) {
   tcase_add_loop_test(tc, resident_equals_streaming, 0, 24);
   tcase_add_test(tc, resident_layout);
   tcase_add_test(tc, resident_shared_by_clones);
+  tcase_add_loop_test(tc, tangent_slots, 0, 12);
   suite_add_tcase(s, tc);
   return ade_test_run(s);
 }
