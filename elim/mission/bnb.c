@@ -5,7 +5,7 @@
 
 #include "mission_internal.h"
 
-#define FOR_BITS(g, r, t) for (int t = ade__next_bit(g, r, 0); t >= 0; t = ade__next_bit(g, r, t + 1))
+#define FOR_BITS ADE__FOR_BITS
 
 typedef struct cmove {
   ade__move m;

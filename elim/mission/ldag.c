@@ -26,15 +26,22 @@ static int next_bit(const ade__ldag *g, const uint64_t *r, int t) {
   }
   return -1;
 }
+/* Bits set in x (no popcount instruction is assumed). */
+static int popcount64(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (int)((x * 0x0101010101010101ull) >> 56);
+}
 int ade__row_count(const ade__ldag *g, const uint64_t *r) {
   int n = 0;
-  for (int w = 0; w < g->words; w++) n += __builtin_popcountll(r[w]);
+  for (int w = 0; w < g->words; w++) n += popcount64(r[w]);
   return n;
 }
 
 int ade__next_bit(const ade__ldag *g, const uint64_t *r, int t) { return next_bit(g, r, t); }
 
-#define FOR_BITS(g, r, t) for (int t = next_bit(g, r, 0); t >= 0; t = next_bit(g, r, t + 1))
+#define FOR_BITS ADE__FOR_BITS
 
 /* Allocate rows and vertices for cap slots (a multiple of 64), keeping the first nslot. */
 static int resize(ade__ldag *g, int cap) {
@@ -541,17 +548,15 @@ static int keybuf_room(ade__keybuf *kb, const ade__ldag *g, size_t words) {
 }
 
 /* Serialize g: its live intermediate vertices ordered by signature (ties
- * by slot, which only costs missed matches), each as its label and its
- * successors' ranks (terminals by slot); the label holds the elemental,
- * the end variables and whether F' and a valid model are there. Equal
- * keys are equal states. */
+ * by slot, which only costs missed matches), each as two words and its
+ * successors' ranks (terminals by slot): the elemental (or the end
+ * variables of fill-in), then the number of successors and whether F' and
+ * a valid model are there. Equal keys are equal states. */
 int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
   int t0 = g->nx + g->ny, nl = 0;
-  size_t words = 1, edges = 0;
-  for (int s = t0; s < g->nslot; s++)
-    if (g->v[s].alive) nl++, edges += (size_t)ade__row_count(g, ade__row(g, g->succ, s));
-  words += 5 * (size_t)nl + edges;
-  if (keybuf_room(kb, g, words)) return ADE_ENOMEM;
+  for (int s = t0; s < g->nslot; s++) nl += g->v[s].alive;
+  /* room for every vertex with every slot a successor: no count of edges */
+  if (keybuf_room(kb, g, 1 + (size_t)nl * (2 + (size_t)g->nslot))) return ADE_ENOMEM;
   nl = 0;
   for (int s = 0; s < g->nslot; s++)
     if (g->v[s].alive || g->v[s].term) kb->lab[s] = label(g, s);
@@ -564,10 +569,9 @@ int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
   kb->k[n++] = (uint32_t)nl;
   for (int r = 0; r < nl; r++) {
     const ade__lvx *x = &g->v[kb->ord[r]];
-    kb->k[n++] = (uint32_t)(x->elem + 1);
-    kb->k[n++] = (uint32_t)x->i;
-    kb->k[n++] = (uint32_t)x->k;
-    kb->k[n++] = (uint32_t)(x->jac | x->model << 1);
+    /* an elemental's vertex by its index (its variables follow), fill-in
+     * by its variables (below 2^15: ADE__M_MAXVARS) */
+    kb->k[n++] = x->elem >= 0 ? (uint32_t)x->elem : (uint32_t)1 << 31 | (uint32_t)x->i << 15 | (uint32_t)x->k;
     size_t at = n++;
     FOR_BITS(g, ade__row(g, g->succ, kb->ord[r]), q) {
       uint32_t c = (uint32_t)kb->rank[q];
@@ -575,7 +579,7 @@ int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
       while (j > at + 1 && kb->k[j - 1] > c) kb->k[j] = kb->k[j - 1], j--;
       kb->k[j] = c;
     }
-    kb->k[at] = (uint32_t)(n - at - 1);
+    kb->k[at] = (uint32_t)(n - at - 1) << 2 | (uint32_t)(x->jac | x->model << 1);
   }
   kb->n = n;
   return ADE_OK;

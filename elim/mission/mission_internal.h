@@ -53,7 +53,8 @@ static inline uint64_t ade__sadd(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 static inline uint64_t ade__smul(uint64_t a, uint64_t b) {
-  return (b && a > UINT64_MAX / b) ? UINT64_MAX : a * b;
+  uint64_t x; /* no division: this runs for every face at every search node */
+  return __builtin_mul_overflow(a, b, &x) ? UINT64_MAX : x;
 }
 
 /* ------------------------------------------------------------ line dag */
@@ -120,6 +121,14 @@ static inline int ade__bit(const ade__ldag *g, const uint64_t *rows, int s, int 
 static inline int ade__is_face(const ade__ldag *g, int u, int v) {
   return !g->v[u].term && !g->v[v].term && ade__bit(g, g->succ, u, v);
 }
+
+/* Run the statement after it with t = each set bit of row r, in order
+ * (the row's words are read one at a time: the statement may change
+ * other rows, not r). `continue` works; `break` ends only one bit. */
+#define ADE__FOR_BITS(g, r, t)                                                   \
+  for (int w_##t = 0; w_##t < (g)->words; w_##t++)                               \
+    for (uint64_t x_##t = (r)[w_##t]; x_##t; x_##t &= x_##t - 1)                 \
+      for (int t = w_##t * 64 + __builtin_ctzll(x_##t), o_##t = 1; o_##t; o_##t = 0)
 
 /* Bits set in a row; the first set bit at or after t (-1: none). */
 int ade__row_count(const ade__ldag *g, const uint64_t *r);
