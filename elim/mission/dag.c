@@ -211,7 +211,9 @@ int ade__mctx_init(ade__mctx *c, const ade_mission *d) {
   c->pos = ade__alloc(ade__mul_size(n, sizeof *c->pos));
   c->upstrict = ade__alloc(ade__mul_size(n, sizeof *c->upstrict));
   c->downstrict = ade__alloc(ade__mul_size(n, sizeof *c->downstrict));
-  if (!c->minup || !c->mindown || !c->pos || !c->upstrict || !c->downstrict) {
+  c->acc = ade__alloc(ade__mul_size((size_t)d->ne + 1, sizeof *c->acc));
+  c->use = ade__alloc(ade__mul_size((size_t)d->ne + 1, sizeof *c->use));
+  if (!c->minup || !c->mindown || !c->pos || !c->upstrict || !c->downstrict || !c->acc || !c->use) {
     ade__mctx_free(c);
     return ade__fail(ADE_ENOMEM, "mission planner: out of memory");
   }
@@ -235,6 +237,13 @@ int ade__mctx_init(ade__mctx *c, const ade_mission *d) {
     *u = ADE__MIN(*u, c->minup[d->e[k].src]);
     *w = ADE__MIN(*w, c->mindown[d->e[k].dst]);
   }
+  for (int k = 0; k < d->ne; k++) {
+    const ade__melem *e = &d->e[k];
+    uint64_t t = ade__smul(d->v[e->src].size, e->tan), a = ade__smul(d->v[e->dst].size, e->adj);
+    c->acc[k] = e->model ? ADE__MIN(t, a) : UINT64_MAX;
+    c->use[k] = ADE__MIN(c->acc[k], ade__smul(c->upstrict[e->src], e->tan));
+    c->use[k] = ADE__MIN(c->use[k], ade__smul(c->downstrict[e->dst], e->adj));
+  }
   return ADE_OK;
 }
 
@@ -244,6 +253,9 @@ void ade__mctx_free(ade__mctx *c) {
   ade__free(c->pos);
   ade__free(c->upstrict);
   ade__free(c->downstrict);
+  ade__free(c->acc);
+  ade__free(c->use);
+  c->acc = c->use = NULL;
   c->upstrict = c->downstrict = NULL;
   c->minup = c->mindown = NULL;
   c->pos = NULL;

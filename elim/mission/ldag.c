@@ -467,13 +467,9 @@ static uint64_t bound_both(const ade__ldag *g, const ade__mctx *c) {
         jv[nj] = x->k, jboth[nj] = fb, jall[nj++] = f;
       }
     }
-    if (!faces && !x->jac && next_bit(g, ade__row(g, g->pred, s), g->nx + g->ny) < 0)
-      lb = ade__sadd(lb, ade__acc_cost(g, c, s, NULL));
-    if (x->jac) continue;
-    uint64_t use = ade__acc_cost(g, c, s, NULL);
-    use = ADE__MIN(use, ade__smul(c->upstrict[x->i], elem(c, x)->tan));
-    use = ADE__MIN(use, ade__smul(c->downstrict[x->k], elem(c, x)->adj));
-    la = ade__sadd(la, use);
+    if (x->jac) continue; /* a vertex without F' is an elemental's, with its model */
+    if (!faces && next_bit(g, ade__row(g, g->pred, s), g->nx + g->ny) < 0) lb = ade__sadd(lb, c->acc[x->elem]);
+    la = ade__sadd(la, c->use[x->elem]);
   }
   for (int k = 0; k < nj; k++) {
     if (jboth[k] != UINT64_MAX) la = ade__sadd(la, jboth[k]);

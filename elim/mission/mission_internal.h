@@ -84,6 +84,10 @@ typedef struct ade__mctx {
   uint64_t *minup, *mindown; /* per variable: least size of an ancestor / descendant, itself included */
   uint64_t *upstrict, *downstrict; /* the same over strict ancestors / descendants (none: UINT64_MAX) */
   int *pos;                  /* per variable: its place in topological order */
+  /* per elemental, for its own vertex while it has no Jacobian (the
+   * bounds' terms, computed once): Rule 3's cost, and the least a use of
+   * it costs (ade__ldag_bound) */
+  uint64_t *acc, *use;
 } ade__mctx;
 
 int ade__mctx_init(ade__mctx *c, const ade_mission *d);
