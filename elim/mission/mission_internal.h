@@ -88,6 +88,9 @@ typedef struct ade__mctx {
    * bounds' terms, computed once): Rule 3's cost, and the least a use of
    * it costs (ade__ldag_bound) */
   uint64_t *acc, *use;
+  /* per variable: the inputs it descends from, the outputs that descend
+   * from it (bit q: the q-th input or output; all 0 past 64 of either) */
+  uint64_t *inset, *outset;
 } ade__mctx;
 
 int ade__mctx_init(ade__mctx *c, const ade_mission *d);
