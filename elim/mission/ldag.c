@@ -546,7 +546,7 @@ static uint64_t bound_share(const ade__ldag *g, const ade__mctx *c) {
  * the same number as the largest of bound_uses, bound_faces and
  * bound_share, which the tests compare it with; this runs at every
  * search node. A junction past NJ3 is left out of all three. */
-static uint64_t bound_all(const ade__ldag *g, const ade__mctx *c) {
+static uint64_t bound_all(const ade__ldag *g, const ade__mctx *c, uint64_t need) {
   jinfo J[NJ3];
   int nj = 0;
   uint64_t la = 0, lb = 0, ls = 0, lu = 0;
@@ -565,21 +565,24 @@ static uint64_t bound_all(const ade__ldag *g, const ade__mctx *c) {
     lu = ade__sadd(lu, c->use[x->elem]);
   }
   la = ls = lu;
+  for (int k = 0; k < nj; k++) {
+    if (J[k].both != UINT64_MAX) la = ade__sadd(la, J[k].both);
+    lb = ade__sadd(lb, J[k].floor);
+  }
+  if (ADE__MAX(la, lb) >= need) return ADE__MAX(la, lb); /* enough to cut: bound 3 not needed */
   for (int s = g->nx + g->ny; s < g->nslot && nj; s++) {
     const ade__lvx *x = &g->v[s];
     if (!x->alive || x->jac) continue;
     for (int k = 0; k < nj; k++)
       if (J[k].j == x->i || J[k].j == x->k) junction_use(&J[k], c->use[x->elem]);
   }
-  for (int k = 0; k < nj; k++) {
-    if (J[k].both != UINT64_MAX) la = ade__sadd(la, J[k].both);
-    lb = ade__sadd(lb, J[k].floor);
-    ls = ade__sadd(ls, junction_extra(&J[k]));
-  }
+  for (int k = 0; k < nj; k++) ls = ade__sadd(ls, junction_extra(&J[k]));
   return ADE__MAX(ADE__MAX(la, lb), ls);
 }
 
-uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c) { return bound_all(g, c); }
+uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c) { return bound_all(g, c, UINT64_MAX); }
+
+uint64_t ade__ldag_bound_cut(const ade__ldag *g, const ade__mctx *c, uint64_t need) { return bound_all(g, c, need); }
 
 uint64_t ade__ldag_bound_ref(const ade__ldag *g, const ade__mctx *c) {
   uint64_t a = bound_uses(g, c), b = bound_faces(g, c), s = bound_share(g, c);

@@ -170,8 +170,11 @@ int ade__ldag_has_face(const ade__ldag *g);
 int ade__ldag_finish(ade__ldag *g, const ade__mctx *c, ade__mop_fn fn, void *ud);
 /* Admissible lower bound on the cost still to come. */
 uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c);
-/* The same, as the two bounds computed apart (the reference the tests
- * compare ade__ldag_bound with). */
+/* The same, or any admissible bound of at least need when one cheaper
+ * than the whole reaches it (the search asks only whether it cuts). */
+uint64_t ade__ldag_bound_cut(const ade__ldag *g, const ade__mctx *c, uint64_t need);
+/* ade__ldag_bound as its three bounds computed apart (the reference the
+ * tests compare ade__ldag_bound with). */
 uint64_t ade__ldag_bound_ref(const ade__ldag *g, const ade__mctx *c);
 /* The feasible moves for face (u, v), at most 4, into m; returns count. */
 int ade__face_moves(const ade__ldag *g, const ade__mctx *c, int u, int v, ade__move *m);
