@@ -82,7 +82,6 @@ END_TEST
 
 START_TEST(bat) {
   ade_mission *d = load("bat.xml");
-  int proven = 0;
   ASSERT_COST(d, ADE_MISSION_DENSE_TANGENT, 48);
   ASSERT_COST(d, ADE_MISSION_DENSE_ADJOINT, 96);
   ASSERT_COST(d, ADE_MISSION_SPARSE_TANGENT, 32);
@@ -95,8 +94,32 @@ START_TEST(bat) {
   ck_assert_uint_eq(greedy_ties(d, ADE__TIES_SLOT), 36);
   ck_assert_uint_eq(greedy_ties(d, ADE__TIES_TANGENT), 36);
   ck_assert_uint_eq(greedy_ties(d, ADE__TIES_ADJOINT), 39);
-  ck_assert_uint_eq(plan_cost(d, ADE_MISSION_BNB, &proven), 32);
-  ck_assert_int_eq(proven, 1); /* ADMission cannot prove it in two minutes */
+  ade_mission_free(d);
+}
+END_TEST
+
+/* Bat's 32 proven optimal, single threaded (ADMission cannot prove it in
+ * two minutes; the issue asks for under a second of CPU). The search is
+ * deterministic on one thread: 882,671 nodes (1,643,032 before bound 3,
+ * ade__ldag_bound), about 0.5 s of CPU on an idle machine
+ * (doc/missions.md). The CPU bound is generous, for loaded machines and
+ * sanitizers; the node count is the exact check. */
+#if defined __SANITIZE_ADDRESS__ || defined __SANITIZE_THREAD__
+#define BAT_CPU 30.0
+#else
+#define BAT_CPU 3.0
+#endif
+START_TEST(bat_proof) {
+  ade_mission *d = load("bat.xml");
+  ade_mplan *p = NULL;
+  double c0 = ade_test_cpu();
+  ck_assert_int_eq(ade_mission_plan(d, ADE_MISSION_BNB, NULL, &p), ADE_OK);
+  double cpu = ade_test_cpu() - c0;
+  ck_assert_uint_eq(ade_mplan_cost(p), 32);
+  ck_assert_int_eq(ade_mplan_proven(p), 1);
+  ck_assert_msg(ade_mplan_nodes(p) <= 900000, "%llu nodes", (unsigned long long)ade_mplan_nodes(p));
+  ck_assert_msg(cpu < BAT_CPU, "Bat's proof took %.2f s of CPU", cpu);
+  ade_mplan_free(p);
   ade_mission_free(d);
 }
 END_TEST
@@ -1070,6 +1093,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, lion);
   tcase_add_test(tc, bat);
+  tcase_add_test(tc, bat_proof);
   tcase_add_test(tc, example5_variants);
   tcase_add_test(tc, example6);
   tcase_add_test(tc, op_costs);

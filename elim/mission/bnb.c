@@ -5,7 +5,7 @@
 
 #include "mission_internal.h"
 
-#define FOR_BITS(g, r, t) for (int t = ade__next_bit(g, r, 0); t >= 0; t = ade__next_bit(g, r, t + 1))
+#define FOR_BITS ADE__FOR_BITS
 
 typedef struct cmove {
   ade__move m;
@@ -145,7 +145,8 @@ static int dfs(worker *w, int depth) {
   if ((++w->nodes & 15) == 0 || g->nslot > 256) limits(w); /* big states: a node takes long */
   if (atomic_load(&sh->stop)) return ADE_OK;
   if (!ade__ldag_has_face(g)) return improve(w, depth, ade__sadd(g->cost, finish_cost(g, c)));
-  if (ade__sadd(g->cost, ade__ldag_bound(g, c)) >= atomic_load(&sh->best)) return ADE_OK;
+  uint64_t best = atomic_load(&sh->best);
+  if (ade__sadd(g->cost, ade__ldag_bound_cut(g, c, best > g->cost ? best - g->cost : 0)) >= best) return ADE_OK;
   int rc = seen(w, g);
   if (rc) return rc < 0 ? rc : ADE_OK;
   if ((rc = state_at(w, depth + 1)) != 0) {

@@ -211,7 +211,12 @@ int ade__mctx_init(ade__mctx *c, const ade_mission *d) {
   c->pos = ade__alloc(ade__mul_size(n, sizeof *c->pos));
   c->upstrict = ade__alloc(ade__mul_size(n, sizeof *c->upstrict));
   c->downstrict = ade__alloc(ade__mul_size(n, sizeof *c->downstrict));
-  if (!c->minup || !c->mindown || !c->pos || !c->upstrict || !c->downstrict) {
+  c->acc = ade__alloc(ade__mul_size((size_t)d->ne + 1, sizeof *c->acc));
+  c->use = ade__alloc(ade__mul_size((size_t)d->ne + 1, sizeof *c->use));
+  c->inset = ade__calloc(n + 1, sizeof *c->inset);
+  c->outset = ade__calloc(n + 1, sizeof *c->outset);
+  if (!c->minup || !c->mindown || !c->pos || !c->upstrict || !c->downstrict || !c->acc || !c->use || !c->inset ||
+      !c->outset) {
     ade__mctx_free(c);
     return ade__fail(ADE_ENOMEM, "mission planner: out of memory");
   }
@@ -235,6 +240,22 @@ int ade__mctx_init(ade__mctx *c, const ade_mission *d) {
     *u = ADE__MIN(*u, c->minup[d->e[k].src]);
     *w = ADE__MIN(*w, c->mindown[d->e[k].dst]);
   }
+  int nin = 0, nout = 0;
+  for (int t = 0; t < d->nv; t++) nin += !d->v[t].nin, nout += !d->v[t].nout;
+  for (int t = 0, q = 0, r = 0; t < d->nv && nin <= 64 && nout <= 64; t++) {
+    int x = d->topo[t], y = d->topo[d->nv - 1 - t];
+    if (!d->v[x].nin) c->inset[x] |= (uint64_t)1 << q++;
+    for (int p = d->outp[x]; p < d->outp[x + 1]; p++) c->inset[d->e[d->oute[p]].dst] |= c->inset[x];
+    if (!d->v[y].nout) c->outset[y] |= (uint64_t)1 << r++;
+    for (int p = d->outp[y]; p < d->outp[y + 1]; p++) c->outset[y] |= c->outset[d->e[d->oute[p]].dst];
+  }
+  for (int k = 0; k < d->ne; k++) {
+    const ade__melem *e = &d->e[k];
+    uint64_t t = ade__smul(d->v[e->src].size, e->tan), a = ade__smul(d->v[e->dst].size, e->adj);
+    c->acc[k] = e->model ? ADE__MIN(t, a) : UINT64_MAX;
+    c->use[k] = ADE__MIN(c->acc[k], ade__smul(c->upstrict[e->src], e->tan));
+    c->use[k] = ADE__MIN(c->use[k], ade__smul(c->downstrict[e->dst], e->adj));
+  }
   return ADE_OK;
 }
 
@@ -244,6 +265,11 @@ void ade__mctx_free(ade__mctx *c) {
   ade__free(c->pos);
   ade__free(c->upstrict);
   ade__free(c->downstrict);
+  ade__free(c->acc);
+  ade__free(c->use);
+  ade__free(c->inset);
+  ade__free(c->outset);
+  c->acc = c->use = c->inset = c->outset = NULL;
   c->upstrict = c->downstrict = NULL;
   c->minup = c->mindown = NULL;
   c->pos = NULL;

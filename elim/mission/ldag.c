@@ -26,15 +26,22 @@ static int next_bit(const ade__ldag *g, const uint64_t *r, int t) {
   }
   return -1;
 }
+/* Bits set in x (no popcount instruction is assumed). */
+static int popcount64(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (int)((x * 0x0101010101010101ull) >> 56);
+}
 int ade__row_count(const ade__ldag *g, const uint64_t *r) {
   int n = 0;
-  for (int w = 0; w < g->words; w++) n += __builtin_popcountll(r[w]);
+  for (int w = 0; w < g->words; w++) n += popcount64(r[w]);
   return n;
 }
 
 int ade__next_bit(const ade__ldag *g, const uint64_t *r, int t) { return next_bit(g, r, t); }
 
-#define FOR_BITS(g, r, t) for (int t = next_bit(g, r, 0); t >= 0; t = next_bit(g, r, t + 1))
+#define FOR_BITS ADE__FOR_BITS
 
 /* Allocate rows and vertices for cap slots (a multiple of 64), keeping the first nslot. */
 static int resize(ade__ldag *g, int cap) {
@@ -436,13 +443,113 @@ static uint64_t bound_faces(const ade__ldag *g, const ade__mctx *c) {
   return lb;
 }
 
-/* Both bounds in one pass over the faces (each face's floor computed
- * once): the same numbers as bound_uses and bound_faces, which the tests
- * compare with it; this runs at every search node. */
-static uint64_t bound_both(const ade__ldag *g, const ade__mctx *c) {
-  enum { NJ = 256 };
-  int jv[NJ], nj = 0;
-  uint64_t jboth[NJ], jall[NJ], la = 0, lb = 0;
+/* Bound 3: bound 1's uses, plus what the eliminations at each junction
+ * cost beyond the uses they can serve. An elimination at j serves at most
+ * one use (its TAN flavour is a use of its (j,*,k) end, ADJ of its
+ * (i,*,j) end; MUL none), of a vertex with an end at j, and costs no less
+ * than that use and than j's floor. Junction j needs at least cnt_j
+ * eliminations (junction_count); the adversary lets them serve the
+ * largest uses there, so j adds sum over t < cnt_j of
+ * max(0, floor_j - use_(t)), use_(t) the t-th largest (0 when fewer).
+ * A vertex may count at both its junctions: that only lowers the sum. */
+enum { NJ3 = 256, NF3 = 16, NU3 = 16 };
+typedef struct jinfo {
+  int j, nf, nu;
+  uint64_t floor, both, in[NF3], out[NF3];
+  uint64_t u[NU3]; /* the largest uses of vertices with an end at j, descending */
+} jinfo;
+
+/* The fewest eliminations junction j needs. One at j joins (i',*,j) and
+ * (j,*,k') derived from a face (a, b) there now (a' from a by steps
+ * upstream, b' from b downstream), so every (input, output) pair it
+ * serves lies in in(a) x out(b) (inputs above a's first variable, outputs
+ * below b's last), and every such pair of every face at j needs one (its
+ * paths through j are joined only there). Pairs no face's rectangle holds
+ * two of (a fooling set, built greedily) need one each. */
+static int junction_count(const jinfo *J) {
+  if (J->nf > NF3) return 1;
+  int n = 0, px[NU3], py[NU3];
+  for (int f = 0; f < J->nf && n < NU3; f++)
+    for (uint64_t a = J->in[f]; a && n < NU3; a &= a - 1)
+      for (uint64_t b = J->out[f]; b && n < NU3; b &= b - 1) {
+        int x = __builtin_ctzll(a), y = __builtin_ctzll(b), ok = 1;
+        for (int q = 0; q < n && ok; q++)
+          for (int h = 0; h < J->nf && ok; h++)
+            if ((J->in[h] >> x & 1) && (J->in[h] >> px[q] & 1) && (J->out[h] >> y & 1) && (J->out[h] >> py[q] & 1))
+              ok = 0;
+        if (ok) px[n] = x, py[n++] = y;
+      }
+  return n ? n : 1;
+}
+
+/* Junction j's entry in J (a new one if there is room; NULL if not: left
+ * out, which only lowers the bounds). */
+static jinfo *junction(jinfo *J, int *nj, int j) {
+  for (int k = 0; k < *nj; k++)
+    if (J[k].j == j) return &J[k];
+  if (*nj == NJ3) return NULL;
+  J[*nj].j = j, J[*nj].nf = J[*nj].nu = 0, J[*nj].floor = J[*nj].both = UINT64_MAX;
+  return &J[(*nj)++];
+}
+
+/* Face (u, v) at its junction's entry. */
+static void junction_face(jinfo *J, const ade__ldag *g, const ade__mctx *c, int u, int v) {
+  uint64_t f = face_floor(g, c, u, v), fb = g->v[u].jac && g->v[v].jac ? f : UINT64_MAX;
+  J->floor = ADE__MIN(J->floor, f);
+  J->both = (J->nf && J->both == UINT64_MAX) || fb == UINT64_MAX ? UINT64_MAX : ADE__MIN(J->both, fb);
+  if (J->nf < NF3) J->in[J->nf] = c->inset[g->v[u].i], J->out[J->nf] = c->outset[g->v[v].k];
+  J->nf++;
+}
+
+/* A use u of a vertex with an end at J's junction. */
+static void junction_use(jinfo *J, uint64_t u) {
+  int t = J->nu < NU3 ? J->nu++ : NU3 - 1;
+  if (t == NU3 - 1 && J->nu == NU3 && J->u[t] >= u) return;
+  while (t > 0 && J->u[t - 1] < u) J->u[t] = J->u[t - 1], t--;
+  J->u[t] = u;
+}
+
+/* Junction j's part of bound 3. */
+static uint64_t junction_extra(const jinfo *J) {
+  uint64_t x = 0;
+  for (int t = 0, n = junction_count(J); t < n; t++) {
+    uint64_t u = t < J->nu ? J->u[t] : 0;
+    if (J->floor > u) x = ade__sadd(x, J->floor - u);
+  }
+  return x;
+}
+
+/* Bound 3 by itself (the reference the tests compare the one pass with). */
+static uint64_t bound_share(const ade__ldag *g, const ade__mctx *c) {
+  jinfo J[NJ3];
+  int nj = 0;
+  uint64_t la = 0;
+  for (int s = g->nx + g->ny; s < g->nslot; s++) {
+    if (!g->v[s].alive) continue;
+    FOR_BITS(g, ade__row(g, g->succ, s), v) {
+      jinfo *q = g->v[v].term ? NULL : junction(J, &nj, g->v[s].k);
+      if (q) junction_face(q, g, c, s, v);
+    }
+  }
+  for (int s = g->nx + g->ny; s < g->nslot; s++) {
+    const ade__lvx *x = &g->v[s];
+    if (!x->alive || x->jac) continue;
+    la = ade__sadd(la, c->use[x->elem]);
+    for (int k = 0; k < nj; k++)
+      if (J[k].j == x->i || J[k].j == x->k) junction_use(&J[k], c->use[x->elem]);
+  }
+  for (int k = 0; k < nj; k++) la = ade__sadd(la, junction_extra(&J[k]));
+  return la;
+}
+
+/* The three bounds in one pass over the faces (each face's floor once):
+ * the same number as the largest of bound_uses, bound_faces and
+ * bound_share, which the tests compare it with; this runs at every
+ * search node. A junction past NJ3 is left out of all three. */
+static uint64_t bound_all(const ade__ldag *g, const ade__mctx *c, uint64_t need) {
+  jinfo J[NJ3];
+  int nj = 0;
+  uint64_t la = 0, lb = 0, ls = 0, lu = 0;
   for (int s = g->nx + g->ny; s < g->nslot; s++) {
     const ade__lvx *x = &g->v[s];
     if (!x->alive) continue;
@@ -450,36 +557,36 @@ static uint64_t bound_both(const ade__ldag *g, const ade__mctx *c) {
     FOR_BITS(g, ade__row(g, g->succ, s), v) {
       if (g->v[v].term) continue;
       faces = 1;
-      int k = 0;
-      uint64_t f = face_floor(g, c, s, v), fb = x->jac && g->v[v].jac ? f : UINT64_MAX;
-      while (k < nj && jv[k] != x->k) k++;
-      if (k < nj) {
-        jboth[k] = (jboth[k] == UINT64_MAX || fb == UINT64_MAX) ? UINT64_MAX : ADE__MIN(jboth[k], fb);
-        jall[k] = ADE__MIN(jall[k], f);
-      } else if (nj < NJ) {
-        jv[nj] = x->k, jboth[nj] = fb, jall[nj++] = f;
-      }
+      jinfo *q = junction(J, &nj, x->k);
+      if (q) junction_face(q, g, c, s, v);
     }
-    if (!faces && !x->jac && next_bit(g, ade__row(g, g->pred, s), g->nx + g->ny) < 0)
-      lb = ade__sadd(lb, ade__acc_cost(g, c, s, NULL));
-    if (x->jac) continue;
-    uint64_t use = ade__acc_cost(g, c, s, NULL);
-    use = ADE__MIN(use, ade__smul(c->upstrict[x->i], elem(c, x)->tan));
-    use = ADE__MIN(use, ade__smul(c->downstrict[x->k], elem(c, x)->adj));
-    la = ade__sadd(la, use);
+    if (x->jac) continue; /* a vertex without F' is an elemental's, with its model */
+    if (!faces && next_bit(g, ade__row(g, g->pred, s), g->nx + g->ny) < 0) lb = ade__sadd(lb, c->acc[x->elem]);
+    lu = ade__sadd(lu, c->use[x->elem]);
   }
+  la = ls = lu;
   for (int k = 0; k < nj; k++) {
-    if (jboth[k] != UINT64_MAX) la = ade__sadd(la, jboth[k]);
-    lb = ade__sadd(lb, jall[k]);
+    if (J[k].both != UINT64_MAX) la = ade__sadd(la, J[k].both);
+    lb = ade__sadd(lb, J[k].floor);
   }
-  return ADE__MAX(la, lb);
+  if (ADE__MAX(la, lb) >= need) return ADE__MAX(la, lb); /* enough to cut: bound 3 not needed */
+  for (int s = g->nx + g->ny; s < g->nslot && nj; s++) {
+    const ade__lvx *x = &g->v[s];
+    if (!x->alive || x->jac) continue;
+    for (int k = 0; k < nj; k++)
+      if (J[k].j == x->i || J[k].j == x->k) junction_use(&J[k], c->use[x->elem]);
+  }
+  for (int k = 0; k < nj; k++) ls = ade__sadd(ls, junction_extra(&J[k]));
+  return ADE__MAX(ADE__MAX(la, lb), ls);
 }
 
-uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c) { return bound_both(g, c); }
+uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c) { return bound_all(g, c, UINT64_MAX); }
+
+uint64_t ade__ldag_bound_cut(const ade__ldag *g, const ade__mctx *c, uint64_t need) { return bound_all(g, c, need); }
 
 uint64_t ade__ldag_bound_ref(const ade__ldag *g, const ade__mctx *c) {
-  uint64_t a = bound_uses(g, c), b = bound_faces(g, c);
-  return ADE__MAX(a, b);
+  uint64_t a = bound_uses(g, c), b = bound_faces(g, c), s = bound_share(g, c);
+  return ADE__MAX(ADE__MAX(a, b), s);
 }
 
 /* ------------------------------------------------------------ state keys */
@@ -541,17 +648,15 @@ static int keybuf_room(ade__keybuf *kb, const ade__ldag *g, size_t words) {
 }
 
 /* Serialize g: its live intermediate vertices ordered by signature (ties
- * by slot, which only costs missed matches), each as its label and its
- * successors' ranks (terminals by slot); the label holds the elemental,
- * the end variables and whether F' and a valid model are there. Equal
- * keys are equal states. */
+ * by slot, which only costs missed matches), each as two words and its
+ * successors' ranks (terminals by slot): the elemental (or the end
+ * variables of fill-in), then the number of successors and whether F' and
+ * a valid model are there. Equal keys are equal states. */
 int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
   int t0 = g->nx + g->ny, nl = 0;
-  size_t words = 1, edges = 0;
-  for (int s = t0; s < g->nslot; s++)
-    if (g->v[s].alive) nl++, edges += (size_t)ade__row_count(g, ade__row(g, g->succ, s));
-  words += 5 * (size_t)nl + edges;
-  if (keybuf_room(kb, g, words)) return ADE_ENOMEM;
+  for (int s = t0; s < g->nslot; s++) nl += g->v[s].alive;
+  /* room for every vertex with every slot a successor: no count of edges */
+  if (keybuf_room(kb, g, 1 + (size_t)nl * (2 + (size_t)g->nslot))) return ADE_ENOMEM;
   nl = 0;
   for (int s = 0; s < g->nslot; s++)
     if (g->v[s].alive || g->v[s].term) kb->lab[s] = label(g, s);
@@ -564,10 +669,9 @@ int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
   kb->k[n++] = (uint32_t)nl;
   for (int r = 0; r < nl; r++) {
     const ade__lvx *x = &g->v[kb->ord[r]];
-    kb->k[n++] = (uint32_t)(x->elem + 1);
-    kb->k[n++] = (uint32_t)x->i;
-    kb->k[n++] = (uint32_t)x->k;
-    kb->k[n++] = (uint32_t)(x->jac | x->model << 1);
+    /* an elemental's vertex by its index (its variables follow), fill-in
+     * by its variables (below 2^15: ADE__M_MAXVARS) */
+    kb->k[n++] = x->elem >= 0 ? (uint32_t)x->elem : (uint32_t)1 << 31 | (uint32_t)x->i << 15 | (uint32_t)x->k;
     size_t at = n++;
     FOR_BITS(g, ade__row(g, g->succ, kb->ord[r]), q) {
       uint32_t c = (uint32_t)kb->rank[q];
@@ -575,7 +679,7 @@ int ade__ldag_key(const ade__ldag *g, ade__keybuf *kb) {
       while (j > at + 1 && kb->k[j - 1] > c) kb->k[j] = kb->k[j - 1], j--;
       kb->k[j] = c;
     }
-    kb->k[at] = (uint32_t)(n - at - 1);
+    kb->k[at] = (uint32_t)(n - at - 1) << 2 | (uint32_t)(x->jac | x->model << 1);
   }
   kb->n = n;
   return ADE_OK;

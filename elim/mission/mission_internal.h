@@ -53,7 +53,8 @@ static inline uint64_t ade__sadd(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 static inline uint64_t ade__smul(uint64_t a, uint64_t b) {
-  return (b && a > UINT64_MAX / b) ? UINT64_MAX : a * b;
+  uint64_t x; /* no division: this runs for every face at every search node */
+  return __builtin_mul_overflow(a, b, &x) ? UINT64_MAX : x;
 }
 
 /* ------------------------------------------------------------ line dag */
@@ -83,6 +84,13 @@ typedef struct ade__mctx {
   uint64_t *minup, *mindown; /* per variable: least size of an ancestor / descendant, itself included */
   uint64_t *upstrict, *downstrict; /* the same over strict ancestors / descendants (none: UINT64_MAX) */
   int *pos;                  /* per variable: its place in topological order */
+  /* per elemental, for its own vertex while it has no Jacobian (the
+   * bounds' terms, computed once): Rule 3's cost, and the least a use of
+   * it costs (ade__ldag_bound) */
+  uint64_t *acc, *use;
+  /* per variable: the inputs it descends from, the outputs that descend
+   * from it (bit q: the q-th input or output; all 0 past 64 of either) */
+  uint64_t *inset, *outset;
 } ade__mctx;
 
 int ade__mctx_init(ade__mctx *c, const ade_mission *d);
@@ -121,6 +129,14 @@ static inline int ade__is_face(const ade__ldag *g, int u, int v) {
   return !g->v[u].term && !g->v[v].term && ade__bit(g, g->succ, u, v);
 }
 
+/* Run the statement after it with t = each set bit of row r, in order
+ * (the row's words are read one at a time: the statement may change
+ * other rows, not r). `continue` works; `break` ends only one bit. */
+#define ADE__FOR_BITS(g, r, t)                                                   \
+  for (int w_##t = 0; w_##t < (g)->words; w_##t++)                               \
+    for (uint64_t x_##t = (r)[w_##t]; x_##t; x_##t &= x_##t - 1)                 \
+      for (int t = w_##t * 64 + __builtin_ctzll(x_##t), o_##t = 1; o_##t; o_##t = 0)
+
 /* Bits set in a row; the first set bit at or after t (-1: none). */
 int ade__row_count(const ade__ldag *g, const uint64_t *r);
 int ade__next_bit(const ade__ldag *g, const uint64_t *r, int t);
@@ -154,8 +170,11 @@ int ade__ldag_has_face(const ade__ldag *g);
 int ade__ldag_finish(ade__ldag *g, const ade__mctx *c, ade__mop_fn fn, void *ud);
 /* Admissible lower bound on the cost still to come. */
 uint64_t ade__ldag_bound(const ade__ldag *g, const ade__mctx *c);
-/* The same, as the two bounds computed apart (the reference the tests
- * compare ade__ldag_bound with). */
+/* The same, or any admissible bound of at least need when one cheaper
+ * than the whole reaches it (the search asks only whether it cuts). */
+uint64_t ade__ldag_bound_cut(const ade__ldag *g, const ade__mctx *c, uint64_t need);
+/* ade__ldag_bound as its three bounds computed apart (the reference the
+ * tests compare ade__ldag_bound with). */
 uint64_t ade__ldag_bound_ref(const ade__ldag *g, const ade__mctx *c);
 /* The feasible moves for face (u, v), at most 4, into m; returns count. */
 int ade__face_moves(const ade__ldag *g, const ade__mctx *c, int u, int v, ade__move *m);

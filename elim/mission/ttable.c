@@ -43,14 +43,18 @@ void ade__ttab_free(ade__ttab *t) {
   ade__free(t);
 }
 
+/* Four independent lanes (a key is a hundred words or more: one chain
+ * of multiplies would wait on each), mixed at the end. */
 static uint64_t hash_key(const uint32_t *k, size_t n) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-  for (size_t i = 0; i < n; i++) {
-    h ^= k[i];
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  return h;
+  const uint64_t m = 0xff51afd7ed558ccdull;
+  uint64_t h[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int l = 0; l < 4; l++) h[l] = (h[l] ^ k[i + (size_t)l]) * m;
+  for (; i < n; i++) h[0] = (h[0] ^ k[i]) * m;
+  uint64_t x = h[0];
+  for (int l = 1; l < 4; l++) x = (x ^ (x >> 32) ^ h[l]) * m;
+  return x ^ (x >> 29);
 }
 
 /* Double the shard's table (rehash); 0 on success. */
