@@ -185,8 +185,8 @@ int main(int argc, char **argv) {
   cf.steps = (size_t)(want / (12.0 * (double)cf.N)) + 1;
   char model[128];
   bench_cpu_model(model, sizeof model);
-  printf("# bench_stream: N = %zu points, %zu steps, memory limit %s MiB; %s\n", cf.N, cf.steps,
-         cf.limit ? "" : "256 (default)", model);
+  printf("# bench_stream: N = %zu points, %zu steps, memory limit %.0f MiB; %s\n", cf.N, cf.steps,
+         cf.limit ? (double)cf.limit / 1048576.0 : 256.0, model);
   struct res rec = {0}, ref = {0};
   double rss;
   if (bench_in_child(phase_record, &cf, &rec, sizeof rec, &rss) || rec.status) {
