@@ -383,7 +383,8 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (optimizer >= 0 && !a.seq && !ade_opt_supports(optimizer, kind))
     return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(optimizer), kind_names[kind]);
   double mib = 0;
-  if ((rc = number(self, "memory-limit", a.memlimit, 0, &mib)) >= 0) return rc;
+  int bad = number(self, "memory-limit", a.memlimit, 0, &mib);
+  if (bad) return bad;
   if (a.memlimit && mib < 1.0 / 1024) return cli_usage_error(self, "--memory-limit needs at least 1 KiB, not '%s'", a.memlimit);
   if (a.stream && (given || a.seq || a.save || a.hier ||
                    (a.parts && strcmp(a.parts, "repeats"))))
