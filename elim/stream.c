@@ -267,6 +267,9 @@ static int compile(sstate *w, size_t s, size_t n, size_t ne, sclass **kp) {
   if (!st) st = part_graph(w, s, n, k, &h);
   if (!st) k->e0 = h->nedges;
   if (!st) st = eliminate(w, h, k);
+  if (!st && h->fma != k->prog.n) /* the replay counts a step per multiply: the engine's count */
+    st = ade__fail(ADE_ESTATE, "internal error: a part's elimination counts %llu fma, its program %zu steps",
+                   (unsigned long long)h->fma, k->prog.n);
   if (!st) st = leftover(h, k);
   if (!st) {
     k->nv = h->nv, k->nslot = (size_t)h->next_edge_id;
