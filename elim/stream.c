@@ -143,6 +143,9 @@ static int part_key(sstate *w, size_t s, size_t n, size_t *nep) {
     w->key[len++] = p->op[k] | (uint64_t)p->nop[k] << 8 | (uint64_t)p->live[k] << 16;
     for (int j = 0; j < p->nop[k]; j++) {
       uint64_t a = p->oid[k * ADE__MAX_ARITY + j], *x;
+      if (a >= s + k || !a) /* the reader rejects these; a corrupt tape must not reach the arrays */
+        return ade__fail(ADE_EFORMAT, "streaming elimination: record %zu reads %llu, not an earlier record", s + k,
+                         (unsigned long long)a);
       if (a >= s) {
         w->key[len++] = 2 * (a - s) + 1;
         continue;
