@@ -6,7 +6,7 @@ BENCH_CFLAGS = $(AM_CFLAGS) $(ADE_DEPS_CFLAGS) -O2
 BENCH_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 
 # Makefile.am does not initialize EXTRA_PROGRAMS; this is its one definition.
-EXTRA_PROGRAMS = %D%/bench_tape %D%/bench_bigtape %D%/bench_threads %D%/bench_overhead
+EXTRA_PROGRAMS = %D%/bench_tape %D%/bench_bigtape %D%/bench_threads %D%/bench_overhead %D%/bench_stream
 
 # bench_tape: adelim against ADOL-C on the problems of problems.h.
 %C%_bench_tape_SOURCES = %D%/bench_tape.c %D%/bench_util.c %D%/bench_util.h \
@@ -35,6 +35,13 @@ endif
 %C%_bench_bigtape_CPPFLAGS = $(BENCH_CPPFLAGS)
 %C%_bench_bigtape_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_bigtape_LDADD = $(BENCH_LDADD)
+
+# bench_stream: a long time-stepping run's Jacobian by streaming elimination
+# against flat elimination and reverse mode; peak RSS and CPU time.
+%C%_bench_stream_SOURCES = %D%/bench_stream.c %D%/bench_util.c %D%/bench_util.h
+%C%_bench_stream_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_stream_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_stream_LDADD = $(BENCH_LDADD)
 
 # bench_overhead: instructions per gradient call on a small tape (callgrind).
 %C%_bench_overhead_SOURCES = %D%/bench_overhead.c

@@ -12,7 +12,8 @@ const char cli_jacobian_usage[] =
     "Usage: adelim jacobian [--method NAME] [--kind K] [--time-limit S]\n"
     "                       [--node-limit N] [--threads N] [--hierarchy H]\n"
     "                       [--seed N] [--iterations N] [--sequence FILE]\n"
-    "                       [--save-sequence FILE] [--parts P]\n"
+    "                       [--save-sequence FILE] [--parts P] [--stream]\n"
+    "                       [--memory-limit MIB]\n"
     "                       [--out J.mtx] [--values] [--json] TAPE\n"
     "\n"
     "Build the linearized computational graph of the tape, eliminate it and\n"
@@ -55,6 +56,18 @@ const char cli_jacobian_usage[] =
     "                  if any, else repeats; the rest cut into parts of at\n"
     "                  most 1024 records). Not the --hierarchy filters (those\n"
     "                  order one graph)\n"
+    "  --stream        streaming elimination (ade_jacobian_stream): the tape\n"
+    "                  is read backward chunk by chunk and eliminated part\n"
+    "                  by part (repeated blocks such as time steps, found in\n"
+    "                  its first 65,536 records; else parts of 1024 records),\n"
+    "                  each class of identical parts optimized once, m\n"
+    "                  adjoints kept for the values live between parts:\n"
+    "                  memory holds one part, that interface and the dense\n"
+    "                  Jacobian, not the tape's c-graph. Not with --method,\n"
+    "                  --sequence, --save-sequence or --parts other than\n"
+    "                  repeats\n"
+    "  --memory-limit MIB  the tape's memory limit (ade_tape_set_memory_limit)\n"
+    "                  in MiB; default 256\n"
     "  --out FILE      write the Jacobian as a Matrix Market file\n"
     "  --values        also print the Jacobian's nonzeros: one line 'row\n"
     "                  column value' each (1-based, %.17g), row by row,\n"
@@ -68,7 +81,8 @@ const char cli_jacobian_usage[] =
 
 typedef struct jac_args {
   const char *tape, *method, *seq, *save, *out, *kind, *time, *nodes, *threads, *hier, *seed, *iters, *parts;
-  int json, values;
+  const char *memlimit;
+  int json, values, stream;
 } jac_args;
 
 /* Options with a value ("--name VALUE" or "--name=VALUE") and flags. -1 to go on. */
@@ -81,6 +95,7 @@ static int parse(const cli_cmd *self, int argc, char **argv, jac_args *a) {
                           {"hierarchy", &a->hier, NULL},    {"seed", &a->seed, NULL},
                           {"iterations", &a->iters, NULL},  {"json", NULL, &a->json},
                           {"values", NULL, &a->values},     {"parts", &a->parts, NULL},
+                          {"stream", NULL, &a->stream},     {"memory-limit", &a->memlimit, NULL},
                           {NULL, NULL, NULL}};
   return cli_parse_tape(self, argc, argv, args, &a->tape);
 }
@@ -267,6 +282,57 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_close(&j);
 }
 
+/* --stream: ade_jacobian_stream and its report. */
+static int run_stream(const jac_args *a, const ade_opt_limits *l, ade_tape *tape) {
+  ade_stream_report r;
+  ade_sparse *J = NULL;
+  int st = ade_jacobian_stream(tape, l, &J, &r);
+  if (st < 0) return cli_tape_error(a->tape, "jacobian --stream", st);
+  if (a->out && (st = ade_sparse_write_mtx(J, a->out)) < 0) {
+    ade_sparse_free(J);
+    return cli_file_error(a->out, "cannot write", st, CLI_IO_WRITE);
+  }
+  if (a->json) {
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_open(&j, NULL, '{', 0);
+    cli_json_str(&j, "tape", a->tape);
+    cli_json_str(&j, "method", "stream");
+    cli_json_u64(&j, "m", J->m);
+    cli_json_u64(&j, "n", J->n);
+    cli_json_u64(&j, "nnz", J->nnz);
+    cli_json_u64(&j, "records", r.records);
+    cli_json_u64(&j, "period", r.period);
+    cli_json_u64(&j, "parts", r.parts);
+    cli_json_u64(&j, "classes", r.classes);
+    cli_json_u64(&j, "eliminated", r.eliminated);
+    cli_json_u64(&j, "largest", r.largest);
+    cli_json_u64(&j, "max_live", r.max_live);
+    cli_json_u64(&j, "elim_fma", r.elim_fma);
+    cli_json_u64(&j, "fold_fma", r.fold_fma);
+    cli_json_u64(&j, "fma", r.fma);
+    cli_json_u64(&j, "reverse_cost", r.reverse_fma);
+    cli_json_u64(&j, "peak_bytes", r.peak_bytes);
+    cli_json_num(&j, "seconds", r.seconds);
+    if (a->values) print_values(J, &j);
+    cli_json_close(&j);
+  } else {
+    printf("tape: ");
+    cli_put_text(stdout, a->tape);
+    printf("\nmethod: stream\nrecords: %" PRIu64 "\njacobian: %zu x %zu, %zu nonzeros\n", r.records, J->m, J->n,
+           J->nnz);
+    printf("parts: %zu (period %zu records; largest %zu), %zu %s, %zu eliminated, at most %zu live between parts\n",
+           r.parts, r.period, r.largest, r.classes, cli_plural(r.classes, "class", "classes"), r.eliminated,
+           r.max_live);
+    printf("fma: %" PRIu64 " (eliminations %" PRIu64 " + adjoints %" PRIu64 "); reverse mode %" PRIu64 "\n", r.fma,
+           r.elim_fma, r.fold_fma, r.reverse_fma);
+    printf("memory: %zu bytes at most (part %zu); time: %.6f s\n", r.peak_bytes, r.part_bytes, r.seconds);
+    if (a->values) print_values(J, NULL);
+  }
+  ade_sparse_free(J);
+  return cli_finish(CLI_OK);
+}
+
 /* Run the optimizer on the tape's c-graph: the sequence to apply. */
 static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int method,
                     int kind, ade_elim_seq **seq, ade_opt_report *rep) {
@@ -294,6 +360,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   memset(&orep, 0, sizeof orep);
   int rc = parse(self, argc, argv, &a), st, kind = ADE_SEQ_EDGE, optimizer = -1;
   if (rc >= 0) return rc;
+  const char *given = a.method;
   if (!a.method) a.method = a.hier ? "hierarchy" : a.parts ? "vertex-markowitz" : "auto";
   int method = ade_elim_method_parse(a.method);
   if (method < 0 && (optimizer = ade_opt_parse(a.method, &kind)) < 0)
@@ -315,7 +382,21 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if ((rc = limits(self, &a, &lim)) >= 0) return rc;
   if (optimizer >= 0 && !a.seq && !ade_opt_supports(optimizer, kind))
     return cli_usage_error(self, "%s does not build %s sequences", ade_opt_name(optimizer), kind_names[kind]);
+  double mib = 0;
+  int bad = number(self, "memory-limit", a.memlimit, 0, &mib);
+  if (bad) return bad;
+  if (a.memlimit && mib < 1.0 / 1024) return cli_usage_error(self, "--memory-limit needs at least 1 KiB, not '%s'", a.memlimit);
+  if (a.stream && (given || a.seq || a.save || a.hier ||
+                   (a.parts && strcmp(a.parts, "repeats"))))
+    return cli_usage_error(self, "--stream chooses its parts and sequences: not with --method, --sequence, "
+                                 "--save-sequence, --hierarchy or --parts %s", a.parts ? a.parts : "");
   if ((st = ade_tape_open(&tape, a.tape)) < 0) return cli_tape_error(a.tape, "cannot open", st);
+  if (a.memlimit) ade_tape_set_memory_limit(tape, (size_t)(mib * 1048576.0));
+  if (a.stream) {
+    rc = run_stream(&a, &lim, tape);
+    ade_tape_free(tape);
+    return rc;
+  }
   if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_file_error(a.seq, "cannot load sequence", st, CLI_IO_SEQ);
   if (rc < 0 && a.parts) rc = by_parts(&a, &lim, tape, optimizer, &chosen, &prep);
   else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);

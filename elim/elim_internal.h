@@ -191,6 +191,10 @@ int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_se
  * rescans every candidate at each step (the tests check that both give
  * the same sequence). */
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp);
+/* The exact period of the records of t's first prefix records (parts.c):
+ * from record *start on, blocks of *period records repeat (both 0: none
+ * found). */
+int ade__parts_period(ade_tape *t, size_t prefix, size_t *start, size_t *period);
 int ade__cgraph_components(const ade_cgraph *g, size_t *comp, size_t *ncomp);
 
 /* The parts of a c-graph: its components once the vertices of the shared

@@ -51,6 +51,7 @@ static int recs_load(ade_tape *t, size_t R, int sites, recs *r) {
     int st = ade__view_load(t, k);
     if (st) return st;
     const ade__view *v = &t->view;
+    if (v->first >= R) break; /* a prefix (ade__parts_period) */
     for (uint32_t i = 0; i < v->n && v->first + i < R; i++) {
       size_t id = (size_t)v->first + i + 1;
       const uint64_t *a;
@@ -304,6 +305,37 @@ static int partition(ade_tape *t, int kind, size_t R, size_t *part, size_t *np) 
   if (!st && kind == ADE_PARTS_CALLSITES) st = by_callsites(t, &r, part, np);
   if (!st && kind != ADE_PARTS_CALLSITES) st = by_repeats(&r, part, np);
   if (!st && kind == ADE_PARTS_AUTO) cut_rest(R, part, np);
+  recs_free(&r);
+  return st;
+}
+
+/* The period of t's first prefix records for streaming: the shortest P
+ * (at least MIN_PERIOD) after which the records' tokens (opcode and
+ * constant operands) repeat exactly over its third quarter (at least
+ * two periods: what follows may be the tape's last records); *start the first record from which
+ * they repeat with it. The shortest exact period of the whole run, not the
+ * most frequent distance (by_repeats): in a time loop whose step runs
+ * several inner loops, the inner loops' distances are the most frequent
+ * but break at the loops' ends, while the step repeats exactly. */
+int ade__parts_period(ade_tape *t, size_t prefix, size_t *start, size_t *period) {
+  size_t R = prefix < t->meta.records ? prefix : (size_t)t->meta.records;
+  recs r;
+  *start = *period = 0;
+  int st = recs_load(t, R, 0, &r);
+  uint64_t *tok = st ? NULL : ade__alloc((R + 1) * sizeof *tok);
+  if (!st && !tok) st = ade__fail(ADE_ENOMEM, "partition: out of memory for %zu records", R);
+  for (size_t id = 1; !st && id <= R; id++) tok[id] = token(&r, id);
+  size_t w0 = R / 2 + 1;
+  for (size_t P = MIN_PERIOD; !st && w0 + 3 * P <= R + 1; P++) {
+    size_t i = w0, w1 = w0 + (R / 4 > 2 * P ? R / 4 : 2 * P); /* what follows may be the tape's end */
+    while (i < w1 && tok[i] == tok[i + P]) i++;
+    if (i < w1) continue;
+    size_t a = w0;
+    while (a > 1 && tok[a - 1] == tok[a - 1 + P]) a--;
+    *start = a, *period = P;
+    break;
+  }
+  ade__free(tok);
   recs_free(&r);
   return st;
 }

@@ -951,6 +951,42 @@ typedef struct ade_parts_report {
  * errors of the method. */
 ADE_API int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int method,
                                const ade_opt_limits *limits, ade_elim_seq **seq, ade_parts_report *report);
+
+/* Streaming elimination (doc/elimination.md, "Streaming"). */
+typedef struct ade_stream_report {
+  uint64_t records;      /* records read */
+  size_t period;         /* records of the repeated block found in the tape's first
+                            65,536 records (0: none; parts of at most 1024 records) */
+  size_t parts;          /* parts processed */
+  size_t classes;        /* classes of identical parts: each optimized once */
+  size_t eliminated;     /* parts whose interior was eliminated (the others cost less
+                            by sweeping adjoints through them) */
+  size_t largest;        /* records of the largest part */
+  size_t max_live;       /* most live values between parts (the interface) */
+  uint64_t elim_fma;     /* fma of the parts' eliminations */
+  uint64_t fold_fma;     /* fma of the adjoints through what they left: m per edge */
+  uint64_t fma;          /* elim_fma + fold_fma */
+  uint64_t reverse_fma;  /* vector reverse mode through the same edges: m per edge */
+  size_t part_bytes;     /* most bytes of one part's graph, buffers and adjoints */
+  size_t peak_bytes;     /* part_bytes + the live adjoints' map + J + the classes */
+  double seconds;
+} ade_stream_report;
+/*! ade_jacobian_stream: t's Jacobian (m x n, entries that are exactly 0
+ * left out) by elimination in parts read from the tape chunk by chunk,
+ * backward, so that memory holds one part, the adjoints (m each) of the
+ * values live between parts, and the dense m x n Jacobian, never the
+ * whole tape or its c-graph. Parts: the repeated blocks that the tape's
+ * first 65,536 records show (ADE_PARTS_REPEATS: time steps) continued to
+ * its end; records outside them in parts of at most 1024. A part's
+ * interior (what no later part and no dependent reads) is eliminated by
+ * the best heuristic vertex sequence, found once per class of identical
+ * parts (limits bounds the search, NULL: none), if that and sweeping the
+ * m adjoints through what remains costs less than sweeping them through
+ * the part; the fma are counted as executed (report). @return ADE_OK,
+ * ADE_EINVAL, ADE_ENOMEM (also: a part or J beyond the tape's memory
+ * limit), ADE_EUNSUPPORTED (elemental calls), tape read errors. */
+ADE_API int ade_jacobian_stream(const ade_tape *t, const ade_opt_limits *limits, ade_sparse **J,
+                                ade_stream_report *report);
 /*! ade_opt_num_variants / ade_opt_variant: the (method, kind) pairs that
  * `adelim compare` lists, with labels such as "bnb-edge".
  * @return ADE_OK, ADE_EINVAL (i out of range). */

@@ -28,3 +28,10 @@ tests_check_parts_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_parts_CFLAGS = $(TEST_CFLAGS)
 tests_check_parts_LDADD = $(TEST_LDADD)
 TESTS += tests/check_parts
+
+check_PROGRAMS += tests/check_stream
+tests_check_stream_SOURCES = tests/check_stream.c tests/randprog.h
+tests_check_stream_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_check_stream_CFLAGS = $(TEST_CFLAGS)
+tests_check_stream_LDADD = $(TEST_LDADD)
+TESTS += tests/check_stream

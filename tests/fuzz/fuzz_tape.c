@@ -259,6 +259,9 @@ static void loops(ade_tape *t, const point *P) {
   }
   for (int kind = ADE_PARTS_CALLSITES; part && kind <= ADE_PARTS_AUTO; kind++)
     call(FUZZ_PARTS, ade_tape_parts(t, kind, part, nid, &nparts));
+  ade_sparse *SJ = NULL; /* streaming elimination in parts read backward */
+  call(FUZZ_PARTS, ade_jacobian_stream(t, NULL, &SJ, NULL));
+  ade_sparse_free(SJ);
   ade_cgraph_free(g);
   free(part);
   /* A mission from the tape's regions, planned and executed at x. */
