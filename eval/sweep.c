@@ -315,6 +315,11 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
     return ade__fail(ADE_ETOOBIG, "workspace for %zu variables is too large", nv);
   s->point = ade__point_wanted(t, x);
   size_t nV = x && !s->point ? nv : 0;
+  /* Without the point mechanism (a tape with elemental calls) the values at
+   * x must fit the limit, in a reverse sweep too. */
+  if (A && nV && (st = ade__budget(t->memlimit, nV * sizeof(double), "the values at x of %zu variables (a "
+                                   "tape with elemental calls sweeps at a new point with every value held)", nv - 1)))
+    return st;
   int live = A && nV + nv * nvec > t->memlimit / sizeof(double);
   s->res = s->point ? NULL : ade__res_get(t);
   const double *Drec = s->res && !x && nvec ? ade__res_d(t, s->res) : NULL; /* partials there */

@@ -706,6 +706,41 @@ START_TEST(test_bad_arguments) {
 }
 END_TEST
 
+/* A tape with elemental calls has no bounded-memory path at a new point
+ * (their calls need every input's value): a sweep whose values at x exceed
+ * the tape's memory limit fails with ADE_ENOMEM, forward and reverse, and
+ * works again with the limit raised. */
+START_TEST(test_memory_limit) {
+  register_all();
+  const double x0[3] = {0.3, 0.5, -0.2}, x1[3] = {0.35, 0.45, -0.1};
+  ade_tape *t = NULL;
+  ade_tape_options o;
+  ade_tape_options_init(&o);
+  o.chunk_ops = 1024; /* each chunk's linearization fits the limit below */
+  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double v[3], a[3];
+  for (int i = 0; i < 3; i++) v[i] = ade_indep(x0[i]);
+  ck_assert_int_eq(ade_elemental_call(E[E_SMOOTH], v, a), ADE_OK);
+  ade_double s = a[0];
+  for (int k = 0; k < 60000; k++) s = ade_add(ade_mul(s, ade_passive(0.5)), a[k % 3]); /* 120,000 records */
+  ade_dep(s);
+  ck_assert_msg(ade_trace_off() == ADE_OK, "%s", ade_errmsg());
+  double f, g[3], g2[3], y, yd, xd[3] = {1, 0, 0};
+  ade_tape_set_memory_limit(t, (size_t)512 << 10); /* below 120,000 doubles */
+  ck_assert_int_eq(ade_gradient(t, x1, &f, g), ADE_ENOMEM);
+  ck_assert_msg(strstr(ade_errmsg(), "elemental"), "%s", ade_errmsg());
+  ck_assert_int_eq(ade_tangent(t, x1, xd, &y, &yd), ADE_ENOMEM);
+  ade_tape_set_memory_limit(t, (size_t)64 << 20);
+  ck_assert_int_eq(ade_gradient(t, x1, &f, g), ADE_OK);
+  ck_assert_int_eq(ade_tangent(t, x1, xd, &y, &yd), ADE_OK);
+  ade_assert_rel(yd, g[0], 1e-13);
+  ck_assert_int_eq(ade_gradient(t, x1, &f, g2), ADE_OK);
+  for (int i = 0; i < 3; i++) ck_assert(g[i] == g2[i]);
+  ade_tape_free(t);
+}
+END_TEST
+
 /* A failing callback's status reaches the caller: negative ADE codes as
  * they are, anything else as ADE_EINVAL; the message names the callback. */
 START_TEST(test_failing_callbacks) {
@@ -880,6 +915,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_missing_registration);
   tcase_add_test(tc, test_hessian_refused);
   tcase_add_test(tc, test_bad_arguments);
+  tcase_add_test(tc, test_memory_limit);
   tcase_add_test(tc, test_failing_callbacks);
   tcase_add_test(tc, test_many_names);
   tcase_add_test(tc, test_out_of_memory);
