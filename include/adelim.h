@@ -761,6 +761,11 @@ typedef struct ade_jacobian_options {
                               evaluates the cached plan of the tape's structure
                               and method at the recorded point, building and
                               caching it on a miss */
+  double time_limit;       /* > 0: an ordering method (a greedy edge or face
+                              ordering, a face sweep) stops choosing after
+                              about this many seconds and returns its best
+                              complete sequence so far (report->limited);
+                              0: none (ade_elim_order_limited) */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {
@@ -781,6 +786,7 @@ typedef struct ade_jacobian_report {
                                (ADE_ELIM_AUTO: the one it chose), -1 for o->seq */
   int cached;               /* 1: the plan came from o->cache (the graph
                                figures are those of when it was built) */
+  int limited;              /* 1: the ordering reached o->time_limit */
 } ade_jacobian_report;
 
 /*! ade_jacobian: the sparse m x n Jacobian of a tape at its recorded point by
