@@ -162,8 +162,8 @@ static int check_never_worse(const ade_cgraph *g, int *fell) {
    * mode's sweep is a candidate too. */
   static const int gen[][4] = {{ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
                                {ADE_ORDER_EDGE_FILLIN, ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
-                               {ADE_ORDER_EDGE_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
-                               {ADE_ORDER_EDGE_REVERSE, ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
+                               {ADE_ORDER_EDGE_FORWARD, ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1},
+                               {ADE_ORDER_EDGE_REVERSE, ADE_ORDER_VERTEX_REVERSE, ADE_ORDER_VERTEX_MARKOWITZ, -1},
                                {ADE_ORDER_FACE_FORWARD, ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1},
                                {ADE_ORDER_FACE_REVERSE, ADE_ORDER_VERTEX_REVERSE, ADE_ORDER_VERTEX_MARKOWITZ, -1},
                                {ADE_ORDER_FACE_GREEDY, ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_EDGE_MARKOWITZ,
