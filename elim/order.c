@@ -80,9 +80,33 @@ static int64_t vkey(const ade_cgraph *g, size_t j, const int64_t *dd) {
   return (int64_t)(g->v[j].nin * g->v[j].nout) - (dd ? dd[j] : 0);
 }
 
+/* The reference for order_markowitz: the least (key, index) by a rescan
+ * of every intermediate; ADE__NONE when none is left. */
+static size_t markowitz_scan(const ade_cgraph *c, const int64_t *dd) {
+  size_t best = ADE__NONE;
+  int64_t bk = 0;
+  for (size_t j = 0; j < c->nv; j++)
+    if (c->v[j].alive && c->v[j].kind == ADE__Z && (best == ADE__NONE || vkey(c, j, dd) < bk))
+      best = j, bk = vkey(c, j, dd);
+  return best;
+}
+
 /* V_LM (lowest Markowitz degree first) or, with dd, V_LR (lowest
- * Markowitz degree relative to the dependency degree); ties by index. */
-static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative) {
+ * Markowitz degree relative to the dependency degree); ties by index.
+ * scan: the rescanning reference (the tests check both choose alike). */
+static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int scan) {
+  if (scan) {
+    int64_t *d = relative ? ade__alloc((c->nv + 1) * sizeof *d) : NULL;
+    int st = relative && !d ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
+    if (!st && relative) st = dependency_degrees(c, d);
+    for (size_t j; !st && (j = markowitz_scan(c, d)) != ADE__NONE;) {
+      st = ade_seq_push(s, c->v[j].id, 0, 0);
+      if (!st) st = ade__elim_vertex_ix(c, j, NULL);
+      if (!st) st = over(c);
+    }
+    ade__free(d);
+    return st;
+  }
   ade__pq h = {0};
   ade__pqent top;
   ade__ix nb = {0};
@@ -627,8 +651,8 @@ static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, i
   switch (order) {
   case ADE_ORDER_VERTEX_FORWARD: return order_sweep(c, s, 0, 0);
   case ADE_ORDER_VERTEX_REVERSE: return order_sweep(c, s, 1, 0);
-  case ADE_ORDER_VERTEX_MARKOWITZ: return order_markowitz(c, s, 0);
-  case ADE_ORDER_VERTEX_RELATIVE: return order_markowitz(c, s, 1);
+  case ADE_ORDER_VERTEX_MARKOWITZ: return order_markowitz(c, s, 0, scan);
+  case ADE_ORDER_VERTEX_RELATIVE: return order_markowitz(c, s, 1, scan);
   case ADE_ORDER_EDGE_FORWARD: return order_sweep(c, s, 0, 1);
   case ADE_ORDER_EDGE_REVERSE: return order_sweep(c, s, 1, 1);
   case ADE_ORDER_EDGE_MARKOWITZ:
