@@ -33,8 +33,10 @@ const char cli_jacobian_usage[] =
     "                  hierarchy, anneal, dp-bfft, dp-bffa, dp-bfrt, dp-bfra,\n"
     "                  optionally with a kind suffix (bnb-face)\n"
     "  --kind K        the optimizer's kind: vertex, edge (default), face\n"
-    "  --time-limit S  stop the optimizer after S seconds (the best sequence\n"
-    "                  found so far is used; it is then not proven optimal)\n"
+    "  --time-limit S  stop the optimizer, or a greedy edge or face ordering\n"
+    "                  or face sweep, after S seconds (the best complete\n"
+    "                  sequence found so far is used; it is then not proven\n"
+    "                  optimal)\n"
     "  --node-limit N  stop the optimizer after N search nodes\n"
     "  --threads N     branch and bound in N threads\n"
     "  --hierarchy H   the filters of the hierarchy optimizer, e.g.\n"
@@ -184,6 +186,7 @@ static void print_report(const jac_args *a, const ade_jacobian_report *r, const 
   printf("Jacobian: %zu x %zu, %zu %s (bipartite graph: %zu %s, %zu %s)\n", J->m, J->n, J->nnz,
          cli_plural(J->nnz, "nonzero", "nonzeros"), r->vertices_after, cli_plural(r->vertices_after, "vertex", "vertices"),
          r->edges_after, cli_plural(r->edges_after, "edge", "edges"));
+  if (r->limited) printf("ordering: time limit reached, the best complete sequence so far was used\n");
   printf("time: %.6f s\n", r->seconds);
 }
 
@@ -270,6 +273,7 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_u64(&j, "absorbed", r->absorbed);
   cli_json_u64(&j, "merged", r->merged);
   cli_json_u64(&j, "steps", r->steps);
+  cli_json_bool(&j, "limited", r->limited);
   cli_json_u64(&j, "m", J->m);
   cli_json_u64(&j, "n", J->n);
   cli_json_u64(&j, "nnz", J->nnz);
@@ -347,7 +351,7 @@ static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits
 
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   jac_args a;
-  ade_jacobian_options o = {NULL, 0, NULL};
+  ade_jacobian_options o = {NULL, 0, NULL, 0};
   ade_jacobian_report r;
   ade_opt_report orep;
   ade_parts_report prep;
@@ -401,6 +405,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (rc < 0 && a.parts) rc = by_parts(&a, &lim, tape, optimizer, &chosen, &prep);
   else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);
   o.seq = seq ? seq : chosen;
+  if (method >= 0 && method < ADE_ORDER_COUNT) o.time_limit = lim.time_limit; /* an ordering: it takes the clock */
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) < 0)
     rc = a.seq ? cli_file_error(a.seq, "cannot apply to the tape", st, CLI_IO_SEQ)
                : cli_tape_error(a.tape, "jacobian", st);

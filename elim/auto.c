@@ -123,8 +123,9 @@ static int cpr_only(const ade_cgraph *g, int method, ade__choice *c) {
 }
 
 int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, ade__choice *c) {
-  int st = ADE_OK;
   memset(c, 0, sizeof *c);
+  int st = o && !(o->time_limit >= 0) ? ade__fail(ADE_EINVAL, "bad time limit %g", o->time_limit) : ADE_OK;
+  if (st) return st;
   if (o && o->seq) { /* the caller's sequence, not ours to free */
     c->method = -1;
     c->given = o->seq;
@@ -134,7 +135,10 @@ int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, 
   else if (method == ADE_ELIM_CPR_FORWARD || method == ADE_ELIM_CPR_REVERSE)
     st = cpr_only(g, method, c);
   else c->method = method;
-  if (!st && c->method >= 0 && c->method < ADE_ORDER_COUNT && !c->seq) st = ade_elim_order(g, c->method, &c->seq);
+  /* An ordering's winner in its own kind (the same cost; no conversion). */
+  double deadline = o && o->time_limit > 0 ? ade__now() + o->time_limit : 0;
+  if (!st && c->method >= 0 && c->method < ADE_ORDER_COUNT && !c->seq)
+    st = ade__elim_order_native(g, c->method, deadline, &c->seq, &c->limited);
   if (!st && c->seq) c->cost = ade_seq_cost(c->seq);
   if (!st && c->method != ADE_ELIM_CPR_FORWARD && c->method != ADE_ELIM_CPR_REVERSE) { /* elimination only */
     ade_sparse_free(c->P), c->P = NULL;

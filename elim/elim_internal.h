@@ -53,6 +53,13 @@ struct ade_cgraph {
   /* Orderings on a working copy: stop with ADE__CUT once fma reaches it
    * (the sequence cannot beat one of that cost); 0: no ceiling. */
   uint64_t ceiling;
+  /* trimmed: every intermediate has predecessors and successors, which
+   * vertex and edge eliminations keep so; each step then costs at least 1
+   * and removes at most one intermediate, so nalive - kept (the
+   * intermediates left) is a lower bound on the cost still to come.
+   * Only set on the working copies of vertex and edge orderings. */
+  int trimmed;
+  size_t kept;                  /* alive independents and dependents */
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
@@ -145,6 +152,7 @@ typedef struct ade__choice {
   const ade_elim_seq *given;  /* o->seq */
   ade_sparse *P;              /* CPR: J's pattern, the coloring of its */
   size_t *color, ncolors;     /* columns (forward) or rows (reverse) */
+  int limited;                /* the ordering reached o->time_limit */
 } ade__choice;
 int ade__method_valid(int method);
 int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, ade__choice *c);
@@ -186,6 +194,10 @@ int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
  * 0: none) they stop with ADE_ELIMIT if limited is NULL, else they complete
  * the sequence in forward order and set *limited = 1. */
 int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited);
+/* ade__elim_order with the winner left in its own kind (a generalized
+ * ordering's vertex or edge sequence, same cost): what ade_jacobian and
+ * plans apply. */
+int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited);
 /* The ordering's own choices, without the comparison with the ordering it
  * generalizes, on the whole of g; scan: the reference implementation that
  * rescans every candidate at each step (the tests check that both give

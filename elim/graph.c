@@ -1,13 +1,37 @@
 /* graph.c: the directed graph under elimination: adjacency lists, an edge index, insertion and deletion in O(1). */
 #include "elim_internal.h"
 
-/* Slot of (src, dst) in the edge index: splitmix-style mixing. Not an
+/* The edge index: linear probing over entries that hold edge number + 1
+ * in their low HBITS bits and the low TBITS bits of the key's hash above
+ * them. The hash bits let a probe skip other keys without reading their
+ * edge (a cache miss each), and, while the table has at most 2^TBITS
+ * slots, they are the entry's home slot, so deletion moves entries back
+ * without reading edges either. Splitmix-style mixing. Not an
  * ade__u64map: the index holds edge numbers only, keyed by the edges' own
- * (src, dst), half the memory and no packing of two size_t into one key. */
-static size_t hslot(const ade_cgraph *g, size_t src, size_t dst) {
+ * (src, dst). */
+_Static_assert(SIZE_MAX >= UINT64_MAX, "the edge index packs hash bits into a size_t");
+#define HBITS 36
+#define TBITS 28
+#define HMASK ((UINT64_C(1) << HBITS) - 1)
+#define TMASK ((UINT64_C(1) << TBITS) - 1)
+
+static uint64_t hmix(size_t src, size_t dst) {
   uint64_t z = (uint64_t)src * 0x9e3779b97f4a7c15ull ^ (uint64_t)dst * 0xc2b2ae3d27d4eb4full;
   z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
-  return (size_t)(z ^ (z >> 29)) & (g->hcap - 1);
+  return z ^ (z >> 29);
+}
+
+static size_t hslot(const ade_cgraph *g, size_t src, size_t dst) { return (size_t)hmix(src, dst) & (g->hcap - 1); }
+
+static size_t hentry(size_t e, uint64_t z) { return (size_t)((uint64_t)(e + 1) | (z & TMASK) << HBITS); }
+
+static size_t hedge(size_t x) { return (size_t)((uint64_t)x & HMASK) - 1; }
+
+/* The home slot of entry x in a table of cap slots. */
+static size_t hhome(const ade_cgraph *g, size_t x, size_t cap) {
+  if (cap <= (size_t)1 << TBITS) return (size_t)((uint64_t)x >> HBITS) & (cap - 1);
+  const ade__edge *e = &g->e[hedge(x)];
+  return (size_t)hmix(e->src, e->dst) & (cap - 1);
 }
 
 static int hgrow(ade_cgraph *g) {
@@ -18,8 +42,7 @@ static int hgrow(ade_cgraph *g) {
   g->hcap = cap;
   for (size_t s = 0; s < oldcap; s++) {
     if (!old[s]) continue;
-    const ade__edge *e = &g->e[old[s] - 1];
-    size_t h = hslot(g, e->src, e->dst);
+    size_t h = hhome(g, old[s], cap);
     while (t[h]) h = (h + 1) & (cap - 1);
     t[h] = old[s];
   }
@@ -29,21 +52,23 @@ static int hgrow(ade_cgraph *g) {
 
 size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst) {
   if (!g->hcap) return ADE__NONE;
-  for (size_t h = hslot(g, src, dst);; h = (h + 1) & (g->hcap - 1)) {
+  uint64_t z = hmix(src, dst), tag = z & TMASK;
+  for (size_t h = (size_t)z & (g->hcap - 1);; h = (h + 1) & (g->hcap - 1)) {
     size_t x = g->htab[h];
     if (!x) return ADE__NONE;
-    if (g->e[x - 1].src == src && g->e[x - 1].dst == dst) return x - 1;
+    if ((uint64_t)x >> HBITS != tag) continue;
+    const ade__edge *e = &g->e[hedge(x)];
+    if (e->src == src && e->dst == dst) return hedge(x);
   }
 }
 
 /* Remove edge e from the index, shifting later entries of its run back. */
 static void hdel(ade_cgraph *g, size_t e) {
   size_t mask = g->hcap - 1, h = hslot(g, g->e[e].src, g->e[e].dst);
-  while (g->htab[h] != e + 1) h = (h + 1) & mask;
+  while (hedge(g->htab[h]) != e) h = (h + 1) & mask;
   for (size_t j = (h + 1) & mask; g->htab[j]; j = (j + 1) & mask) {
-    const ade__edge *x = &g->e[g->htab[j] - 1];
-    size_t home = hslot(g, x->src, x->dst);
-    /* Move x into the hole at h unless its home lies in (h, j]. */
+    size_t home = hhome(g, g->htab[j], g->hcap);
+    /* Move the entry at j into the hole at h unless its home lies in (h, j]. */
     if (((j - home) & mask) >= ((j - h) & mask)) {
       g->htab[h] = g->htab[j];
       h = j;
@@ -52,7 +77,6 @@ static void hdel(ade_cgraph *g, size_t e) {
   g->htab[h] = 0;
   g->hused--;
 }
-
 
 /* Capacity *cap (doubled as needed) for extra elements of size sz beyond used. */
 static int room(void **p, size_t used, size_t *cap, size_t extra, size_t sz) {
@@ -137,6 +161,7 @@ int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_
       g->e = p;
       g->ecap = nc;
     }
+    if ((uint64_t)g->eslots >= HMASK) return ade__fail(ADE_ENOMEM, "more than 2^%d edge slots", HBITS);
     e = g->eslots++;
   }
   ade__vtx *s = &g->v[src], *d = &g->v[dst];
@@ -154,9 +179,10 @@ int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_
     g->efree = e;
     return ADE_ENOMEM;
   }
-  size_t h = hslot(g, src, dst);
+  uint64_t z = hmix(src, dst);
+  size_t h = (size_t)z & (g->hcap - 1);
   while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
-  g->htab[h] = e + 1;
+  g->htab[h] = hentry(e, z);
   g->hused++;
   g->nedges++;
   if (eidx) *eidx = e;

@@ -79,6 +79,7 @@ int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o, ade_spa
     if (!st) st = ade__choose(g, method, o, &c);
     if (!st) {
       r.method = c.method;
+      r.limited = c.limited;
       st = ade__choice_cpr(&c) ? by_cpr(t, g, &c, J, &r) : eliminate(g, c.seq ? c.seq : c.given, o && o->check, J, &r);
       ade__choice_free(&c);
     }

@@ -13,8 +13,27 @@ static int late(double deadline) {
   return expired(deadline) ? ade__fail(ADE_ELIMIT, "ordering: time limit reached") : ADE_OK;
 }
 /* ADE__CUT once c's cost reaches its ceiling: the costs only grow, so the
- * sequence could not beat the one the ceiling came from. */
-static int over(const ade_cgraph *c) { return c->ceiling && c->fma >= c->ceiling ? ADE__CUT : ADE_OK; }
+ * sequence could not beat the one the ceiling came from. On a trimmed
+ * copy each intermediate left costs at least 1 more (ade_cgraph.trimmed),
+ * so the cut comes as soon as the cost so far plus those reaches it. */
+static int over(const ade_cgraph *c) {
+  uint64_t rest = c->trimmed ? (uint64_t)(c->nalive - c->kept) : 0;
+  return c->ceiling && c->fma + rest >= c->ceiling ? ADE__CUT : ADE_OK;
+}
+
+/* Mark the working copy c trimmed if every intermediate has predecessors
+ * and successors (always so on a c-graph from a tape). */
+static void set_trimmed(ade_cgraph *c) {
+  size_t kept = 0;
+  for (size_t j = 0; j < c->nv; j++) {
+    const ade__vtx *v = &c->v[j];
+    if (!v->alive) continue;
+    if (v->kind != ADE__Z) kept++;
+    else if (!v->nin || !v->nout) return;
+  }
+  c->trimmed = 1;
+  c->kept = kept;
+}
 
 static const struct {
   const char *name;
@@ -61,9 +80,33 @@ static int64_t vkey(const ade_cgraph *g, size_t j, const int64_t *dd) {
   return (int64_t)(g->v[j].nin * g->v[j].nout) - (dd ? dd[j] : 0);
 }
 
+/* The reference for order_markowitz: the least (key, index) by a rescan
+ * of every intermediate; ADE__NONE when none is left. */
+static size_t markowitz_scan(const ade_cgraph *c, const int64_t *dd) {
+  size_t best = ADE__NONE;
+  int64_t bk = 0;
+  for (size_t j = 0; j < c->nv; j++)
+    if (c->v[j].alive && c->v[j].kind == ADE__Z && (best == ADE__NONE || vkey(c, j, dd) < bk))
+      best = j, bk = vkey(c, j, dd);
+  return best;
+}
+
 /* V_LM (lowest Markowitz degree first) or, with dd, V_LR (lowest
- * Markowitz degree relative to the dependency degree); ties by index. */
-static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative) {
+ * Markowitz degree relative to the dependency degree); ties by index.
+ * scan: the rescanning reference (the tests check both choose alike). */
+static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int scan) {
+  if (scan) {
+    int64_t *d = relative ? ade__alloc((c->nv + 1) * sizeof *d) : NULL;
+    int st = relative && !d ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
+    if (!st && relative) st = dependency_degrees(c, d);
+    for (size_t j; !st && (j = markowitz_scan(c, d)) != ADE__NONE;) {
+      st = ade_seq_push(s, c->v[j].id, 0, 0);
+      if (!st) st = ade__elim_vertex_ix(c, j, NULL);
+      if (!st) st = over(c);
+    }
+    ade__free(d);
+    return st;
+  }
   ade__pq h = {0};
   ade__pqent top;
   ade__ix nb = {0};
@@ -360,19 +403,32 @@ static int faces_left(const ade_cgraph *d) {
 
 /* The faces through c-graph vertex j (index in g) as
  * ade__dual_faces_through lists them (by dual vertex index, then out-list
- * order), from the dual index (its lists run by decreasing index); scan:
- * by ade__dual_faces_through itself, which reads every dual vertex. */
+ * order), as pairs of dual vertex indices in f, from the dual index (its
+ * lists run by decreasing index); scan: by ade__dual_faces_through itself,
+ * which reads every dual vertex (ids, looked up). */
 static int faces_through(const ade_cgraph *g, const ade_cgraph *d, ade__dual_index *x, size_t j, int scan,
-                         ade__ix *buf, ade_elim_seq *tmp) {
+                         ade__ix *buf, ade_elim_seq *tmp, ade__ix *f) {
   int st = ADE_OK;
-  tmp->len = 0;
-  if (scan) return ade__dual_faces_through(d, g->v[j].id, tmp);
+  f->n = 0;
+  if (scan) {
+    tmp->len = 0;
+    st = ade__dual_faces_through(d, g->v[j].id, tmp);
+    for (size_t i = 0; !st && i < tmp->len; i++) {
+      st = ade__ix_push(f, ade__graph_vertex(d, tmp->step[i].a));
+      if (!st) st = ade__ix_push(f, ade__graph_vertex(d, tmp->step[i].b));
+    }
+    return st;
+  }
   buf->n = 0;
   for (size_t u = ade__dual_index_live(x, d, j); !st && u != ADE__NONE; u = x->next[u]) st = ade__ix_push(buf, u);
   for (size_t k = buf->n; !st && k-- > 0;) {
     const ade__vtx *v = &d->v[buf->a[k]];
-    for (size_t o = 0; !st && v->alive && v->kind == ADE__Z && o < v->nout; o++)
-      if (d->v[d->e[v->out[o]].dst].kind == ADE__Z) st = ade_seq_push(tmp, v->id, d->v[d->e[v->out[o]].dst].id, 0);
+    for (size_t o = 0; !st && v->alive && v->kind == ADE__Z && o < v->nout; o++) {
+      size_t b = d->e[v->out[o]].dst;
+      if (d->v[b].kind != ADE__Z) continue;
+      st = ade__ix_push(f, buf->a[k]);
+      if (!st) st = ade__ix_push(f, b);
+    }
   }
   return st;
 }
@@ -382,28 +438,31 @@ typedef struct sweep {
   const ade_cgraph *g;
   ade_cgraph *d;
   ade__dual_index x;
-  ade__ix buf;
+  ade__ix buf, f;
   ade_elim_seq *tmp;
   int scan;
 } sweep;
 
 /* Eliminate every face through c-graph vertex j (absorption and merges
- * may remove listed faces; fill-ins may add new ones: repeat until none). */
+ * may remove listed faces; fill-ins may add new ones: repeat until none).
+ * Vertex indices stay valid: vertices are only appended, a removed one is
+ * marked dead. */
 static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
   int st = late(deadline);
   while (!st) {
-    st = faces_through(w->g, w->d, &w->x, j, w->scan, &w->buf, w->tmp);
-    for (size_t i = 0; !st && i < w->tmp->len; i++) {
-      const ade_elim_step *f = &w->tmp->step[i];
-      size_t a = ade__graph_vertex(w->d, f->a), b = ade__graph_vertex(w->d, f->b);
-      if (a == ADE__NONE || b == ADE__NONE || ade__graph_find(w->d, a, b) == ADE__NONE) continue;
-      st = ade_seq_push(s, f->a, f->b, 0);
+    st = faces_through(w->g, w->d, &w->x, j, w->scan, &w->buf, w->tmp, &w->f);
+    for (size_t i = 0; !st && i < w->f.n; i += 2) {
+      size_t a = w->f.a[i], b = w->f.a[i + 1];
+      if (a == ADE__NONE || b == ADE__NONE || !w->d->v[a].alive || !w->d->v[b].alive ||
+          ade__graph_find(w->d, a, b) == ADE__NONE)
+        continue;
+      st = ade_seq_push(s, w->d->v[a].id, w->d->v[b].id, 0);
       if (!st) st = ade__face_step(w->d, a, b);
       if (!st) st = over(w->d);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
     if (!st) st = ade__dual_index_sync(&w->x, w->g, w->d);
-    if (!w->tmp->len) break;
+    if (!w->f.n) break;
   }
   return st;
 }
@@ -412,7 +471,7 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
  * id order (or reverse), until no intermediate face is left. */
 static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse, int scan,
                             double deadline) {
-  sweep w = {g, d, {0}, {0}, NULL, scan};
+  sweep w = {g, d, {0}, {0}, {0}, NULL, scan};
   int st = ade_seq_create(&w.tmp, ADE_SEQ_FACE);
   if (!st) st = ade__dual_index_init(&w.x, g, d);
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
@@ -427,6 +486,7 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
   }
   ade__dual_index_free(&w.x);
   ade__ix_free(&w.buf);
+  ade__ix_free(&w.f);
   ade_seq_free(w.tmp);
   return st;
 }
@@ -570,12 +630,14 @@ static const int generalizes[ADE_ORDER_COUNT][3] = {
     [ADE_ORDER_VERTEX_REVERSE] = {-1, -1, -1},
     [ADE_ORDER_VERTEX_MARKOWITZ] = {-1, -1, -1},
     [ADE_ORDER_VERTEX_RELATIVE] = {-1, -1, -1},
-    [ADE_ORDER_EDGE_FORWARD] = {-1, -1, -1},
-    [ADE_ORDER_EDGE_REVERSE] = {-1, -1, -1},
+    /* a counted vertex sweep first: its cost is the ceiling of the rest
+     * (an edge sweep costs what the vertex sweep does) */
+    [ADE_ORDER_EDGE_FORWARD] = {ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1},
+    [ADE_ORDER_EDGE_REVERSE] = {ADE_ORDER_VERTEX_REVERSE, ADE_ORDER_VERTEX_MARKOWITZ, -1},
     [ADE_ORDER_EDGE_MARKOWITZ] = {ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
     [ADE_ORDER_EDGE_FILLIN] = {ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
-    [ADE_ORDER_FACE_FORWARD] = {ADE_ORDER_VERTEX_FORWARD, -1, -1},
-    [ADE_ORDER_FACE_REVERSE] = {ADE_ORDER_VERTEX_REVERSE, -1, -1},
+    [ADE_ORDER_FACE_FORWARD] = {ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1},
+    [ADE_ORDER_FACE_REVERSE] = {ADE_ORDER_VERTEX_REVERSE, ADE_ORDER_VERTEX_MARKOWITZ, -1},
     [ADE_ORDER_FACE_GREEDY] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN},
 };
 
@@ -589,8 +651,8 @@ static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, i
   switch (order) {
   case ADE_ORDER_VERTEX_FORWARD: return order_sweep(c, s, 0, 0);
   case ADE_ORDER_VERTEX_REVERSE: return order_sweep(c, s, 1, 0);
-  case ADE_ORDER_VERTEX_MARKOWITZ: return order_markowitz(c, s, 0);
-  case ADE_ORDER_VERTEX_RELATIVE: return order_markowitz(c, s, 1);
+  case ADE_ORDER_VERTEX_MARKOWITZ: return order_markowitz(c, s, 0, scan);
+  case ADE_ORDER_VERTEX_RELATIVE: return order_markowitz(c, s, 1, scan);
   case ADE_ORDER_EDGE_FORWARD: return order_sweep(c, s, 0, 1);
   case ADE_ORDER_EDGE_REVERSE: return order_sweep(c, s, 1, 1);
   case ADE_ORDER_EDGE_MARKOWITZ:
@@ -730,6 +792,7 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   if (!st) st = ade_seq_create(&s, kind);
   if (!st) s->fingerprint = ade__graph_fingerprint(c);
   if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling;
+  if (!st && c->ceiling && kind != ADE_SEQ_FACE) set_trimmed(c);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;
@@ -787,7 +850,7 @@ static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *f
  * generalized ordering that reaches the deadline is dropped, not
  * completed. */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
-                     int *limited) {
+                     int *limited, int native) {
   ade_elim_seq *s = NULL, *t = NULL;
   uint64_t f = 0, tf = 0;
   int kind = orders[order].kind, st = ADE_OK;
@@ -803,14 +866,16 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
     st = own(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
   for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
     st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s);
-  if (!st) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + 1 : UINT64_MAX);
+  /* Ties go to the ordering's own sequence, except in native form, where
+   * the generalized one applies without the dual (same cost, less work). */
+  if (!st) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
   if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
-  else if (!st && (!s || t->cost <= s->cost)) ade_seq_free(s), s = t, t = NULL, f = tf;
+  else if (!st && (!s || t->cost < s->cost + !native)) ade_seq_free(s), s = t, t = NULL, f = tf;
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
     st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
-  if (!st && s->kind != kind) st = to_kind(g, &s, kind, &f);
+  if (!st && s->kind != kind && !native) st = to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
     return st;
@@ -864,7 +929,7 @@ static int order_split(const ade_cgraph *g, int order, int kind, double deadline
     uint64_t fill = 0;
     if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
     st = ade__part_graph(g, &P, c, &h);
-    if (!st) st = order_one(h, order, deadline, &cs, &fill, limited);
+    if (!st) st = order_one(h, order, deadline, &cs, &fill, limited, 0);
     if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
     if (!st) cost += cs->cost, fill0 += (long)fill;
     ade_seq_free(cs);
@@ -886,5 +951,15 @@ int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_se
   int split = 0;
   /* Several connected components: each is ordered alone (component.c). */
   int st = order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
-  return st || split ? st : order_one(g, order, deadline, sp, NULL, limited);
+  return st || split ? st : order_one(g, order, deadline, sp, NULL, limited, 0);
+}
+
+/* As ade__elim_order, but a winner of another kind (a generalized
+ * ordering's sequence) is returned in its own kind, unconverted: it costs
+ * the same, and applying it skips the conversion (a simulation) and, for a
+ * face ordering, the dual. With components, as ade__elim_order. */
+int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
+  int split = 0;
+  int st = order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
+  return st || split ? st : order_one(g, order, deadline, sp, NULL, limited, 1);
 }

@@ -704,11 +704,12 @@ ADE_API const char *ade_order_name(int order);
 ADE_API int ade_order_parse(const char *name);
 /*! ade_elim_order: a complete sequence for g (a c-graph; face orderings
  * work on its dual) by the ordering; its cost is set. An edge or face
- * ordering is never worse than the ones it generalizes: edge-markowitz and
- * edge-fillin return vertex-markowitz's sequence as front eliminations
- * when that costs less, face-forward (face-reverse) vertex-forward
- * (vertex-reverse) as faces, face-greedy the cheapest of vertex-markowitz
- * and the greedy edge orderings as faces (doc/elimination.md).
+ * ordering is never worse than the ones it generalizes, and none is worse
+ * than vertex-markowitz: every edge and face ordering returns
+ * vertex-markowitz's sequence (as front eliminations, or as faces) when
+ * that costs less; edge-forward and face-forward (-reverse) also
+ * vertex-forward's (vertex-reverse's), face-greedy also the greedy edge
+ * orderings' (doc/elimination.md).
  * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (face step limit). */
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 /*! ade_elim_order_limited: ade_elim_order within about time_limit seconds
@@ -761,6 +762,11 @@ typedef struct ade_jacobian_options {
                               evaluates the cached plan of the tape's structure
                               and method at the recorded point, building and
                               caching it on a miss */
+  double time_limit;       /* > 0: an ordering method (a greedy edge or face
+                              ordering, a face sweep) stops choosing after
+                              about this many seconds and returns its best
+                              complete sequence so far (report->limited);
+                              0: none (ade_elim_order_limited) */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {
@@ -781,6 +787,7 @@ typedef struct ade_jacobian_report {
                                (ADE_ELIM_AUTO: the one it chose), -1 for o->seq */
   int cached;               /* 1: the plan came from o->cache (the graph
                                figures are those of when it was built) */
+  int limited;              /* 1: the ordering reached o->time_limit */
 } ade_jacobian_report;
 
 /*! ade_jacobian: the sparse m x n Jacobian of a tape at its recorded point by

@@ -159,7 +159,7 @@ START_TEST(motivating_tape_graph) {
   ade_jacobian_report r;
   ade_sparse *Js = NULL;
   for (int m = 0; m < ADE_ORDER_COUNT; m++) {
-    ade_jacobian_options o = {NULL, 1, NULL};
+    ade_jacobian_options o = {NULL, 1, NULL, 0};
     ck_assert_msg(ade_jacobian(t, m, &o, &Js, &r) == ADE_OK, "%s: %s", ade_order_name(m), ade_errmsg());
     ck_assert_uint_eq(r.forward_cost, 14);
     ck_assert_uint_eq(r.reverse_cost, 14);
