@@ -221,16 +221,30 @@ EXTRA_DIST += %D%/bench_cvode.c %D%/bench_cvode_adolc.cpp
 # finite-difference Jacobian (examples/ipopt_lv.h holds the problem).
 if HAVE_IPOPT
 EXTRA_PROGRAMS += %D%/bench_ipopt
-%C%_bench_ipopt_SOURCES = %D%/bench_ipopt.c examples/ipopt_lv.h
-%C%_bench_ipopt_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/examples $(IPOPT_CFLAGS)
-%C%_bench_ipopt_CFLAGS = $(BENCH_CFLAGS)
-%C%_bench_ipopt_LDADD = $(BENCH_LDADD) $(IPOPT_LIBS)
 IPOPT_BENCH = %D%/bench_ipopt$(EXEEXT)
 else
 IPOPT_BENCH =
 endif
 bench: $(IPOPT_BENCH)
-EXTRA_DIST += %D%/bench_ipopt.c
+%C%_bench_ipopt_SOURCES = %D%/bench_ipopt.c examples/ipopt_lv.h examples/lv_problem.h
+%C%_bench_ipopt_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/examples $(IPOPT_CFLAGS)
+%C%_bench_ipopt_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_ipopt_LDADD = $(BENCH_LDADD) $(IPOPT_LIBS)
+%C%_bench_ipopt_CXXFLAGS = -O2 -ffp-contract=off
+# With ADOL-C and ColPack: a row with gradient(), sparse_jac and sparse_hess.
+if WITH_COLPACK
+%C%_bench_ipopt_SOURCES += %D%/bench_ipopt_adolc.cpp
+%C%_bench_ipopt_CPPFLAGS += -DBENCH_HAVE_COLPACK $(ADOLC_CPPFLAGS)
+%C%_bench_ipopt_LDADD += $(ADOLC_LIBS)
+%C%_bench_ipopt_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_ipopt_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_ipopt_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_ipopt_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+EXTRA_DIST += %D%/bench_ipopt.c %D%/bench_ipopt_adolc.cpp
 
 # bench_elemental: a vector elemental against the same function in scalar operations.
 EXTRA_PROGRAMS += %D%/bench_elemental

@@ -53,12 +53,12 @@ CLEANFILES += %D%/*.adt %D%/*.stdout %D%/*.want %D%/*.got
 # output has timings).
 if HAVE_IPOPT
 noinst_PROGRAMS += %D%/ipopt_lv
-%C%_ipopt_lv_SOURCES = %D%/ipopt_lv.c %D%/ipopt_lv.h
+%C%_ipopt_lv_SOURCES = %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/lv_problem.h
 %C%_ipopt_lv_CPPFLAGS = $(EXAMPLE_CPPFLAGS) $(IPOPT_CFLAGS)
 %C%_ipopt_lv_LDADD = $(EXAMPLE_LDADD) $(IPOPT_LIBS)
 TESTS += %D%/ipopt_lv.test
 endif
-EXTRA_DIST += %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/ipopt_lv.test
+EXTRA_DIST += %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/lv_problem.h %D%/ipopt_lv.test
 
 # The expected outputs are sources. Without a rule of their own, make's
 # built-in rule `%.out: %' would "remake" examples/pde.out by copying the
