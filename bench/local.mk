@@ -187,6 +187,24 @@ if HAVE_PETSC
 BENCH_PETSC_PROGS += examples/petsc_bratu$(EXEEXT)
 endif
 bench: $(BENCH_PETSC_PROGS)
+# bench_petsc: examples/petsc_bratu.c built with an ADOL-C column (-jac
+# adolc|all: sparse_jac on a tape per rank; bench_petsc_adolc.cpp), with
+# PETSc and ADOL-C with ColPack. bench_petsc.sh runs it when it is built.
+if HAVE_PETSC
+if WITH_COLPACK
+EXTRA_PROGRAMS += %D%/bench_petsc
+BENCH_PETSC_PROGS += %D%/bench_petsc$(EXEEXT)
+endif
+endif
+%C%_bench_petsc_SOURCES = examples/petsc_bratu.c examples/bratu_kernel.h %D%/bench_petsc_adolc.cpp
+%C%_bench_petsc_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/examples -DBRATU_WITH_ADOLC $(ADOLC_CPPFLAGS)
+%C%_bench_petsc_CFLAGS = $(AM_CFLAGS) $(PETSC_CFLAGS)
+%C%_bench_petsc_CXXFLAGS = -O2 -ffp-contract=off $(PETSC_CFLAGS)
+%C%_bench_petsc_LDADD = $(BENCH_LDADD) $(PETSC_LIBS) $(ADOLC_LIBS)
+%C%_bench_petsc_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_petsc_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+EXTRA_DIST += %D%/bench_petsc_adolc.cpp
 # bench_cvode: CVODE's BDF on the stiff Brusselator of examples/
 # cvode_brusselator.c with adelim's Jacobians (KLU and band) against CVODE's
 # band difference quotients at 1002 and 10002 unknowns (--with-sundials).

@@ -72,13 +72,13 @@ $(EXAMPLE_OUTS): ;
 # the outcomes itself (iteration counts and timings vary: no .out file).
 if HAVE_PETSC
 noinst_PROGRAMS += %D%/petsc_bratu
-%C%_petsc_bratu_SOURCES = %D%/petsc_bratu.c
+%C%_petsc_bratu_SOURCES = %D%/petsc_bratu.c %D%/bratu_kernel.h
 %C%_petsc_bratu_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
 %C%_petsc_bratu_CFLAGS = $(AM_CFLAGS) $(PETSC_CFLAGS)
 %C%_petsc_bratu_LDADD = $(EXAMPLE_LDADD) $(PETSC_LIBS)
 TESTS += %D%/petsc.test
 endif
-EXTRA_DIST += %D%/petsc_bratu.c %D%/petsc.test
+EXTRA_DIST += %D%/petsc_bratu.c %D%/bratu_kernel.h %D%/petsc.test
 # CVODE (SUNDIALS) with Jacobians from adelim: a stiff 1-D Brusselator
 # against CVODE's banded difference quotients (configure --with-sundials).
 # Its numbers vary with the machine: examples/cvode.test runs it with
