@@ -175,6 +175,17 @@ const ade__res *ade__res_get(ade_tape *t) {
   return r->bytes <= t->memlimit ? r : NULL;
 }
 
+/* The resident form now, for a caller that sweeps t at many points (a
+ * Jacobian or Hessian loop): the first sweep then already uses it, where
+ * ade__res_get would stream the first two (each one costs several sweeps
+ * over the resident form). NULL as for ade__res_get. */
+const ade__res *ade__res_now(ade_tape *t) {
+  ade_tape *o = t->owner ? t->owner : t;
+  ade__res *none = NULL;
+  atomic_compare_exchange_strong(&o->resident, &none, RES_SEEN);
+  return ade__res_get(t);
+}
+
 const ade__res *ade__res_find(const ade_tape *t) {
   const ade__res *r = ade__res_peek(t);
   return r && r->bytes <= t->memlimit ? r : NULL;

@@ -97,6 +97,69 @@ static int reverse(ade__hvp *f, double *HS, double *g) {
   return ADE_OK;
 }
 
+/* forward() over the resident form r: the same operations in the same
+ * order (operands from V or, at the recorded point, r's values; constants
+ * from r's list), without decoding a chunk. */
+static void forward_res(ade__hvp *f, const ade__res *r, const double *S) {
+  const size_t p = f->p;
+  const double *V = f->V ? f->V : r->val, *cs = r->cst;
+  const uint32_t *ref = r->ref;
+  size_t ix = 0;
+  for (uint64_t rid = 1; rid <= r->n; rid++) {
+    const unsigned op = r->op[rid - 1];
+    const int k = ade__optab[op].arity;
+    double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY], h[6], *Tr = f->T + rid * p;
+    for (int j = 0; j < k; j++) a[j] = ref[j] ? V[ref[j]] : *cs++;
+    if (op == ADE_OP_INDEP) {
+      memcpy(Tr, S + ix++ * p, p * sizeof *Tr);
+      continue;
+    }
+    memset(Tr, 0, p * sizeof *Tr);
+    if (k && !(ade__optab[op].flags & ADE__PASSIVE)) {
+      ade__op_partials(op, a, V[rid], d, h);
+      for (int j = 0; j < k; j++) {
+        if (!ref[j]) continue;
+        const double dj = d[j], *Ta = f->T + (size_t)ref[j] * p;
+        for (size_t q = 0; q < p; q++) Tr[q] += dj * Ta[q];
+        f->fma += p;
+      }
+    }
+    ref += k;
+  }
+}
+
+/* reverse() over the resident form r: records backward, each one's
+ * constants found by counting its constant operands back. */
+static void reverse_res(ade__hvp *f, const ade__res *r, double *HS, double *g) {
+  const ade__meta *m = &f->t->meta;
+  const size_t p = f->p;
+  const double *V = f->V ? f->V : r->val, *cs = r->cst + r->ncst;
+  const uint32_t *ref = r->ref + r->nref;
+  size_t nv = r->n + 1, ix = m->nindep, jd = m->ndep;
+  memset(f->A, 0, nv * sizeof *f->A);
+  memset(f->B, 0, nv * p * sizeof *f->B);
+  for (uint64_t rid = r->n; rid > 0; rid--) {
+    const unsigned op = r->op[rid - 1];
+    const int k = ade__optab[op].arity;
+    double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY], h[6] = {0};
+    uint64_t arg[ADE__MAX_ARITY];
+    ref -= k;
+    for (int j = 0; j < k; j++) cs -= !ref[j];
+    const double *c = cs;
+    for (int j = 0; j < k; j++) arg[j] = ref[j], a[j] = ref[j] ? V[ref[j]] : *c++;
+    if (op == ADE_OP_DEP) f->A[rid] += f->w ? f->w[--jd] : 1.0;
+    if (op == ADE_OP_INDEP) {
+      ix--;
+      memcpy(HS + ix * p, f->B + rid * p, p * sizeof *HS);
+      if (g) g[ix] = f->A[rid];
+      continue;
+    }
+    if (k == 0 || (ade__optab[op].flags & ADE__PASSIVE)) continue;
+    ade__op_partials(op, a, V[rid], d, h);
+    reverse_record(f, k, arg, d, h, rid);
+  }
+}
+
 size_t ade__hvp_width(const ade_tape *t, size_t want) {
   size_t nv = (size_t)t->meta.records + 1, per = ADE__MAX(t->memlimit, ADE__MEM_FLOOR) / sizeof(double) / nv;
   size_t p = per > 1 ? (per - 1) / 2 : 1; /* A, then T and B per direction */
@@ -131,6 +194,12 @@ void ade__hvp_end(ade__hvp *f) {
 int ade__hvp_run(ade__hvp *f, const double *V, const double *w, const double *S, double *HS, double *g) {
   f->V = V;
   f->w = w;
+  const ade__res *r = ade__res_get(f->t);
+  if (r) { /* decoded once (eval/resident.c): no chunk decoding per product */
+    forward_res(f, r, S);
+    reverse_res(f, r, HS, g);
+    return ADE_OK;
+  }
   int st = forward(f, S);
   return st ? st : reverse(f, HS, g);
 }
