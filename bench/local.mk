@@ -205,6 +205,8 @@ endif
 	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_petsc_CXXFLAGS) \
 	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 EXTRA_DIST += %D%/bench_petsc_adolc.cpp
+# ADOL-C spills tapes beyond its buffers to ADOLC-*_TAG.tap in the working directory.
+CLEANFILES += ADOLC-*.tap
 # bench_cvode: CVODE's BDF on the stiff Brusselator of examples/
 # cvode_brusselator.c with adelim's Jacobians (KLU and band) against CVODE's
 # band difference quotients at 1002 and 10002 unknowns (--with-sundials).

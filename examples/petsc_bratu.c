@@ -76,7 +76,7 @@ enum { JAC_ADELIM, JAC_FD, JAC_ADOLC, NJAC };
 #ifdef BRATU_WITH_ADOLC
 /* bench/bench_petsc only (bench/bench_petsc_adolc.cpp): this rank's kernel
  * on an ADOL-C tape, its rows by sparse_jac. */
-void bpa_record(const DMDALocalInfo *info, double lambda, double clip, const double *xl);
+void bpa_record(int rank, const DMDALocalInfo *info, double lambda, double clip, const double *xl);
 int bpa_jacobian(int m, int n, const double *xl, int repeat, int *nnz, unsigned **ri, unsigned **ci, double **v);
 #endif
 
@@ -391,7 +391,9 @@ static PetscErrorCode adolc_setup(app *c, Vec X, Mat *J) {
   PetscCall(DMGlobalToLocalBegin(c->da, X, INSERT_VALUES, Xl));
   PetscCall(DMGlobalToLocalEnd(c->da, X, INSERT_VALUES, Xl));
   PetscCall(VecGetArrayRead(Xl, &xl));
-  bpa_record(in, c->lambda, c->clip, xl);
+  PetscMPIInt rank;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)X), &rank));
+  bpa_record((int)rank, in, c->lambda, c->clip, xl);
   int st = bpa_jacobian((int)no, (int)nl, xl, 0, &c->a_nnz, &c->a_ri, &c->a_ci, &c->a_v);
   PetscCall(VecRestoreArrayRead(Xl, &xl));
   PetscCall(DMRestoreLocalVector(c->da, &Xl));
