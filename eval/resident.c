@@ -318,7 +318,7 @@ static void res_values_to(const ade__res *r, const double *x, double *V, const u
 /* Tr[0..p) = sum over active operands j of d[j] Tr_j, from 0.0 in operand
  * order (the additions of the streaming sweeps, lane by lane), in one pass
  * over Tr for up to two active operands. */
-static inline void tan_combine(size_t p, int k, const uint32_t *ref, const double *d, const double *T,
+ADE__INLINE void tan_combine(size_t p, int k, const uint32_t *ref, const double *d, const double *T,
                                double *restrict Tr) {
   if (p == 1) {
     double tr = 0.0;
