@@ -194,6 +194,26 @@ if HAVE_PETSC
 BENCH_PETSC_PROGS += examples/petsc_bratu$(EXEEXT)
 endif
 bench: $(BENCH_PETSC_PROGS)
+# bench_petsc: examples/petsc_bratu.c built with an ADOL-C column (-jac
+# adolc|all: sparse_jac on a tape per rank; bench_petsc_adolc.cpp), with
+# PETSc and ADOL-C with ColPack. bench_petsc.sh runs it when it is built.
+if HAVE_PETSC
+if WITH_COLPACK
+EXTRA_PROGRAMS += %D%/bench_petsc
+BENCH_PETSC_PROGS += %D%/bench_petsc$(EXEEXT)
+endif
+endif
+%C%_bench_petsc_SOURCES = examples/petsc_bratu.c examples/bratu_kernel.h %D%/bench_petsc_adolc.cpp
+%C%_bench_petsc_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/examples -DBRATU_WITH_ADOLC $(ADOLC_CPPFLAGS)
+%C%_bench_petsc_CFLAGS = $(AM_CFLAGS) $(PETSC_CFLAGS)
+%C%_bench_petsc_CXXFLAGS = -O2 -ffp-contract=off $(PETSC_CFLAGS)
+%C%_bench_petsc_LDADD = $(BENCH_LDADD) $(PETSC_LIBS) $(ADOLC_LIBS)
+%C%_bench_petsc_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_petsc_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+EXTRA_DIST += %D%/bench_petsc_adolc.cpp
+# ADOL-C spills tapes beyond its buffers to ADOLC-*_TAG.tap in the working directory.
+CLEANFILES += ADOLC-*.tap
 # bench_cvode: CVODE's BDF on the stiff Brusselator of examples/
 # cvode_brusselator.c with adelim's Jacobians (KLU and band) against CVODE's
 # band difference quotients at 1002 and 10002 unknowns (--with-sundials).
@@ -228,16 +248,30 @@ EXTRA_DIST += %D%/bench_cvode.c %D%/bench_cvode_adolc.cpp
 # finite-difference Jacobian (examples/ipopt_lv.h holds the problem).
 if HAVE_IPOPT
 EXTRA_PROGRAMS += %D%/bench_ipopt
-%C%_bench_ipopt_SOURCES = %D%/bench_ipopt.c examples/ipopt_lv.h
-%C%_bench_ipopt_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/examples $(IPOPT_CFLAGS)
-%C%_bench_ipopt_CFLAGS = $(BENCH_CFLAGS)
-%C%_bench_ipopt_LDADD = $(BENCH_LDADD) $(IPOPT_LIBS)
 IPOPT_BENCH = %D%/bench_ipopt$(EXEEXT)
 else
 IPOPT_BENCH =
 endif
 bench: $(IPOPT_BENCH)
-EXTRA_DIST += %D%/bench_ipopt.c
+%C%_bench_ipopt_SOURCES = %D%/bench_ipopt.c examples/ipopt_lv.h examples/lv_problem.h
+%C%_bench_ipopt_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/examples $(IPOPT_CFLAGS)
+%C%_bench_ipopt_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_ipopt_LDADD = $(BENCH_LDADD) $(IPOPT_LIBS)
+%C%_bench_ipopt_CXXFLAGS = -O2 -ffp-contract=off
+# With ADOL-C and ColPack: a row with gradient(), sparse_jac and sparse_hess.
+if WITH_COLPACK
+%C%_bench_ipopt_SOURCES += %D%/bench_ipopt_adolc.cpp
+%C%_bench_ipopt_CPPFLAGS += -DBENCH_HAVE_COLPACK $(ADOLC_CPPFLAGS)
+%C%_bench_ipopt_LDADD += $(ADOLC_LIBS)
+%C%_bench_ipopt_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_ipopt_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_ipopt_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_ipopt_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+EXTRA_DIST += %D%/bench_ipopt.c %D%/bench_ipopt_adolc.cpp
 
 # bench_elemental: a vector elemental against the same function in scalar operations.
 EXTRA_PROGRAMS += %D%/bench_elemental

@@ -53,6 +53,7 @@ typedef struct ade__flips {
  * yet); NULL: sweeps stream the chunks (beyond the limit, or building
  * failed). */
 const ade__res *ade__res_get(ade_tape *t);
+const ade__res *ade__res_now(ade_tape *t); /* ade__res_get, built now if not yet */
 const ade__res *ade__res_peek(const ade_tape *t); /* the owner's, if built; never builds */
 const ade__res *ade__res_find(const ade_tape *t); /* the same, if within t's memory limit */
 /* A plan's inputs at x (NULL: the recorded point, whose partials must fit:

@@ -24,6 +24,14 @@ void ade__ploop_fini(ade__ploop *L) {
   memset(L, 0, sizeof *L);
 }
 
+/* A loop sweeps its tape at every point: its resident form is built now
+ * (within the memory limit; if not, or if building fails, sweeps stream
+ * the chunks as they would without it, with the same results). */
+static void resident_now(ade_tape *t) {
+  ade_tape *b;
+  if (ade__tape_borrow(t, &b) == ADE_OK) ade__tape_release(t, b, (ade__res_now(b), ADE_OK));
+}
+
 /* Continue on tape t (owned: the loop frees it) with its plan from the
  * cache: its pattern joins the union. On error the loop is unchanged. */
 int ade__ploop_take(ade__ploop *L, ade_tape *t, int owned) {
@@ -58,6 +66,7 @@ int ade__ploop_take(ade__ploop *L, ade_tape *t, int owned) {
   ade_sparse_free(L->P);
   ade__free(L->pos);
   L->t = t, L->owned = owned, L->n = n, L->m = m, L->p = p, L->P = P, L->pos = pos;
+  resident_now(t);
   L->same = P->nnz == L->U->nnz;
   L->ops->cost(p, &L->plan_method, &L->fma);
   L->growths += (uint64_t)grew;

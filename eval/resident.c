@@ -178,6 +178,17 @@ const ade__res *ade__res_get(ade_tape *t) {
   return r->bytes <= t->memlimit ? r : NULL;
 }
 
+/* The resident form now, for a caller that sweeps t at many points (a
+ * Jacobian or Hessian loop): the first sweep then already uses it, where
+ * ade__res_get would stream the first two (each one costs several sweeps
+ * over the resident form). NULL as for ade__res_get. */
+const ade__res *ade__res_now(ade_tape *t) {
+  ade_tape *o = t->owner ? t->owner : t;
+  ade__res *none = NULL;
+  atomic_compare_exchange_strong(&o->resident, &none, RES_SEEN);
+  return ade__res_get(t);
+}
+
 const ade__res *ade__res_find(const ade_tape *t) {
   const ade__res *r = ade__res_peek(t);
   return r && r->bytes <= t->memlimit ? r : NULL;
@@ -364,7 +375,7 @@ static void res_values_to(const ade__res *r, const double *x, double *V, const u
 /* Tr[0..p) = sum over active operands j of d[j] Tr_j, from 0.0 in operand
  * order (the additions of the streaming sweeps, lane by lane), in one pass
  * over Tr for up to two active operands. */
-static inline void tan_combine(size_t p, int k, const uint32_t *ref, const double *d, const double *T,
+ADE__INLINE void tan_combine(size_t p, int k, const uint32_t *ref, const double *d, const double *T,
                                double *restrict Tr) {
   if (p == 1) {
     double tr = 0.0;

@@ -16,8 +16,10 @@
  * the derivatives.
  *
  * adelim's part, per point x:
- *   gradient of f   a reverse sweep (ade_adjoint) with weights (1, 0, .., 0)
- *                   on tape A, which holds y = (f, c_0, .., c_{m-1});
+ *   gradient of f   ade_gradient (one value and one reverse sweep) on
+ *                   tape F, which holds f alone (a reverse sweep on tape
+ *                   A below with weights (1, 0, .., 0) would also sweep
+ *                   c's records: three times the work);
  *   Jacobian of c   a Jacobian loop on tape B, which holds c alone (plan
  *                   once, evaluate at each x); its CSR rows are Ipopt's
  *                   triplets (row, col) as they are. The method is CPR
@@ -53,28 +55,8 @@
 #include <string.h>
 #include <time.h>
 
-/* f(x) and c(x) for real = double or ade_double. */
-#define LV_PROBLEM(real, objective, constraints)                                      \
-  static real objective(int n, const real *x) {                                       \
-    real f = x[0];                                                                    \
-    for (int i = 0; i < n - 1; i++) {                                                 \
-      real a1 = ADE_SUB(ADE_SQUARE(x[i]), x[i + 1]), a2 = ADE_SUB(x[i], 1.0);         \
-      real t = ADE_ADD(ADE_MUL(100.0, ADE_SQUARE(a1)), ADE_SQUARE(a2));               \
-      f = i == 0 ? t : ADE_ADD(f, t);                                                 \
-    }                                                                                 \
-    return f;                                                                         \
-  }                                                                                   \
-  static void constraints(int n, const real *x, real *c) {                            \
-    for (int i = 0; i < n - 2; i++) {                                                 \
-      real a = x[i], b = x[i + 1], d = x[i + 2];                                      \
-      real t = ADE_ADD(ADE_MUL(3.0, ADE_MUL(ADE_SQUARE(b), b)), ADE_MUL(2.0, d));     \
-      t = ADE_SUB(t, 5.0);                                                            \
-      t = ADE_ADD(t, ADE_MUL(ADE_SIN(ADE_SUB(b, d)), ADE_SIN(ADE_ADD(b, d))));        \
-      t = ADE_ADD(t, ADE_MUL(4.0, b));                                                \
-      t = ADE_SUB(t, ADE_MUL(a, ADE_EXP(ADE_SUB(a, b))));                             \
-      c[i] = ADE_SUB(t, 3.0);                                                         \
-    }                                                                                 \
-  }
+#include "lv_problem.h"
+
 LV_PROBLEM(double, lv_f, lv_c)
 LV_PROBLEM(ade_double, lv_f_rec, lv_c_rec)
 
@@ -93,17 +75,17 @@ static double lv_now(void) {
 
 enum { LV_GRAD, LV_JAC, LV_HESS, LV_NCB };
 
-/* adelim's state for the callbacks: two tapes, a Jacobian loop, a Hessian loop. On
+/* adelim's state for the callbacks: three tapes, a Jacobian loop, a Hessian loop. On
  * failure lv_ad_init leaves what it made for lv_ad_free. */
 typedef struct lv_ad {
   int n, m;
   ade_tape *tape;           /* A: dependents f, c_0 .. c_{m-1} */
   ade_tape *ctape;          /* B: dependents c_0 .. c_{m-1} */
+  ade_tape *ftape;          /* F: dependent f */
   ade_jacobian_loop *jac;   /* on B: the m x n constraint Jacobian */
   ade_hess_loop *hess;      /* on A: sum_k w_k d2 y_k */
   const ade_sparse *H;      /* its matrix: pattern (lower triangle, CSR), values */
   double *w;                /* the m+1 weights (sigma, lambda) */
-  double *e0;               /* the m+1 weights (1, 0, .., 0): f's gradient */
   int iters;                /* Ipopt's last iteration number */
   long calls[LV_NCB];       /* derivative callbacks with values */
   double seconds[LV_NCB];   /* time in them */
@@ -127,11 +109,14 @@ static int lv_fail(lv_ad *a, int st, const char *what) {
   return 0; /* Ipopt's FALSE: the evaluation failed */
 }
 
-/* Record f (if with_f) and c at x onto a new tape. Its memory limit is
+/* What a tape holds: f, c or both (y = (f, c)). */
+enum { LV_F = 1, LV_C = 2 };
+
+/* Record what (LV_F and/or LV_C) at x onto a new tape. Its memory limit is
  * raised from the default 256 MiB for large n: the Jacobian plan's c-graph
  * takes about 250 bytes per variable here (a limit of 16 KiB per variable
  * is generous; the plans check their estimates against it). */
-static int lv_record(int n, int with_f, const double *x, ade_tape **t) {
+static int lv_record(int n, int what, const double *x, ade_tape **t) {
   int m = n - 2, st;
   if (n < 3) return ADE_EINVAL;
   ade_double *xa = malloc(sizeof *xa * (size_t)n), *c = malloc(sizeof *c * (size_t)m);
@@ -143,9 +128,9 @@ static int lv_record(int n, int with_f, const double *x, ade_tape **t) {
   if (st >= 0) st = ade_trace_on(*t);
   if (st >= 0) {
     for (int i = 0; i < n; i++) xa[i] = ade_indep(x[i]);
-    if (with_f) ade_dep(lv_f_rec(n, xa));
-    lv_c_rec(n, xa, c);
-    for (int i = 0; i < m; i++) ade_dep(c[i]);
+    if (what & LV_F) ade_dep(lv_f_rec(n, xa));
+    if (what & LV_C) lv_c_rec(n, xa, c);
+    for (int i = 0; (what & LV_C) && i < m; i++) ade_dep(c[i]);
     st = ade_trace_off();
   }
   if (st < 0) ade_tape_free(*t), *t = NULL;
@@ -160,8 +145,8 @@ static void lv_ad_free(lv_ad *a) {
   ade_hess_loop_free(a->hess);
   ade_tape_free(a->tape);
   ade_tape_free(a->ctape);
+  ade_tape_free(a->ftape);
   free(a->w);
-  free(a->e0);
   memset(a, 0, sizeof *a);
 }
 
@@ -178,12 +163,11 @@ static int lv_ad_init(lv_ad *a, int n, const double *x0) {
   memset(a, 0, sizeof *a);
   a->n = n, a->m = n - 2;
   a->w = malloc(sizeof *a->w * (size_t)(a->m + 1));
-  a->e0 = calloc((size_t)(a->m + 1), sizeof *a->e0);
-  if (!a->w || !a->e0) return ADE_ENOMEM;
-  a->e0[0] = 1;
+  if (!a->w) return ADE_ENOMEM;
   a->grad_cb = lv_eval_grad_f, a->jac_cb = lv_eval_jac_g, a->hess_cb = lv_eval_h;
-  if ((st = lv_record(n, 1, x0, &a->tape)) < 0) return st;
-  if ((st = lv_record(n, 0, x0, &a->ctape)) < 0) return st;
+  if ((st = lv_record(n, LV_F | LV_C, x0, &a->tape)) < 0) return st;
+  if ((st = lv_record(n, LV_C, x0, &a->ctape)) < 0) return st;
+  if ((st = lv_record(n, LV_F, x0, &a->ftape)) < 0) return st;
   if ((st = ade_jacobian_loop_create(&a->jac, a->ctape, ADE_ELIM_CPR_FORWARD, NULL)) < 0) return st;
   if ((st = ade_hess_loop_create(&a->hess, a->tape, ADE_HESS_AUTO, NULL)) < 0) return st;
   a->H = ade_hess_loop_matrix(a->hess);
@@ -208,7 +192,8 @@ static Bool lv_eval_grad_f(Index n, Number *x, Bool new_x, Number *grad, UserDat
   lv_ad *a = ud;
   double t0 = lv_now();
   (void)n, (void)new_x;
-  int st = ade_adjoint(a->tape, x, a->e0, grad); /* grad = (dy/dx)^T e0 */
+  double f;
+  int st = ade_gradient(a->ftape, x, &f, grad);
   if (st != ADE_OK) return lv_fail(a, st, "gradient"); /* ADE_WBRANCH too: see above */
   a->calls[LV_GRAD]++, a->seconds[LV_GRAD] += lv_now() - t0;
   return TRUE;

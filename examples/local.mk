@@ -53,12 +53,12 @@ CLEANFILES += %D%/*.adt %D%/*.stdout %D%/*.want %D%/*.got
 # output has timings).
 if HAVE_IPOPT
 noinst_PROGRAMS += %D%/ipopt_lv
-%C%_ipopt_lv_SOURCES = %D%/ipopt_lv.c %D%/ipopt_lv.h
+%C%_ipopt_lv_SOURCES = %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/lv_problem.h
 %C%_ipopt_lv_CPPFLAGS = $(EXAMPLE_CPPFLAGS) $(IPOPT_CFLAGS)
 %C%_ipopt_lv_LDADD = $(EXAMPLE_LDADD) $(IPOPT_LIBS)
 TESTS += %D%/ipopt_lv.test
 endif
-EXTRA_DIST += %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/ipopt_lv.test
+EXTRA_DIST += %D%/ipopt_lv.c %D%/ipopt_lv.h %D%/lv_problem.h %D%/ipopt_lv.test
 
 # The expected outputs are sources. Without a rule of their own, make's
 # built-in rule `%.out: %' would "remake" examples/pde.out by copying the
@@ -72,13 +72,13 @@ $(EXAMPLE_OUTS): ;
 # the outcomes itself (iteration counts and timings vary: no .out file).
 if HAVE_PETSC
 noinst_PROGRAMS += %D%/petsc_bratu
-%C%_petsc_bratu_SOURCES = %D%/petsc_bratu.c
+%C%_petsc_bratu_SOURCES = %D%/petsc_bratu.c %D%/bratu_kernel.h
 %C%_petsc_bratu_CPPFLAGS = $(EXAMPLE_CPPFLAGS)
 %C%_petsc_bratu_CFLAGS = $(AM_CFLAGS) $(PETSC_CFLAGS)
 %C%_petsc_bratu_LDADD = $(EXAMPLE_LDADD) $(PETSC_LIBS)
 TESTS += %D%/petsc.test
 endif
-EXTRA_DIST += %D%/petsc_bratu.c %D%/petsc.test
+EXTRA_DIST += %D%/petsc_bratu.c %D%/bratu_kernel.h %D%/petsc.test
 # CVODE (SUNDIALS) with Jacobians from adelim: a stiff 1-D Brusselator
 # against CVODE's banded difference quotients (configure --with-sundials).
 # Its numbers vary with the machine: examples/cvode.test runs it with

@@ -33,7 +33,10 @@
  *                                 C, a recorded comparison flips and the
  *                                 ranks concerned record their kernel again
  *                                 (the loop's recorder); the pattern stays
- *   -jac adelim|fd|both           the Jacobians to solve with (default both)
+ *   -jac adelim|fd|both           the Jacobians to solve with (default both;
+ *                                 bench/bench_petsc, this file built with
+ *                                 ADOL-C, also takes adolc and all: ADOL-C's
+ *                                 sparse_jac on a tape per rank)
  *   -ade_method NAME              the Jacobian loop's method (default
  *                                 cpr-forward: a 5-point stencil needs 5
  *                                 colors; "auto" also tries eliminations,
@@ -64,41 +67,24 @@
 #include <petscsnes.h>
 #include <string.h>
 
-/* F for the points this rank owns from its ghosted local array x
- * (gxm x gym, row-major) into f (xm x ym), for real = double or ade_double.
- * With a finite clip the source is exp(u) below u = clip and its tangent
- * exp(clip) (1 + u - clip) above (C^1): a recorded comparison per point. */
-#define BRATU_KERNEL(real, name)                                                            \
-  static void name(const DMDALocalInfo *info, double lambda, double clip, const real *x, real *f) { \
-    const PetscInt mx = info->mx, my = info->my, gxm = info->gxm;                         \
-    const double hx = 1.0 / (double)(mx - 1), hy = 1.0 / (double)(my - 1);                \
-    const double sc = hx * hy * lambda, hxdhy = hx / hy, hydhx = hy / hx;                 \
-    for (PetscInt j = info->ys; j < info->ys + info->ym; j++)                               \
-      for (PetscInt i = info->xs; i < info->xs + info->xm; i++) {                           \
-        const real *u = x + (j - info->gys) * gxm + (i - info->gxs);                        \
-        real *r = f + (j - info->ys) * info->xm + (i - info->xs);                           \
-        if (i == 0 || j == 0 || i == mx - 1 || j == my - 1) {                               \
-          *r = ADE_MUL(2.0 * (hydhx + hxdhy), u[0]);                                        \
-        } else {                                                                            \
-          real two_u = ADE_MUL(2.0, u[0]);                                                  \
-          real uxx = ADE_MUL(hydhx, ADE_SUB(ADE_SUB(two_u, u[-1]), u[1]));                  \
-          real uyy = ADE_MUL(hxdhy, ADE_SUB(ADE_SUB(two_u, u[-gxm]), u[gxm]));              \
-          real g = isinf(clip) || ADE_LT(u[0], clip) ? ADE_EXP(u[0])                        \
-                                                     : ADE_MUL(exp(clip), ADE_ADD(1.0 - clip, u[0])); \
-          *r = ADE_SUB(ADE_ADD(uxx, uyy), ADE_MUL(sc, g));                                  \
-        }                                                                                   \
-      }                                                                                     \
-  }
+#include "bratu_kernel.h"
 BRATU_KERNEL(double, bratu_d)
 BRATU_KERNEL(ade_double, bratu_a)
 
-enum { JAC_ADELIM, JAC_FD };
+enum { JAC_ADELIM, JAC_FD, JAC_ADOLC, NJAC };
+
+#ifdef BRATU_WITH_ADOLC
+/* bench/bench_petsc only (bench/bench_petsc_adolc.cpp): this rank's kernel
+ * on an ADOL-C tape, its rows by sparse_jac. */
+void bpa_record(int rank, const DMDALocalInfo *info, double lambda, double clip, const double *xl);
+int bpa_jacobian(int m, int n, const double *xl, int repeat, int *nnz, unsigned **ri, unsigned **ci, double **v);
+#endif
 
 typedef struct app {
   DM da;
   DMDALocalInfo info;
   double lambda, clip;    /* clip: INFINITY, or where the source turns linear */
-  int jac;                /* JAC_ADELIM or JAC_FD */
+  int jac;                /* JAC_ADELIM, JAC_FD or JAC_ADOLC */
   int method;             /* the loop's elimination method */
   size_t memory_limit;    /* of each tape, bytes */
   PetscInt repeat;        /* Jacobians at the solution after the solve */
@@ -110,6 +96,12 @@ typedef struct app {
   ade_jacobian_loop *loop;
   PetscInt *rowloc, *colloc; /* local row of each dependent; J->col as PetscInt */
   int tapes;              /* recorded on this rank */
+  /* ADOL-C (bench/bench_petsc): sparse_jac's triplets, and each triplet's
+   * place in the CSR rows rowptr/colloc (which then hold ADOL-C's pattern) */
+  int a_nnz;
+  unsigned *a_ri, *a_ci;
+  double *a_v, *a_val;
+  size_t *a_rowptr, *a_perm;
   /* -check */
   PetscBool check;
   PetscInt check_iterates;
@@ -117,7 +109,7 @@ typedef struct app {
   long checked;
 } app;
 
-static const char *jac_name(int jac) { return jac == JAC_ADELIM ? "adelim" : "fd-color"; }
+static const char *jac_name(int jac) { return jac == JAC_ADELIM ? "adelim" : jac == JAC_FD ? "fd-color" : "ADOL-C"; }
 
 #define ADE_CALL(st)                                                                               \
   do {                                                                                            \
@@ -198,13 +190,43 @@ static int record(void *ud, const double *xl, ade_tape **t) {
   return st;
 }
 
+/* A matrix preallocated from the pattern of the rank's rows (CSR: rowptr,
+ * local columns c->colloc), with the DMDA's local-to-global mapping: *J.
+ * Also fills c->rowloc, each dependent's local row. */
+static PetscErrorCode preallocate(app *c, Vec X, const size_t *rowptr, Mat *J) {
+  const DMDALocalInfo *in = &c->info;
+  const PetscInt no = in->xm * in->ym, nnz = (PetscInt)rowptr[no];
+  ISLocalToGlobalMapping ltog;
+  PetscInt *gcol, *d_nnz, *o_nnz, rstart, rend, k = 0;
+  PetscFunctionBeginUser;
+  /* The local columns mapped to global ones once, to count the diagonal
+   * and off-diagonal block entries of each row. */
+  PetscCall(PetscMalloc3(nnz, &gcol, no, &d_nnz, no, &o_nnz));
+  for (PetscInt j = in->ys; j < in->ys + in->ym; j++)
+    for (PetscInt i = in->xs; i < in->xs + in->xm; i++) c->rowloc[k++] = (j - in->gys) * in->gxm + (i - in->gxs);
+  PetscCall(DMGetLocalToGlobalMapping(c->da, &ltog));
+  PetscCall(ISLocalToGlobalMappingApply(ltog, nnz, c->colloc, gcol));
+  PetscCall(VecGetOwnershipRange(X, &rstart, &rend));
+  for (PetscInt r = 0; r < no; r++) {
+    d_nnz[r] = o_nnz[r] = 0;
+    for (size_t e = rowptr[r]; e < rowptr[r + 1]; e++) {
+      if (gcol[e] >= rstart && gcol[e] < rend) d_nnz[r]++;
+      else o_nnz[r]++;
+    }
+  }
+  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)X), no, no, PETSC_DETERMINE, PETSC_DETERMINE, 0, d_nnz, 0,
+                         o_nnz, J));
+  PetscCall(MatSetLocalToGlobalMapping(*J, ltog, ltog));
+  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscCall(PetscFree3(gcol, d_nnz, o_nnz));
+  PetscFunctionReturn(0);
+}
+
 /* Record at X, make the loop, and a matrix preallocated from the pattern
  * with the DMDA's local-to-global mapping: *J. */
 static PetscErrorCode adelim_setup(app *c, Vec X, Mat *J) {
   const DMDALocalInfo *in = &c->info;
   const PetscInt no = in->xm * in->ym, nl = in->gxm * in->gym;
-  ISLocalToGlobalMapping ltog;
-  PetscInt *gcol, *d_nnz, *o_nnz, rstart, rend, k = 0;
   Vec Xl;
   const PetscScalar *xl;
   PetscFunctionBeginUser;
@@ -221,28 +243,9 @@ static PetscErrorCode adelim_setup(app *c, Vec X, Mat *J) {
   const ade_sparse *P = ade_jacobian_loop_matrix(c->loop);
   PetscCheck(P->m == (size_t)no && P->n == (size_t)nl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "tape is %zu x %zu",
              P->m, P->n);
-  /* Each dependent's local row; J->col as PetscInt, mapped to global columns
-   * once to count the diagonal and off-diagonal block entries of each row. */
   PetscCall(PetscMalloc2(no, &c->rowloc, (PetscInt)P->nnz, &c->colloc));
-  PetscCall(PetscMalloc3((PetscInt)P->nnz, &gcol, no, &d_nnz, no, &o_nnz));
-  for (PetscInt j = in->ys; j < in->ys + in->ym; j++)
-    for (PetscInt i = in->xs; i < in->xs + in->xm; i++) c->rowloc[k++] = (j - in->gys) * in->gxm + (i - in->gxs);
   for (size_t e = 0; e < P->nnz; e++) c->colloc[e] = (PetscInt)P->col[e];
-  PetscCall(DMGetLocalToGlobalMapping(c->da, &ltog));
-  PetscCall(ISLocalToGlobalMappingApply(ltog, (PetscInt)P->nnz, c->colloc, gcol));
-  PetscCall(VecGetOwnershipRange(X, &rstart, &rend));
-  for (PetscInt r = 0; r < no; r++) {
-    d_nnz[r] = o_nnz[r] = 0;
-    for (size_t e = P->rowptr[r]; e < P->rowptr[r + 1]; e++) {
-      if (gcol[e] >= rstart && gcol[e] < rend) d_nnz[r]++;
-      else o_nnz[r]++;
-    }
-  }
-  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)X), no, no, PETSC_DETERMINE, PETSC_DETERMINE, 0, d_nnz, 0,
-                         o_nnz, J));
-  PetscCall(MatSetLocalToGlobalMapping(*J, ltog, ltog));
-  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  PetscCall(PetscFree3(gcol, d_nnz, o_nnz));
+  PetscCall(preallocate(c, X, P->rowptr, J));
   PetscFunctionReturn(0);
 }
 
@@ -374,6 +377,81 @@ static PetscErrorCode jac_fd(SNES snes, Vec X, Mat A, Mat B, void *ctx) {
   PetscFunctionReturn(0);
 }
 
+#ifdef BRATU_WITH_ADOLC
+/* Tape the kernel with ADOL-C at X, run the first sparse_jac (pattern and
+ * coloring), put its triplets in CSR order (c->a_perm) and preallocate. */
+static PetscErrorCode adolc_setup(app *c, Vec X, Mat *J) {
+  const DMDALocalInfo *in = &c->info;
+  const PetscInt no = in->xm * in->ym, nl = in->gxm * in->gym;
+  Vec Xl;
+  const PetscScalar *xl;
+  PetscFunctionBeginUser;
+  PetscCall(DMGetLocalVector(c->da, &Xl));
+  PetscCall(VecSet(Xl, 0.0));
+  PetscCall(DMGlobalToLocalBegin(c->da, X, INSERT_VALUES, Xl));
+  PetscCall(DMGlobalToLocalEnd(c->da, X, INSERT_VALUES, Xl));
+  PetscCall(VecGetArrayRead(Xl, &xl));
+  PetscMPIInt rank;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)X), &rank));
+  bpa_record((int)rank, in, c->lambda, c->clip, xl);
+  int st = bpa_jacobian((int)no, (int)nl, xl, 0, &c->a_nnz, &c->a_ri, &c->a_ci, &c->a_v);
+  PetscCall(VecRestoreArrayRead(Xl, &xl));
+  PetscCall(DMRestoreLocalVector(c->da, &Xl));
+  PetscCheck(st >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "ADOL-C: sparse_jac failed (%d)", st);
+  const size_t nnz = (size_t)c->a_nnz;
+  size_t *next;
+  PetscCall(PetscMalloc2(no, &c->rowloc, (PetscInt)nnz, &c->colloc));
+  PetscCall(PetscMalloc3(no + 1, &c->a_rowptr, (PetscInt)nnz, &c->a_perm, (PetscInt)nnz, &c->a_val));
+  PetscCall(PetscCalloc1(no + 1, &next));
+  for (PetscInt r = 0; r <= no; r++) c->a_rowptr[r] = 0;
+  for (size_t k = 0; k < nnz; k++) c->a_rowptr[c->a_ri[k] + 1]++;
+  for (PetscInt r = 0; r < no; r++) c->a_rowptr[r + 1] += c->a_rowptr[r], next[r] = c->a_rowptr[r];
+  for (size_t k = 0; k < nnz; k++) c->a_perm[k] = next[c->a_ri[k]]++, c->colloc[c->a_perm[k]] = (PetscInt)c->a_ci[k];
+  PetscCall(PetscFree(next));
+  PetscCall(preallocate(c, X, c->a_rowptr, J));
+  c->tapes = 1;
+  PetscFunctionReturn(0);
+}
+
+/* SNES's Jacobian callback, ADOL-C: ghost exchange, sparse_jac (repeat 1)
+ * at the new local array, its values scattered into CSR rows and inserted
+ * as adelim's are. */
+static PetscErrorCode jac_adolc(SNES snes, Vec X, Mat A, Mat B, void *ctx) {
+  app *c = ctx;
+  const double t0 = MPI_Wtime();
+  const PetscInt no = c->info.xm * c->info.ym, nl = c->info.gxm * c->info.gym;
+  Vec Xl;
+  const PetscScalar *xl;
+  (void)snes;
+  PetscFunctionBeginUser;
+  PetscCall(DMGetLocalVector(c->da, &Xl));
+  PetscCall(DMGlobalToLocalBegin(c->da, X, INSERT_VALUES, Xl));
+  PetscCall(DMGlobalToLocalEnd(c->da, X, INSERT_VALUES, Xl));
+  PetscCall(VecGetArrayRead(Xl, &xl));
+  const double t1 = MPI_Wtime();
+  int st = bpa_jacobian((int)no, (int)nl, xl, 1, &c->a_nnz, &c->a_ri, &c->a_ci, &c->a_v);
+  c->ade_seconds += MPI_Wtime() - t1;
+  PetscCheck(st >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "ADOL-C: sparse_jac failed (%d)", st);
+  PetscCall(VecRestoreArrayRead(Xl, &xl));
+  PetscCall(DMRestoreLocalVector(c->da, &Xl));
+  for (int k = 0; k < c->a_nnz; k++) c->a_val[c->a_perm[k]] = c->a_v[k];
+  for (PetscInt r = 0; r < no; r++) {
+    const size_t b = c->a_rowptr[r];
+    PetscCall(MatSetValuesLocal(B, 1, &c->rowloc[r], (PetscInt)(c->a_rowptr[r + 1] - b), c->colloc + b,
+                                c->a_val + b, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  if (A != B) {
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  c->jac_seconds += MPI_Wtime() - t0;
+  c->njac++;
+  PetscFunctionReturn(0);
+}
+#endif
+
 typedef struct result {
   PetscInt its, lits;
   SNESConvergedReason reason;
@@ -387,6 +465,7 @@ typedef struct result {
   uint64_t records, nnz; /* summed over ranks (adelim) */
   uint64_t retapes;      /* tapes recorded again after a branch flipped, all ranks */
   int tapes;             /* max over ranks */
+  int jac;               /* which Jacobians */
   Vec u;
 } result;
 
@@ -420,6 +499,13 @@ static PetscErrorCode solve(app *c, result *res) {
     PetscCall(adelim_setup(c, res->u, &J));
     setup = MPI_Wtime() - t0;
     PetscCall(SNESSetJacobian(snes, J, J, jac_adelim, c));
+#ifdef BRATU_WITH_ADOLC
+  } else if (c->jac == JAC_ADOLC) {
+    t0 = MPI_Wtime();
+    PetscCall(adolc_setup(c, res->u, &J));
+    setup = MPI_Wtime() - t0;
+    PetscCall(SNESSetJacobian(snes, J, J, jac_adolc, c));
+#endif
   } else {
     PetscCall(SNESSetJacobian(snes, NULL, NULL, jac_fd, c));
   }
@@ -441,7 +527,7 @@ static PetscErrorCode solve(app *c, result *res) {
   PetscCall(SNESGetTolerances(snes, &atol, &res->rtol, &stol, &maxit, &maxf));
   PetscCall(residual(c, res->u, F));
   PetscCall(VecNorm(F, NORM_2, &res->fnorm));
-  res->nfunc = c->nfunc, res->njac = c->njac, res->checked = c->checked;
+  res->nfunc = c->nfunc, res->njac = c->njac, res->checked = c->checked, res->jac = c->jac;
   res->repeat_seconds = 0;
   if (c->repeat > 0) { /* steady state: the Jacobian at the solution, repeat times */
     Mat A, B;
@@ -468,6 +554,9 @@ static PetscErrorCode solve(app *c, result *res) {
   ade_tape_free(c->tape);
   c->loop = NULL, c->tape = NULL, c->tapes = 0;
   if (c->rowloc) PetscCall(PetscFree2(c->rowloc, c->colloc));
+  if (c->a_rowptr) PetscCall(PetscFree3(c->a_rowptr, c->a_perm, c->a_val));
+  free(c->a_ri), free(c->a_ci), free(c->a_v);
+  c->a_ri = c->a_ci = NULL, c->a_v = NULL, c->a_nnz = 0, c->tapes = 0;
   PetscCall(MatDestroy(&J));
   PetscCall(VecDestroy(&F));
   PetscCall(SNESDestroy(&snes));
@@ -495,6 +584,11 @@ static PetscErrorCode print_result(MPI_Comm comm, const char *name, const result
   if (r->records)
     PetscCall(PetscPrintf(comm, "%-9s tapes recorded again after a branch flipped: %" PRIu64 " (all ranks)\n", "",
                           r->retapes));
+  if (r->jac == JAC_ADOLC)
+    PetscCall(PetscPrintf(comm,
+                          "%-9s tape + first sparse_jac (pattern, coloring) + preallocation %.3f s (once);\n"
+                          "%-9s %.3f ms per Jacobian in sparse_jac, the rest inserting and assembling\n",
+                          "", r->setup_seconds, "", r->njac ? 1e3 * r->ade_seconds / (double)r->njac : 0.0));
   if (r->repeat_seconds > 0)
     PetscCall(PetscPrintf(comm, "%-9s %.3f ms per Jacobian at the solution (steady state, -jac_repeat)\n", "",
                           1e3 * r->repeat_seconds));
@@ -555,11 +649,11 @@ static void *counting_alloc(void *ud, void *p, size_t n) {
 
 int main(int argc, char **argv) {
   app c;
-  result res[2];
+  result res[NJAC];
   char jac[16] = "both", method[32] = "cpr-forward";
   PetscMPIInt size;
   PetscReal unorm;
-  int ok = 1, run[2];
+  int ok = 1, run[NJAC];
   long live = 0; /* -check: blocks adelim holds */
   memset(&c, 0, sizeof c);
   memset(res, 0, sizeof res);
@@ -583,9 +677,16 @@ int main(int argc, char **argv) {
   PetscCheck(mib > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-ade_memory_limit: MiB > 0");
   c.memory_limit = (size_t)mib << 20;
   PetscCheck(c.lambda >= 0 && c.lambda <= 6.81, comm, PETSC_ERR_ARG_OUTOFRANGE, "-par: lambda in [0, 6.81]");
-  run[JAC_FD] = !strcmp(jac, "fd") || !strcmp(jac, "both");
-  run[JAC_ADELIM] = !strcmp(jac, "adelim") || !strcmp(jac, "both");
-  PetscCheck(run[0] || run[1], comm, PETSC_ERR_ARG_WRONG, "-jac adelim|fd|both");
+  const int all = !strcmp(jac, "all");
+  run[JAC_FD] = !strcmp(jac, "fd") || !strcmp(jac, "both") || all;
+  run[JAC_ADELIM] = !strcmp(jac, "adelim") || !strcmp(jac, "both") || all;
+  run[JAC_ADOLC] = 0;
+#ifdef BRATU_WITH_ADOLC
+  run[JAC_ADOLC] = !strcmp(jac, "adolc") || all;
+  PetscCheck(!run[JAC_ADOLC] || isinf(c.clip), comm, PETSC_ERR_ARG_WRONG,
+             "-clip: ADOL-C's tape would not see the branch flip; not with -jac adolc|all");
+#endif
+  PetscCheck(run[0] || run[1] || run[2], comm, PETSC_ERR_ARG_WRONG, "-jac adelim|fd|both (bench_petsc: |adolc|all)");
   PetscCheck(!c.check || (run[0] && run[1]), comm, PETSC_ERR_ARG_WRONG, "-check needs -jac both");
   if (c.check) ade_set_allocator(counting_alloc, &live);
   PetscCall(DMDACreate2d(comm, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 32, 32, PETSC_DECIDE,
@@ -602,6 +703,11 @@ int main(int argc, char **argv) {
     PetscCall(solve(&c, &res[k]));
     PetscCall(print_result(comm, jac_name(k), &res[k]));
   }
+  if (run[JAC_ADOLC]) {
+    c.jac = JAC_ADOLC;
+    PetscCall(solve(&c, &res[JAC_ADOLC]));
+    PetscCall(print_result(comm, jac_name(JAC_ADOLC), &res[JAC_ADOLC]));
+  }
   if (run[JAC_ADELIM] && run[JAC_FD]) {
     const result *a = &res[JAC_ADELIM], *f = &res[JAC_FD];
     if (a->repeat_seconds > 0)
@@ -612,7 +718,16 @@ int main(int argc, char **argv) {
                           a->solve_seconds > 0 ? f->solve_seconds / a->solve_seconds : 0.0,
                           a->nfunc ? (double)f->nfunc / (double)a->nfunc : 0.0));
   }
-  for (int k = 0; k < 2; k++)
+  if (run[JAC_ADOLC] && run[JAC_ADELIM]) {
+    const result *a = &res[JAC_ADELIM], *o = &res[JAC_ADOLC];
+    if (a->repeat_seconds > 0)
+      PetscCall(PetscPrintf(comm, "ADOL-C / adelim: time per Jacobian at the solution %.2f\n",
+                            o->repeat_seconds / a->repeat_seconds));
+    PetscCall(PetscPrintf(comm, "ADOL-C / adelim: time per Jacobian %.2f, solve time %.2f\n",
+                          a->jac_seconds > 0 && a->njac ? (o->jac_seconds / (double)o->njac) / (a->jac_seconds / (double)a->njac) : 0.0,
+                          a->solve_seconds > 0 ? o->solve_seconds / a->solve_seconds : 0.0));
+  }
+  for (int k = 0; k < NJAC; k++)
     if (run[k]) {
       PetscCall(VecNorm(res[k].u, NORM_2, &unorm));
       PetscCall(PetscPrintf(comm, "solution %s: |u|_2 = %.12e\n", jac_name(k), (double)unorm));
@@ -626,7 +741,7 @@ int main(int argc, char **argv) {
                           held == 0 ? "ok" : "FAILED"));
     if (held != 0) ok = 0;
   }
-  for (int k = 0; k < 2; k++) PetscCall(VecDestroy(&res[k].u));
+  for (int k = 0; k < NJAC; k++) PetscCall(VecDestroy(&res[k].u));
   PetscCall(DMDestroy(&c.da));
   PetscCall(PetscFinalize());
   return ok ? 0 : 1;

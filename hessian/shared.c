@@ -177,13 +177,16 @@ int ade__hess_check(ade_tape *t, int method, const ade_hess_options *o, ade_spar
   return ADE_OK;
 }
 
-/* f = sum w_i y_i from the dependents' values. */
+/* f = sum w_i y_i from the dependents' values: V's at x, else the
+ * recorded ones (the resident form's, or the chunks' views; decoding them
+ * only for this would cost as much as a sweep). */
 int ade__hess_value(ade_tape *t, const double *V, const double *w, double *f) {
   const ade__meta *m = &t->meta;
+  const ade__res *r = V ? NULL : ade__res_find(t);
   *f = 0;
   size_t j = 0;
-  if (V) { /* no chunk to decode */
-    for (; j < m->ndep; j++) *f += (w ? w[j] : 1.0) * V[m->dep[j]];
+  if (V || r) {
+    for (; j < m->ndep; j++) *f += (w ? w[j] : 1.0) * (V ? V : r->val)[m->dep[j]];
     return ADE_OK;
   }
   for (size_t c = 0; c < m->nchunks && j < m->ndep; c++) {
