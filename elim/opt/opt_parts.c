@@ -248,15 +248,45 @@ static int to_edges(const ade_cgraph *g, ade_elim_seq **s) {
   return st;
 }
 
+/* The live part of c as a graph of its own (the same ids, kinds and
+ * independent and dependent order): the eliminated vertices no longer
+ * count towards the sizes that decide which orderings, hierarchies and
+ * dynamic programs a graph gets (ADE__SG_MAX_SLOTS). */
+static int compact(const ade_cgraph *c, ade_cgraph **hp) {
+  size_t *map = ade__alloc((c->nv + 1) * sizeof *map), ix = 0;
+  ade_cgraph *h = map ? ade__calloc(1, sizeof *h) : NULL;
+  int st = h && !ade__graph_init(h, 0, c->nalive, c->nedges) && (h->xv = ade__alloc((c->n + 1) * sizeof *h->xv)) &&
+                   (h->yv = ade__alloc((c->m + 1) * sizeof *h->yv))
+               ? ADE_OK
+               : ade__fail(ADE_ENOMEM, "out of memory for a graph of %zu vertices", c->nalive);
+  if (h) h->memlimit = c->memlimit;
+  for (size_t i = 0; !st && i < c->nv; i++) {
+    map[i] = ADE__NONE;
+    if (c->v[i].alive) st = ade__graph_add_vertex(h, c->v[i].id, c->v[i].kind, &map[i]);
+  }
+  for (size_t j = 0; !st && j < c->n; j++) ix = map[c->xv[j]], h->v[ix].aux = j, h->xv[h->n++] = ix;
+  for (size_t j = 0; !st && j < c->m; j++) ix = map[c->yv[j]], h->v[ix].aux = j, h->yv[h->m++] = ix;
+  for (size_t i = 0; !st && i < c->nv; i++)
+    for (size_t k = 0; !st && c->v[i].alive && k < c->v[i].nout; k++) {
+      const ade__edge *e = &c->e[c->v[i].out[k]];
+      st = ade__graph_add_edge(h, map[i], map[e->dst], e->val, NULL);
+    }
+  ade__free(map);
+  if (st) ade_cgraph_free(h), h = NULL;
+  *hp = h;
+  return st;
+}
+
 /* What the first level left, eliminated as one graph, appended to *s
  * (turned into an edge sequence when the edge plan of the rest wins). */
 static int second_level(const ade_cgraph *g, int method, const ade_opt_limits *l, const ade__clock *clk,
                         ade_elim_seq **s, ade_parts_report *r) {
-  ade_cgraph *c = NULL;
+  ade_cgraph *a = NULL, *c = NULL;
   ade_elim_seq *o = NULL, *e = NULL;
-  int st = ade_cgraph_copy(&c, g);
-  if (!st) st = ade_seq_apply(c, *s, NULL);
-  if (!st) c->fma = c->fill = c->absorbed = c->merged = 0; /* the second level's own cost */
+  int st = ade_cgraph_copy(&a, g);
+  if (!st) st = ade_seq_apply(a, *s, NULL);
+  if (!st) st = compact(a, &c); /* the second level's own graph and cost */
+  ade_cgraph_free(a);
   if (!st) st = solve(c, method, l, clk, &o, &r->limited);
   if (!st) st = second_edges(c, method, clk, o, &e);
   if (!st && e) st = to_edges(g, s);
