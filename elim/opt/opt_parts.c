@@ -43,8 +43,8 @@ static int cmp_lvtx(const void *a, const void *b) {
  * vertex adds edges into such a successor but changes no other part's
  * Markowitz degrees (a degree counts the eliminated vertex's own
  * neighbours), so the costs still add up; without the second case every
- * vertex feeding a dependent stays for the second level (cavity: 1,114 of
- * its 4,193 second-level vertices would be 5,307). */
+ * vertex feeding a dependent stays for the second level (cavity, auto
+ * parts: 6,241 second-level vertices instead of 4,193). */
 static int interior(const ade_cgraph *g, const size_t *pv, size_t i) {
   const ade__vtx *v = &g->v[i];
   for (size_t k = 0; k < v->nout; k++) {
