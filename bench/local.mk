@@ -279,3 +279,25 @@ EXTRA_PROGRAMS += %D%/bench_elemental
 %C%_bench_elemental_CPPFLAGS = $(BENCH_CPPFLAGS)
 %C%_bench_elemental_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_elemental_LDADD = $(BENCH_LDADD)
+
+# bench_parts: two-level elimination over parts against flat elimination
+# and ADOL-C's jacobian() (doc/benchmarks.md).
+EXTRA_PROGRAMS += %D%/bench_parts
+%C%_bench_parts_SOURCES = %D%/bench_parts.c %D%/jacobian_problems.h %D%/bench_jacobian.h %D%/bj_problem.c
+%C%_bench_parts_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_parts_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_parts_LDADD = $(BENCH_LDADD)
+%C%_bench_parts_CXXFLAGS = -O2 -ffp-contract=off
+if WITH_ADOLC
+%C%_bench_parts_SOURCES += %D%/bench_jacobian_adolc.cpp
+%C%_bench_parts_CPPFLAGS += -DBENCH_HAVE_ADOLC $(ADOLC_CPPFLAGS)
+%C%_bench_parts_LDADD += $(ADOLC_LIBS)
+%C%_bench_parts_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CXXLD) $(%C%_bench_parts_CXXFLAGS) \
+	$(CXXFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+else
+%C%_bench_parts_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	$(LIBTOOLFLAGS) --mode=link $(CCLD) $(%C%_bench_parts_CFLAGS) \
+	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+bench: %D%/bench_parts$(EXEEXT)

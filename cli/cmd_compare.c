@@ -431,7 +431,8 @@ static void run_parts(cmp *c) {
     method_failed(c, c->parts_row, st);
   } else {
     ade_jacobian_options o = {seq, 0, NULL, 0};
-    c->have_parts = run_plan(c, c->parts_row, "vertex", 0, &o, t1 - t0, c->prep.limited) != NULL;
+    const char *kind = ade_seq_kind(seq) == ADE_SEQ_EDGE ? "edge" : "vertex";
+    c->have_parts = run_plan(c, c->parts_row, kind, 0, &o, t1 - t0, c->prep.limited) != NULL;
   }
   ade_seq_free(seq);
   ade_cgraph_free(g);
@@ -444,9 +445,9 @@ static void print_parts(const cmp *c) {
   if (!c->have_parts) return;
   printf("\nparts (%s): %zu with an interior, %zu %s of identical parts, %zu vertices eliminated first\n", c->parts,
          p->parts, p->classes, cli_plural(p->classes, "class", "classes"), p->interior);
-  printf("two levels: first (the parts' interiors) %" PRIu64 " fma + second (the rest) %" PRIu64 " fma = %" PRIu64
-         " fma; one level (the same heuristic, flat): %" PRIu64 " fma; %s used\n",
-         p->local_cost, p->outer_cost, p->local_cost + p->outer_cost, p->flat_cost,
+  printf("two levels: first (the parts' interiors) %" PRIu64 " fma + second (the rest, by %s) %" PRIu64
+         " fma = %" PRIu64 " fma; one level (the same heuristic, flat): %" PRIu64 " fma; %s used\n",
+         p->local_cost, p->outer_kind == ADE_SEQ_EDGE ? "edges" : "vertices", p->outer_cost, p->local_cost + p->outer_cost, p->flat_cost,
          p->two_level ? "two levels" : "one level");
 }
 

@@ -47,10 +47,12 @@ const char cli_jacobian_usage[] =
     "                  apply the elimination sequence in FILE instead\n"
     "  --save-sequence FILE, --save-seq FILE\n"
     "                  write the sequence the method chose to FILE\n"
-    "  --parts P       two-level vertex elimination over parts of the tape:\n"
-    "                  each part's interior first (its local Jacobian),\n"
-    "                  identical parts solved once, then the rest; by the\n"
-    "                  optimizer given (vertex kind), else the best heuristic.\n"
+    "  --parts P       two-level elimination over parts of the tape: each\n"
+    "                  part's interior first (its local Jacobian), identical\n"
+    "                  parts solved once, then the rest; by the optimizer\n"
+    "                  given (vertex kind), else the best heuristic (the rest\n"
+    "                  also by edge orderings and dynamic programming over\n"
+    "                  the chain of parts, when cheaper).\n"
     "                  P: regions (ade_region_begin/end), callsites (runs of\n"
     "                  records from one call of a function; a tape recorded\n"
     "                  with call sites), repeats (repeated blocks such as\n"
@@ -244,8 +246,9 @@ static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, 
 static void print_parts(const char *kind, const ade_parts_report *p) {
   printf("parts: %s, %zu with an interior (%zu %s), %zu vertices eliminated first\n", kind, p->parts, p->classes,
          cli_plural(p->classes, "class", "classes"), p->interior);
-  printf("levels: first %" PRIu64 " fma + second %" PRIu64 " fma = %" PRIu64 "; one level: %" PRIu64
-         " fma; %s%s; %.6f s\n", p->local_cost, p->outer_cost, p->local_cost + p->outer_cost, p->flat_cost,
+  printf("levels: first %" PRIu64 " fma + second (%s) %" PRIu64 " fma = %" PRIu64 "; one level: %" PRIu64
+         " fma; %s%s; %.6f s\n", p->local_cost, p->outer_kind == ADE_SEQ_EDGE ? "edges" : "vertices", p->outer_cost,
+         p->local_cost + p->outer_cost, p->flat_cost,
          p->two_level ? "two levels used" : "one level used", p->limited ? " (a search stopped at its limit)" : "",
          p->seconds);
 }

@@ -940,10 +940,15 @@ typedef struct ade_parts_report {
   uint64_t cost;         /* of the sequence returned: the two levels' sum,
                             or flat_cost if that is less */
   int two_level;         /* 1: the two-level sequence is returned */
+  int outer_kind;        /* the second level's plan: ADE_SEQ_VERTEX, or
+                            ADE_SEQ_EDGE when edge eliminations (an edge
+                            ordering, or dynamic programming over the chain
+                            of extended Jacobians) cost less; the two-level
+                            sequence is then an edge sequence */
   int limited;           /* a time or node limit cut a search short */
   double seconds;
 } ade_parts_report;
-/*! ade_optimize_parts: a vertex sequence for g in two levels. First the
+/*! ade_optimize_parts: an elimination sequence for g in two levels. First the
  * interior of each part (its intermediates whose successors all lie in the
  * part; vertex ids index part[0..nid)) is eliminated on a graph of its own
  * (what feeds it as independents, the part's other vertices it feeds as
@@ -951,7 +956,10 @@ typedef struct ade_parts_report {
  * identical graphs (the time steps of a simulation) are solved once. Then
  * what is left is eliminated as one graph. Each level uses method (an
  * optimizer building vertex sequences, under limits), or the best
- * heuristic ordering when method < 0. The method on the whole graph in one
+ * heuristic ordering when method < 0; then the second level also tries
+ * edge eliminations (the edge orderings, dynamic programming over the
+ * chain of extended Jacobians) and, when they cost less, the sequence is
+ * an edge sequence (report->outer_kind). The method on the whole graph in one
  * level is tried too, and the cheaper sequence returned (report->two_level
  * says which). The sequence is bound to g and its cost set; report may be
  * NULL. @return ADE_OK, ADE_EINVAL, ADE_ENOMEM,
