@@ -78,6 +78,8 @@ typedef struct ade__planrec {
 int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b);
 /* Room for k more steps (NULL r: nothing to do). */
 int ade__plan_reserve(ade__planrec *r, size_t k);
+/* Frees r's steps and zeroes it. */
+void ade__plan_rec_free(ade__planrec *r);
 
 /* A compiled plan's parts, read-only, for code generation (codegen.c):
  * the partials of the tape's operands (in linearized order, chunk_ops[c]

@@ -32,7 +32,6 @@ libadelim_core_la_SOURCES += \
 	%D%/dot.c \
 	%D%/plan.c \
 	%D%/parts.c \
-	%D%/stream.c \
 	%D%/auto.c \
 	%D%/cache.c \
 	%D%/codegen.c

@@ -41,10 +41,7 @@ void ade_elim_plan_free(ade_elim_plan *p) {
   if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1) return;
   ade__free(p->chunk_ops);
   ade__free(p->init);
-  ade__free(p->prog.kind);
-  ade__free(p->prog.d);
-  ade__free(p->prog.a);
-  ade__free(p->prog.b);
+  ade__plan_rec_free(&p->prog);
   ade__free(p->step);
   ade__free(p->perm);
   ade__free(p->pout);

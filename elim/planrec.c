@@ -29,3 +29,11 @@ int ade__plan_push(ade__planrec *r, int kind, long d, long a, long b) {
   r->b[r->n++] = (size_t)b;
   return ADE_OK;
 }
+
+void ade__plan_rec_free(ade__planrec *r) {
+  ade__free(r->kind);
+  ade__free(r->d);
+  ade__free(r->a);
+  ade__free(r->b);
+  memset(r, 0, sizeof *r);
+}

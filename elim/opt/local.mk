@@ -1,5 +1,6 @@
 # elim/opt/local.mk: optimizers of elimination sequences (exhaustive search,
-# branch and bound, hierarchies, annealing, dynamic programming). Above the
+# branch and bound, hierarchies, annealing, dynamic programming), and the
+# two-level and streaming eliminations that use them. Above the
 # engine in elim/: the engine includes no header of this folder.
 libadelim_core_la_SOURCES += \
 	%D%/opt_internal.h \
@@ -13,7 +14,8 @@ libadelim_core_la_SOURCES += \
 	%D%/opt_anneal.c \
 	%D%/opt_dp.c \
 	%D%/optimize.c \
-	%D%/opt_parts.c
+	%D%/opt_parts.c \
+	%D%/stream.c
 
 check_PROGRAMS += tests/check_opt
 tests_check_opt_SOURCES = tests/check_opt.c

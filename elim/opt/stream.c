@@ -45,10 +45,7 @@ typedef struct sclass {
 static void sclass_free(sclass *k) {
   if (!k) return;
   ade__free(k->init);
-  ade__free(k->prog.kind);
-  ade__free(k->prog.d);
-  ade__free(k->prog.a);
-  ade__free(k->prog.b);
+  ade__plan_rec_free(&k->prog);
   ade__free(k->rv);
   ade__free(k->cv);
   ade__free(k->xv);
