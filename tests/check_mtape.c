@@ -404,7 +404,7 @@ static ade_tape *record_calls(const randprog *p, const double *x, uint64_t seed,
  * at a new one, gives dense forward mode's Jacobian at the planned cost. */
 START_TEST(random_calls) {
   m_register();
-  int calls = 0, celems = 0;
+  int calls = 0, celems = 0, sels = 0;
   for (uint64_t s = 1; s <= 24; s++) {
     uint64_t r = s * 104729;
     int n = 1 + (int)(ade_test_rand(&r) % 5), m = 1 + (int)(ade_test_rand(&r) % 4), nc;
@@ -418,11 +418,15 @@ START_TEST(random_calls) {
                   (unsigned long long)s, ade_errmsg());
     int nvar, nel;
     ade_mission_size(d, &nvar, &nel);
+    int ce = 0;
     for (int k = 0; k < nel; k++) { /* a call's elemental: its registered costs (edges never cost 9/11 etc. together) */
       uint64_t tan, adj;
       ck_assert_int_eq(ade_mission_elemental(d, k, NULL, NULL, NULL, &tan, &adj), ADE_OK);
-      for (int e = 0; e < MNE; e++) celems += tan == MTC[e] && adj == MAC[e] && tan != adj;
+      for (int e = 0; e < MNE; e++) ce += tan == MTC[e] && adj == MAC[e] && tan != adj;
+      sels += tan == 0 && adj == 0; /* a gather or scatter (a region has an edge at least) */
     }
+    ck_assert_int_le(ce, nc); /* each call one elemental at most, however many variables feed it */
+    celems += ce;
     for (int method = ADE_MISSION_SPARSE_TANGENT; method < ADE_MISSION_NMETHODS; method++) {
       ade_mplan *p = plan(d, method);
       if (!p) continue;
@@ -436,6 +440,7 @@ START_TEST(random_calls) {
   }
   ck_assert_int_ge(calls, 60);
   ck_assert_int_ge(celems, 20);
+  ck_assert_int_ge(sels, 20);
 }
 END_TEST
 
@@ -528,6 +533,99 @@ START_TEST(calls_by_hand) {
 }
 END_TEST
 
+/* x (4) -> smooth(x0..x2) = a, tall(x3) = b; y0 = wide(a0, a1, b0, b1),
+ * y1 = b2. wide's inputs come from two variables: a gather mt.wide.3:in
+ * (4) fed by two selections of cost 0, then wide once; tall's outputs go
+ * to two variables (b0, b1 read later, b2 a dependent): one elemental
+ * x -> mt.tall.2:out (4), then two scatters of cost 0. Dense tangent
+ * 4 (9 + 4 + 5): each call's tangent once per direction (the pairs of
+ * sources and targets would give 4 (9 + 2 * 4 + 2 * 5)); dense adjoint
+ * 2 (11 + 7 + 3). */
+START_TEST(gather_scatter_by_hand) {
+  m_register();
+  ade_tape *t = NULL;
+  double xv[4] = {0.4, -0.9, 1.1, 0.3};
+  ck_assert_int_eq(ade_tape_create(&t, NULL), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double x[4], a[3], b[4], w[4], y;
+  for (int i = 0; i < 4; i++) x[i] = ade_indep(xv[i]);
+  ck_assert_int_eq(ade_elemental_call(ME[M_SMOOTH], x, a), ADE_OK);
+  ck_assert_int_eq(ade_elemental_call(ME[M_TALL], x + 3, b), ADE_OK);
+  w[0] = a[0], w[1] = a[1], w[2] = b[0], w[3] = b[1];
+  ck_assert_int_eq(ade_elemental_call(ME[M_WIDE], w, &y), ADE_OK);
+  ade_dep(y);
+  ade_dep(b[2]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  ade_mission *d = NULL;
+  ck_assert_msg(ade_mission_from_tape(&d, t, ADE_PARTS_REGIONS) == ADE_OK, "%s", ade_errmsg());
+  int nv, ne, src, dst;
+  ade_mission_size(d, &nv, &ne);
+  ck_assert_int_eq(nv, 7); /* x, a (a0 a1), b (b0 b1), b:y (b2), y, the gather, tall's outputs */
+  ck_assert_int_eq(ne, 7);
+  static const char *const vid[7] = {"x", "mt.smooth.1", "mt.tall.2", "mt.tall.2:y", "mt.wide.3:y", "mt.tall.2:out", "mt.wide.3:in"};
+  static const uint64_t vsz[7] = {4, 2, 2, 1, 1, 4, 4};
+  for (int i = 0; i < 7; i++) {
+    const char *id;
+    uint64_t size;
+    ck_assert_int_eq(ade_mission_var(d, i, &id, &size), ADE_OK);
+    ck_assert_str_eq(id, vid[i]);
+    ck_assert_uint_eq(size, vsz[i]);
+  }
+  /* by source and target: the calls at their registered costs, selections at 0 */
+  static const int es[7] = {0, 0, 5, 5, 1, 2, 6}, ed[7] = {1, 5, 2, 3, 6, 6, 4};
+  static const uint64_t et[7] = {9, 4, 0, 0, 0, 0, 5}, ea[7] = {11, 7, 0, 0, 0, 0, 3};
+  for (int k = 0; k < 7; k++) {
+    uint64_t tan, adj;
+    ck_assert_int_eq(ade_mission_elemental(d, k, NULL, &src, &dst, &tan, &adj), ADE_OK);
+    ck_assert_int_eq(src, es[k]);
+    ck_assert_int_eq(dst, ed[k]);
+    ck_assert_uint_eq(tan, et[k]);
+    ck_assert_uint_eq(adj, ea[k]);
+  }
+  ade_mplan *pt = plan(d, ADE_MISSION_DENSE_TANGENT), *pa = plan(d, ADE_MISSION_DENSE_ADJOINT);
+  ck_assert_uint_eq(ade_mplan_cost(pt), 4 * (9 + 4 + 5));
+  ck_assert_uint_eq(ade_mplan_cost(pa), 2 * (11 + 7 + 3));
+  /* a selection: copies, its 0/1 Jacobian, no multiply-adds */
+  ade_mission_fns f;
+  ck_assert_int_eq(ade_mission_tape_fns(d, t, NULL, &f), ADE_OK);
+  double J[8], xd[4] = {1, 2, 3, 4}, yd[4] = {0}, xb[2] = {0};
+  ck_assert_int_eq(f.jacobian(f.ud, 5, J), ADE_OK); /* b (2) -> gather (4): rows 2 and 3 */
+  for (int i = 0; i < 8; i++) ck_assert(J[i] == (i == 2 || i == 7 ? 1.0 : 0.0));
+  ck_assert_int_eq(f.tangent(f.ud, 5, 1, xd, yd), ADE_OK);
+  ck_assert(yd[0] == 0 && yd[1] == 0 && yd[2] == 1 && yd[3] == 2);
+  ck_assert_int_eq(f.adjoint(f.ud, 5, 1, xd, xb), ADE_OK);
+  ck_assert(xb[0] == 3 && xb[1] == 4);
+  ck_assert_uint_eq(ade_mission_tape_fma(d), 0);
+  for (int method = ADE_MISSION_SPARSE_TANGENT; method < ADE_MISSION_NMETHODS; method++) {
+    ade_mplan *p = plan(d, method);
+    if (!p) continue;
+    check_exec(p, d, t, NULL, 4, 2);
+    double x2[4] = {0.5, 0.2, -0.7, -0.4};
+    check_exec(p, d, t, x2, 4, 2);
+    ade_mplan_free(p);
+  }
+  ade_mplan *pg = plan(d, ADE_MISSION_GREEDY_MIN_FILL);
+  for (long k = 0;; k++) { /* every allocation failure: ADE_ENOMEM, no leak */
+    ade_test_alloc al = {k, 0, 0};
+    ade_mission *d3 = NULL;
+    double J2[8];
+    ade_set_allocator(ade_test_alloc_fn, &al);
+    int rc = ade_mission_from_tape(&d3, t, ADE_PARTS_REGIONS);
+    if (!rc) rc = ade_mission_tape_jacobian(pg, d3, t, xv, J2, NULL);
+    ade_mission_free(d3);
+    ade_set_allocator(NULL, NULL);
+    ck_assert_int_eq(al.live, 0);
+    if (rc == ADE_OK) break;
+    ck_assert_int_eq(rc, ADE_ENOMEM);
+  }
+  ade_mplan_free(pg);
+  ade_mplan_free(pt);
+  ade_mplan_free(pa);
+  ade_mission_free(d);
+  ade_tape_free(t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("mtape");
   TCase *tc = tcase_create("missions from tapes");
@@ -540,6 +638,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, out_of_memory);
   tcase_add_test(tc, random_calls);
   tcase_add_test(tc, calls_by_hand);
+  tcase_add_test(tc, gather_scatter_by_hand);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -22,6 +22,9 @@ typedef struct telem {
   long call;
   size_t *jin, *kout;
   uint64_t tan, adj;
+  /* A selection (sel): a copy, entry es[k] of S to entry ed[k] of T for
+   * k < ne (no edges, no multiply-adds): a call's gather or scatter. */
+  int sel;
 } telem;
 
 struct ade__mtape {
@@ -84,6 +87,7 @@ typedef struct build {
   size_t *runcall;       /* per run: its call (ADE__NONE: scalar code) */
   size_t *v2i;           /* per record id: its c-graph vertex (ADE__NONE) */
   size_t cape;
+  ade_tape *t;
 } build;
 
 static int oom(void) { return ade__fail(ADE_ENOMEM, "mission from a tape: out of memory"); }
@@ -280,9 +284,9 @@ static void unmark(build *b, size_t q, int S, int T) {
   (void)T;
 }
 
-/* Elemental S -> T of call c's group: its registered callbacks and costs
- * (0 counts as 1); S's local slots are still marked. */
-static int call_elemental(build *b, size_t c, int S, int T, telem *e) {
+/* Call c's telem e (nin, nout set): its registered costs (0 counts as
+ * 1), its maps. */
+static int call_init(build *b, size_t c, telem *e) {
   const ade__elemrec *r = &b->tp->calls[c];
   if (!r->def)
     return ade__fail(ADE_ENOTFOUND, "mission from a tape: elemental '%s' is not registered in this process",
@@ -295,17 +299,35 @@ static int call_elemental(build *b, size_t c, int S, int T, telem *e) {
                      "(at most %u)", r->name, (unsigned long long)e->tan, (unsigned long long)e->adj, ADE__M_MAXCOST);
   e->jin = ade__alloc(ade__mul_size(r->n + 1, sizeof *e->jin));
   e->kout = ade__alloc(ade__mul_size(e->nout + 1, sizeof *e->kout));
-  if (!e->jin || !e->kout) return oom();
+  return e->jin && e->kout ? ADE_OK : oom();
+}
+
+/* jin: input j's slot in S (b->loc of S's entries), ADE__NONE if it is
+ * another variable's entry or a constant. */
+static void call_inputs(build *b, const ade__elemrec *r, int S, telem *e) {
   for (size_t j = 0; j < r->n; j++) {
     size_t v = r->in[j] && r->in[j] <= b->tp->records ? b->v2i[r->in[j]] : ADE__NONE;
     e->jin[j] = v != ADE__NONE && b->var[v] == S ? b->loc[v] : ADE__NONE;
   }
-  for (size_t k = 0; k < e->nout; k++) {
-    long id = b->g->v[b->vent[b->vfirst[T] + k]].id;
+}
+
+/* kout (e: NULL, only checked): the output of T's entry k. */
+static int call_outputs(build *b, const ade__elemrec *r, int T, telem *e) {
+  for (size_t k = b->vfirst[T]; k < b->vfirst[T + 1]; k++) {
+    long id = b->g->v[b->vent[k]].id;
     if (id < (long)r->out || (uint64_t)id >= r->out + r->m)
       return ade__fail(ADE_EINVAL, "mission from a tape: vertex %ld is no output of elemental '%s'", id, r->name);
-    e->kout[k] = (size_t)id - r->out;
+    if (e) e->kout[k - b->vfirst[T]] = (size_t)id - r->out;
   }
+  return ADE_OK;
+}
+
+/* Elemental S -> T of call c's group: S's local slots are still marked. */
+static int call_elemental(build *b, size_t c, int S, int T, telem *e) {
+  const ade__elemrec *r = &b->tp->calls[c];
+  int st = call_init(b, c, e);
+  if (!st) call_inputs(b, r, S, e), st = call_outputs(b, r, T, e);
+  if (st) return st;
   return ade_mission_add_elemental(b->d, NULL, S, T, e->tan, e->adj, r->def->def.jacobian != NULL, 1);
 }
 
@@ -368,6 +390,72 @@ static size_t sources(const build *b, size_t q, int *src) {
   return u;
 }
 
+/* A selection S -> T (costs 0, its 0/1 Jacobian given): T's entry dst[k]
+ * is S's entry src[k], k < np. */
+static int selection(build *b, int S, int T, const size_t *src, const size_t *dst, size_t np) {
+  ade__mtape *tp = b->tp;
+  if ((size_t)tp->ne == b->cape && ade__grow((void **)&tp->el, &b->cape, b->cape + 1, sizeof *tp->el)) return oom();
+  telem *e = &tp->el[tp->ne++];
+  memset(e, 0, sizeof *e);
+  e->call = -1, e->sel = 1, e->ne = np;
+  e->nin = (size_t)b->d->v[S].size, e->nout = (size_t)b->d->v[T].size;
+  e->es = ade__alloc(ade__mul_size(np + 1, sizeof *e->es));
+  e->ed = ade__alloc(ade__mul_size(np + 1, sizeof *e->ed));
+  if (!e->es || !e->ed) return oom();
+  memcpy(e->es, src, np * sizeof *src);
+  memcpy(e->ed, dst, np * sizeof *dst);
+  return ade_mission_add_elemental(b->d, NULL, S, T, 0, 0, 1, 1);
+}
+
+/* Call c's group q with inputs from several variables, or outputs in two:
+ * the call as one elemental G -> H (G: its n inputs, H: its m outputs;
+ * or the one source and target themselves), a selection S -> G per source
+ * S and H -> T per output variable T. */
+static int split_call(build *b, size_t q, size_t c, const int *src, size_t ns) {
+  const ade__elemrec *r = &b->tp->calls[c];
+  int T[2] = {b->gv[q], b->gy[q]}, nt = (T[0] >= 0) + (T[1] >= 0), G = src[0], H = T[0] >= 0 ? T[0] : T[1];
+  size_t n = r->n, m = r->m, *ps = ade__alloc(ade__mul_size(n + m + 1, 2 * sizeof *ps)), *pd = ps ? ps + n + m + 1 : NULL;
+  char id[72];
+  int st = ps ? ADE_OK : oom();
+  if (!st && ns > 1) group_name(b, b->t, q, id, 56), strcat(id, ":in"), st = ade_mission_add_var(b->d, id, n, &G);
+  if (!st && nt > 1) group_name(b, b->t, q, id, 56), strcat(id, ":out"), st = ade_mission_add_var(b->d, id, m, &H);
+  for (size_t i = 0; !st && ns > 1 && i < ns; i++) { /* the gathers: input j is entry ps of src[i] */
+    size_t np = 0;
+    for (size_t k = b->vfirst[src[i]]; k < b->vfirst[src[i] + 1]; k++) b->loc[b->vent[k]] = k - b->vfirst[src[i]];
+    for (size_t j = 0; j < n; j++) {
+      size_t v = r->in[j] && r->in[j] <= b->tp->records ? b->v2i[r->in[j]] : ADE__NONE;
+      if (v != ADE__NONE && b->var[v] == src[i]) ps[np] = b->loc[v], pd[np++] = j;
+    }
+    for (size_t k = b->vfirst[src[i]]; k < b->vfirst[src[i] + 1]; k++) b->loc[b->vent[k]] = ADE__NONE;
+    st = selection(b, src[i], G, ps, pd, np);
+  }
+  telem *e = NULL;
+  if (!st && (size_t)b->tp->ne == b->cape && ade__grow((void **)&b->tp->el, &b->cape, b->cape + 1, sizeof *b->tp->el))
+    st = oom();
+  if (!st) e = &b->tp->el[b->tp->ne++], memset(e, 0, sizeof *e);
+  if (e) e->nin = (size_t)b->d->v[G].size, e->nout = (size_t)b->d->v[H].size, st = call_init(b, c, e);
+  if (!st && ns > 1)
+    for (size_t j = 0; j < n; j++) e->jin[j] = j;
+  else if (!st) { /* one source S = G: input j is its entry jin[j] */
+    for (size_t k = b->vfirst[G]; k < b->vfirst[G + 1]; k++) b->loc[b->vent[k]] = k - b->vfirst[G];
+    call_inputs(b, r, G, e);
+    for (size_t k = b->vfirst[G]; k < b->vfirst[G + 1]; k++) b->loc[b->vent[k]] = ADE__NONE;
+  }
+  if (!st && nt > 1)
+    for (size_t k = 0; k < m; k++) e->kout[k] = k;
+  else if (!st) st = call_outputs(b, r, H, e);
+  if (!st) st = ade_mission_add_elemental(b->d, NULL, G, H, e->tan, e->adj, r->def->def.jacobian != NULL, 1);
+  for (int i = 0; !st && nt > 1 && i < 2; i++) { /* the scatters: T's entry k is output pd[k] */
+    size_t np = 0;
+    for (size_t k = b->vfirst[T[i]]; k < b->vfirst[T[i] + 1]; k++)
+      ps[np] = (size_t)b->g->v[b->vent[k]].id - r->out, pd[np] = np, np++;
+    st = call_outputs(b, r, T[i], NULL);
+    if (!st) st = selection(b, H, T[i], ps, pd, np);
+  }
+  ade__free(ps);
+  return st;
+}
+
 static int elementals(build *b) {
   size_t ns, *buf = ade__alloc(ade__mul_size(b->g->eslots + 1, sizeof *buf));
   int *src = ade__alloc(ade__mul_size(b->g->eslots + 1, sizeof *src)), st = ADE_OK;
@@ -378,6 +466,11 @@ static int elementals(build *b) {
   for (size_t v = 0; !st && v < b->nv; v++) b->loc[v] = ADE__NONE;
   for (size_t q = 0; !st && q < b->ngrp; q++) {
     ns = sources(b, q, src);
+    size_t c = b->runcall[b->run[b->g->v[b->mem[b->gfirst[q]]].id]];
+    if (c != ADE__NONE && ns && (ns > 1 || (b->gv[q] >= 0 && b->gy[q] >= 0))) {
+      st = split_call(b, q, c, src, ns);
+      continue;
+    }
     for (size_t i = 0; !st && i < ns; i++) {
       if (b->gv[q] >= 0) st = elemental(b, q, src[i], b->gv[q], buf);
       if (!st && b->gy[q] >= 0) st = elemental(b, q, src[i], b->gy[q], buf);
@@ -430,7 +523,7 @@ int ade_mission_from_tape(ade_mission **dp, ade_tape *t, int kind) {
   ade_stats s;
   int st = ade_tape_stats(t, &s);
   if (!st && !s.complete) st = ade__fail(ADE_ESTATE, "ade_mission_from_tape: the tape is incomplete");
-  build b = {0};
+  build b = {.t = t};
   if (!st) st = ade_mission_create(&b.d);
   if (!st && !(b.tp = ade__calloc(1, sizeof *b.tp))) st = oom();
   if (!st) b.d->tp = b.tp, b.d->tp_free = mtape_free, st = ade_cgraph_from_tape(&b.tp->g, t, NULL);
@@ -505,6 +598,11 @@ static int t_tangent(void *ud, int k, size_t q, const double *xd, double *yd) {
   ade__mtape *tp = ud;
   const telem *e = &tp->el[k];
   if (e->call >= 0) return c_tangent(tp, e, q, xd, yd);
+  if (e->sel) { /* copies */
+    for (size_t r = 0; r < q; r++)
+      for (size_t j = 0; j < e->ne; j++) yd[e->ed[j] + r * e->nout] += xd[e->es[j] + r * e->nin];
+    return ADE_OK;
+  }
   double *w = tp->w;
   for (size_t r = 0; r < q; r++) {
     memset(w, 0, e->nloc * sizeof *w);
@@ -521,6 +619,11 @@ static int t_adjoint(void *ud, int k, size_t q, const double *yb, double *xb) {
   ade__mtape *tp = ud;
   const telem *e = &tp->el[k];
   if (e->call >= 0) return c_adjoint(tp, e, q, yb, xb);
+  if (e->sel) {
+    for (size_t r = 0; r < q; r++)
+      for (size_t j = 0; j < e->ne; j++) xb[e->es[j] + r * e->nin] += yb[e->ed[j] + r * e->nout];
+    return ADE_OK;
+  }
   double *w = tp->w;
   for (size_t r = 0; r < q; r++) {
     memset(w, 0, e->nloc * sizeof *w);
@@ -599,6 +702,11 @@ static int t_jacobian(void *ud, int k, double *J) {
   ade__mtape *tp = ud;
   const telem *e = &tp->el[k];
   if (e->call >= 0) return c_jacobian(tp, k, J);
+  if (e->sel) { /* the 0/1 matrix, no count */
+    memset(J, 0, e->nout * e->nin * sizeof *J);
+    for (size_t j = 0; j < e->ne; j++) J[e->ed[j] + e->es[j] * e->nout] = 1.0;
+    return ADE_OK;
+  }
   ade_cgraph *g = NULL;
   ade_elim_seq *seq = NULL;
   ade_sparse *S = NULL;
