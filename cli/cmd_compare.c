@@ -18,7 +18,8 @@ const char cli_compare_usage[] =
     "       adelim compare --mission [--time-limit S] [--format F] [--json] FILE.graphml|TAPE\n"
     "\n"
     "Compute the Jacobian of the tape at its recorded point by every method\n"
-    "and print one table sorted by multiply-adds (fma):\n"
+    "and print one table, a row per method as it finishes, then the\n"
+    "cheapest by multiply-adds (fma):\n"
     "  - every elimination ordering of 'adelim jacobian' (fma executed,\n"
     "    fill-in; seconds: c-graph, ordering and elimination compiled into a\n"
     "    plan; replay: the plan run again on the tape's partials),\n"
@@ -43,14 +44,17 @@ const char cli_compare_usage[] =
     "skipped, and its row says why (text, markdown; csv: standard error;\n"
     "json: \"skipped\"). Orderings and optimizers run limited to their share\n"
     "of what is left (at most --time-limit).\n"
-    "In text, each row is printed as its method finishes, in the order run,\n"
-    "followed by the cheapest method; markdown, csv and json are sorted.\n"
+    "In every format the head comes first, then each row as its method\n"
+    "finishes, in the order run, then a summary: text, markdown: the\n"
+    "cheapest method (markdown: and every method by fma); json: the array\n"
+    "\"methods\" streamed, then \"best\" and \"by_fma\"; csv: rows only.\n"
     "A run longer than a second reports each method it starts on standard\n"
     "error (method, i of N, seconds elapsed), and an optimizer search longer\n"
     "than a second its incumbent about once a second.\n"
     "\n"
     "  --format F        text (default), markdown, csv or json\n"
-    "  --json            the same as --format json: one JSON object\n"
+    "  --json            the same as --format json: one JSON object, its\n"
+    "                    \"methods\" elements printed as they finish\n"
     "  --optimize        also every optimizer variant (ade_optimize: exhaustive,\n"
     "                    branch and bound, hierarchy, annealing, dynamic\n"
     "                    programming), each stopped after --time-limit; a\n"
@@ -125,8 +129,9 @@ typedef struct cmp {
   row *rows;
   size_t nrows;
   int failed;
-  int fmt;           /* CLI_TEXT: rows are printed as they finish */
-  cli_stream out;
+  int fmt;           /* rows are printed as they finish, in every format */
+  cli_stream out;    /* text */
+  cli_json json;     /* json: the object open, its "methods" array open */
   double start;      /* for the progress on stderr */
   double quiet;      /* seconds before progress is shown (ADELIM_PROGRESS_AFTER) */
   size_t step, nsteps;
@@ -184,21 +189,28 @@ static void on_search(void *ud, const ade_opt_progress *p) {
           now() - c->start);
 }
 
+#define NCOLS 8
 static void cells(const void *ctx, size_t i, char out[][CLI_CELL]);
+static void json_row(cmp *c, const row *r);
 
-/* A row is complete: in text, print it now (a skipped one with why; in
- * csv, why goes to stderr). */
+/* A row is complete: print it now, in every format (text: a skipped one
+ * with why; markdown: why under the table; csv: why on stderr). */
 static void row_done(cmp *c, const row *r) {
   char cl[CLI_GRID_MAXCOLS][CLI_CELL];
   if (r->skipped && c->fmt == CLI_CSV) fprintf(stderr, "adelim: compare: %s skipped: %s\n", r->method, r->reason);
-  if (c->fmt != CLI_TEXT) return;
-  if (r->skipped) {
+  if (c->fmt == CLI_JSON) {
+    json_row(c, r);
+    fflush(stdout);
+    return;
+  }
+  if (r->skipped && c->fmt == CLI_TEXT) {
     printf("%-*s  %-*s  skipped: %s\n", c->out.width[0], r->method, c->out.width[1], r->kind, r->reason);
     fflush(stdout);
     return;
   }
   cells(c, (size_t)(r - c->rows), cl);
-  cli_stream_row(&c->out, cl);
+  if (c->fmt == CLI_TEXT) cli_stream_row(&c->out, cl);
+  else cli_grid_row(stdout, c->fmt, cl, NCOLS);
 }
 
 /* max |J - ref| / max |ref| over all m x n entries (J's rows are sorted). */
@@ -555,7 +567,6 @@ static int by_fma(const void *a, const void *b) {
 
 /* ------------------------------------------------------------- output */
 
-#define NCOLS 8
 static const char *const heads[NCOLS] = {"method", "kind", "fma", "fill-in", "directions", "seconds", "replay",
                                          "error"};
 static const int minw[NCOLS] = {17, 6, 10, 8, 10, 8, 8, 7}; /* text: rows are printed as they finish */
@@ -591,13 +602,23 @@ static void print_header(const cmp *c) {
          ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n\n", b->dm, b->nr);
 }
 
-/* After the text rows (in the order run): the cheapest method (rows sorted). */
-static void print_cheapest(const cmp *c) {
+/* The cheapest method run (rows sorted by fma), not the bound; NULL: none. */
+static const row *cheapest(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
-    if (strcmp(c->rows[i].kind, "bound") != 0 && !c->rows[i].skipped) {
-      printf("\ncheapest: %s (%" PRIu64 " fma)\n", c->rows[i].method, c->rows[i].fma);
-      break;
-    }
+    if (strcmp(c->rows[i].kind, "bound") != 0 && !c->rows[i].skipped) return &c->rows[i];
+  return NULL;
+}
+
+/* After the text or markdown rows (in the order run; rows now sorted):
+ * the cheapest method; markdown also every row's method by fma. */
+static void print_cheapest(const cmp *c) {
+  const row *b = cheapest(c);
+  if (b) printf("\ncheapest: %s (%" PRIu64 " fma)\n", b->method, b->fma);
+  if (c->fmt != CLI_MARKDOWN || c->nrows == 0) return;
+  printf("%sby fma:", b ? "" : "\n");
+  for (size_t i = 0; i < c->nrows; i++)
+    printf("%s %s", i ? "," : "", c->rows[i].method);
+  printf("\n");
 }
 
 /* Under the markdown table: why each skipped row was skipped. */
@@ -620,37 +641,60 @@ static void print_limited_note(const cmp *c) {
     }
 }
 
-static void print_json(const cmp *c) {
+/* json: the object's head, then the "methods" array opened; its elements
+ * follow as the methods finish (json_row). */
+static void json_start(cmp *c) {
   const ade_jacobian_baselines *b = &c->b;
-  cli_json j;
-  cli_json_init(&j, stdout);
-  cli_json_open(&j, NULL, '{', 0);
-  cli_json_str(&j, "tape", c->path);
+  cli_json *j = &c->json;
+  cli_json_init(j, stdout);
+  cli_json_open(j, NULL, '{', 0);
+  cli_json_str(j, "tape", c->path);
   const char *const keys[] = {"n", "m", "p", "edges", "dropped", "nnz", "max_row_nnz", "max_col_nnz",
                               "col_colors", "row_colors", "dm", "nr", "nr_colors"};
   const uint64_t vals[] = {b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz,
                            b->col_colors, b->row_colors, b->dm, b->nr, b->nr_colors};
-  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) cli_json_u64(&j, keys[k], vals[k]);
-  cli_json_open(&j, "methods", '[', 0);
-  for (size_t i = 0; i < c->nrows; i++) {
-    const row *r = &c->rows[i];
-    cli_json_open(&j, NULL, '{', 1);
-    cli_json_str(&j, "method", r->method);
-    cli_json_str(&j, "kind", r->kind);
-    cli_json_opt(&j, "fma", !r->skipped, (double)r->fma);
-    cli_json_opt(&j, "fill", r->has_fill, (double)r->fill);
-    cli_json_opt(&j, "directions", r->dirs > 0, (double)r->dirs);
-    cli_json_opt(&j, "seconds", r->seconds >= 0, r->seconds);
-    cli_json_opt(&j, "replay", r->replay >= 0, r->replay);
-    cli_json_opt(&j, "error", r->err >= 0, r->err);
-    cli_json_bool(&j, "limited", r->limited);
-    if (r->skipped) cli_json_str(&j, "skipped", r->reason);
-    else cli_json_opt(&j, "skipped", 0, 0.0);
-    cli_json_close(&j);
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) cli_json_u64(j, keys[k], vals[k]);
+  cli_json_open(j, "methods", '[', 0);
+  fflush(stdout);
+}
+
+static void json_row(cmp *c, const row *r) {
+  cli_json *j = &c->json;
+  cli_json_open(j, NULL, '{', 1);
+  cli_json_str(j, "method", r->method);
+  cli_json_str(j, "kind", r->kind);
+  cli_json_opt(j, "fma", !r->skipped, (double)r->fma);
+  cli_json_opt(j, "fill", r->has_fill, (double)r->fill);
+  cli_json_opt(j, "directions", r->dirs > 0, (double)r->dirs);
+  cli_json_opt(j, "seconds", r->seconds >= 0, r->seconds);
+  cli_json_opt(j, "replay", r->replay >= 0, r->replay);
+  cli_json_opt(j, "error", r->err >= 0, r->err);
+  cli_json_bool(j, "limited", r->limited);
+  if (r->skipped) cli_json_str(j, "skipped", r->reason);
+  else cli_json_opt(j, "skipped", 0, 0.0);
+  cli_json_close(j);
+}
+
+/* json, once every method has finished (rows sorted by fma): "methods"
+ * closed, then "best" (the cheapest method, null if none ran), "by_fma"
+ * (every method, sorted by fma, skipped ones last) and "parts". */
+static void json_end(cmp *c) {
+  cli_json *j = &c->json;
+  const row *b = cheapest(c);
+  cli_json_close(j);
+  if (b) {
+    cli_json_open(j, "best", '{', 1);
+    cli_json_str(j, "method", b->method);
+    cli_json_u64(j, "fma", b->fma);
+    cli_json_close(j);
+  } else {
+    cli_json_null(j, "best");
   }
-  cli_json_close(&j);
-  if (c->have_parts) cli_json_parts(&j, c->parts, &c->prep);
-  cli_json_close(&j);
+  cli_json_open(j, "by_fma", '[', 1);
+  for (size_t i = 0; i < c->nrows; i++) cli_json_str(j, NULL, c->rows[i].method);
+  cli_json_close(j);
+  if (c->have_parts) cli_json_parts(j, c->parts, &c->prep);
+  cli_json_close(j);
 }
 
 static int parse_format(const cli_cmd *self, const char *s, int *fmt) {
@@ -716,7 +760,8 @@ static double auto_predicted(const cmp *c) {
   return t;
 }
 
-/* Every Jacobian method, one row each, sorted by fma. */
+/* Every Jacobian method, one row each printed as it finishes, then the
+ * summary (the cheapest; markdown, json: every method by fma). */
 static int compare_jacobian(cmp *c, int fmt) {
   c->rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 8, sizeof *c->rows);
   int rc = c->rows ? baselines(c) : cli_tape_error(c->path, "compare", ADE_ENOMEM);
@@ -727,6 +772,8 @@ static int compare_jacobian(cmp *c, int fmt) {
   c->nsteps += ADE_ORDER_COUNT + 1 + (c->parts != NULL);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
   if (fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, heads, minw, NCOLS, 2);
+  else if (fmt == CLI_JSON) json_start(c);
+  else cli_grid_head(stdout, fmt, heads, NCOLS, 2);
   run_dense(c);
   run_orderings(c);
   progress(c, "auto");
@@ -737,9 +784,8 @@ static int compare_jacobian(cmp *c, int fmt) {
   run_cpr(c);
   row_done(c, add_row(c, "newsam-ramsdell", "bound", c->b.nr));
   qsort(c->rows, c->nrows, sizeof *c->rows, by_fma);
-  if (fmt == CLI_JSON) print_json(c);
-  else if (fmt == CLI_TEXT) print_cheapest(c);
-  else cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
+  if (fmt == CLI_JSON) json_end(c);
+  else if (fmt != CLI_CSV) print_cheapest(c);
   if (fmt == CLI_MARKDOWN) print_skipped(c);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_limited_note(c);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_parts(c);
