@@ -190,6 +190,8 @@ void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]);
 void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt);
 /* cli_hess_json: the same as the member "methods", an array of objects. */
 void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm);
+/* One element of that array (nothing when the method failed). */
+void cli_hess_json_row(cli_json *j, const cli_hess *h);
 
 /* Subcommands. */
 int cli_cmd_stats(const cli_cmd *self, int argc, char **argv);

@@ -72,7 +72,8 @@ const char cli_compare_usage[] =
     "                    hierarchy optimizer's filters (--optimize)\n"
     "  --all             accepted for old scripts; every ordering runs\n"
     "  --hessian         compare the Hessian methods instead: every method of\n"
-    "                    'adelim hessian', one row each sorted by fma, with its\n"
+    "                    'adelim hessian', one row each as it finishes (then\n"
+    "                    the cheapest, as above), with its\n"
     "                    value, nonzeros, updates, fma, largest live set,\n"
     "                    vertex pairs, seconds and the error against\n"
     "                    for-over-rev (relative to its largest entry)\n"
@@ -799,7 +800,8 @@ static int by_hess_fma(const void *a, const void *b) {
 }
 
 /* The Hessian methods one at a time, for-over-rev (the reference) first,
- * each row printed in text as soon as its error is known. */
+ * each row printed as soon as its error is known (every format; json: an
+ * element of the open "methods" array). */
 static int run_hessians(cmp *c, const double *w, cli_hess *res) {
   static const int hminw[CLI_HESS_NCOLS] = {16, 22, 16, 8, 8, 8, 8, 6, 8, 7};
   char cl[CLI_GRID_MAXCOLS][CLI_CELL];
@@ -810,26 +812,36 @@ static int run_hessians(cmp *c, const double *w, cli_hess *res) {
   start_clock(c);
   c->nsteps = ADE_HESS_NMETHODS;
   if (c->fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, cli_hess_heads, hminw, CLI_HESS_NCOLS, 1);
+  else if (c->fmt != CLI_JSON) cli_grid_head(stdout, c->fmt, cli_hess_heads, CLI_HESS_NCOLS, 1);
   for (size_t k = 0; k < ADE_HESS_NMETHODS; k++) {
     progress(c, ade_hess_method_name(res[k].method));
     if (cli_hess_run(c->path, c->t, w, NULL, &res[k], 1) != CLI_OK) status = CLI_FAIL;
     cli_hess_errors(res, k + 1);
-    if (c->fmt != CLI_TEXT || !res[k].H) continue;
+    if (!res[k].H) continue;
+    if (c->fmt == CLI_JSON) {
+      cli_hess_json_row(&c->json, &res[k]);
+      fflush(stdout);
+      continue;
+    }
     cli_hess_cells(&res[k], cl);
-    cli_stream_row(&c->out, cl);
+    if (c->fmt == CLI_TEXT) cli_stream_row(&c->out, cl);
+    else cli_grid_row(stdout, c->fmt, cl, CLI_HESS_NCOLS);
   }
   return status;
 }
 
-/* --hessian: every Hessian method, one row each, sorted by fma (text: in
- * the order run, then the cheapest); the error is against for-over-rev. */
+/* --hessian: every Hessian method, one row each printed as it finishes (in
+ * the order run), then the summary: the cheapest (markdown: and every
+ * method by fma; json: "best" and "by_fma"); the error is against
+ * for-over-rev. */
 static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int fmt) {
   cli_hess res[ADE_HESS_NMETHODS] = {{0}};
   double *w = NULL;
   int rc = cli_hess_weights(self, weights, c->m, &w);
   c->fmt = fmt;
   if (rc < 0) {
-    cli_json j;
+    cli_json *j = &c->json;
+    const cli_hess *best = NULL;
     if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) {
       printf("tape: ");
       cli_put_text(stdout, c->path);
@@ -837,24 +849,43 @@ static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int
              weights ? "sum w_i y_i" : "y", c->n, cli_plural(c->n, "independent", "independents"), c->m,
              cli_plural(c->m, "dependent", "dependents"));
     }
+    cli_json_init(j, stdout);
+    if (fmt == CLI_JSON) {
+      cli_json_open(j, NULL, '{', 0);
+      cli_json_str(j, "tape", c->path);
+      cli_json_u64(j, "n", c->n);
+      cli_json_u64(j, "m", c->m);
+      cli_json_open(j, "methods", '[', 0);
+      fflush(stdout);
+    }
     rc = run_hessians(c, w, res);
     qsort(res, ADE_HESS_NMETHODS, sizeof *res, by_hess_fma);
-    cli_json_init(&j, stdout);
+    for (size_t k = 0; k < ADE_HESS_NMETHODS && !best; k++)
+      if (res[k].H) best = &res[k];
     if (fmt == CLI_JSON) {
-      cli_json_open(&j, NULL, '{', 0);
-      cli_json_str(&j, "tape", c->path);
-      cli_json_u64(&j, "n", c->n);
-      cli_json_u64(&j, "m", c->m);
-      cli_hess_json(&j, res, ADE_HESS_NMETHODS);
-      cli_json_close(&j);
-    } else if (fmt != CLI_TEXT) {
-      cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
-    }
-    for (size_t k = 0; fmt == CLI_TEXT && k < ADE_HESS_NMETHODS; k++)
-      if (res[k].H) {
-        printf("\ncheapest: %s (%llu fma)\n", ade_hess_method_name(res[k].method), (unsigned long long)res[k].r.fma);
-        break;
+      cli_json_close(j);
+      if (best) {
+        cli_json_open(j, "best", '{', 1);
+        cli_json_str(j, "method", ade_hess_method_name(best->method));
+        cli_json_u64(j, "fma", best->r.fma);
+        cli_json_close(j);
+      } else {
+        cli_json_null(j, "best");
       }
+      cli_json_open(j, "by_fma", '[', 1);
+      for (size_t k = 0; k < ADE_HESS_NMETHODS; k++)
+        if (res[k].H) cli_json_str(j, NULL, ade_hess_method_name(res[k].method));
+      cli_json_close(j);
+      cli_json_close(j);
+    }
+    if (best && (fmt == CLI_TEXT || fmt == CLI_MARKDOWN))
+      printf("\ncheapest: %s (%llu fma)\n", ade_hess_method_name(best->method), (unsigned long long)best->r.fma);
+    if (best && fmt == CLI_MARKDOWN) {
+      printf("by fma:");
+      for (size_t k = 0, i = 0; k < ADE_HESS_NMETHODS; k++)
+        if (res[k].H) printf("%s %s", i++ ? "," : "", ade_hess_method_name(res[k].method));
+      printf("\n");
+    }
     rc = cli_finish(rc);
   }
   cli_hess_free(res, ADE_HESS_NMETHODS);
