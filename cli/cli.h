@@ -139,6 +139,11 @@ typedef void cli_cells_fn(const void *ctx, size_t i, char cells[][CLI_CELL]);
  * "-") or csv (undefined cells empty). */
 void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft, size_t nrows,
                     cli_cells_fn *cells, const void *ctx);
+/* The same a row at a time (markdown, csv; nothing in text), f flushed
+ * after each: cli_grid_head the heads (markdown: and the rule), then
+ * cli_grid_row each row as it arrives. */
+void cli_grid_head(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft);
+void cli_grid_row(FILE *f, int fmt, char cells[][CLI_CELL], size_t ncols);
 /* A text table printed a row at a time, as results arrive: each column as
  * wide as the larger of its head and minw, the first nleft left-aligned,
  * empty cells "-", f flushed after each line. start prints the heads. */
@@ -185,6 +190,8 @@ void cli_hess_cells(const cli_hess *h, char out[][CLI_CELL]);
 void cli_hess_print(FILE *f, const cli_hess *res, size_t nm, int fmt);
 /* cli_hess_json: the same as the member "methods", an array of objects. */
 void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm);
+/* One element of that array (nothing when the method failed). */
+void cli_hess_json_row(cli_json *j, const cli_hess *h);
 
 /* Subcommands. */
 int cli_cmd_stats(const cli_cmd *self, int argc, char **argv);

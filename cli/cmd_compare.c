@@ -18,7 +18,8 @@ const char cli_compare_usage[] =
     "       adelim compare --mission [--time-limit S] [--format F] [--json] FILE.graphml|TAPE\n"
     "\n"
     "Compute the Jacobian of the tape at its recorded point by every method\n"
-    "and print one table sorted by multiply-adds (fma):\n"
+    "and print one table, a row per method as it finishes, then the\n"
+    "cheapest by multiply-adds (fma):\n"
     "  - every elimination ordering of 'adelim jacobian' (fma executed,\n"
     "    fill-in; seconds: c-graph, ordering and elimination compiled into a\n"
     "    plan; replay: the plan run again on the tape's partials),\n"
@@ -43,14 +44,17 @@ const char cli_compare_usage[] =
     "skipped, and its row says why (text, markdown; csv: standard error;\n"
     "json: \"skipped\"). Orderings and optimizers run limited to their share\n"
     "of what is left (at most --time-limit).\n"
-    "In text, each row is printed as its method finishes, in the order run,\n"
-    "followed by the cheapest method; markdown, csv and json are sorted.\n"
+    "In every format the head comes first, then each row as its method\n"
+    "finishes, in the order run, then a summary: text, markdown: the\n"
+    "cheapest method (markdown: and every method by fma); json: the array\n"
+    "\"methods\" streamed, then \"best\" and \"by_fma\"; csv: rows only.\n"
     "A run longer than a second reports each method it starts on standard\n"
     "error (method, i of N, seconds elapsed), and an optimizer search longer\n"
     "than a second its incumbent about once a second.\n"
     "\n"
     "  --format F        text (default), markdown, csv or json\n"
-    "  --json            the same as --format json: one JSON object\n"
+    "  --json            the same as --format json: one JSON object, its\n"
+    "                    \"methods\" elements printed as they finish\n"
     "  --optimize        also every optimizer variant (ade_optimize: exhaustive,\n"
     "                    branch and bound, hierarchy, annealing, dynamic\n"
     "                    programming), each stopped after --time-limit; a\n"
@@ -68,7 +72,8 @@ const char cli_compare_usage[] =
     "                    hierarchy optimizer's filters (--optimize)\n"
     "  --all             accepted for old scripts; every ordering runs\n"
     "  --hessian         compare the Hessian methods instead: every method of\n"
-    "                    'adelim hessian', one row each sorted by fma, with its\n"
+    "                    'adelim hessian', one row each as it finishes (then\n"
+    "                    the cheapest, as above), with its\n"
     "                    value, nonzeros, updates, fma, largest live set,\n"
     "                    vertex pairs, seconds and the error against\n"
     "                    for-over-rev (relative to its largest entry)\n"
@@ -125,8 +130,9 @@ typedef struct cmp {
   row *rows;
   size_t nrows;
   int failed;
-  int fmt;           /* CLI_TEXT: rows are printed as they finish */
-  cli_stream out;
+  int fmt;           /* rows are printed as they finish, in every format */
+  cli_stream out;    /* text */
+  cli_json json;     /* json: the object open, its "methods" array open */
   double start;      /* for the progress on stderr */
   double quiet;      /* seconds before progress is shown (ADELIM_PROGRESS_AFTER) */
   size_t step, nsteps;
@@ -184,21 +190,28 @@ static void on_search(void *ud, const ade_opt_progress *p) {
           now() - c->start);
 }
 
+#define NCOLS 8
 static void cells(const void *ctx, size_t i, char out[][CLI_CELL]);
+static void json_row(cmp *c, const row *r);
 
-/* A row is complete: in text, print it now (a skipped one with why; in
- * csv, why goes to stderr). */
+/* A row is complete: print it now, in every format (text: a skipped one
+ * with why; markdown: why under the table; csv: why on stderr). */
 static void row_done(cmp *c, const row *r) {
   char cl[CLI_GRID_MAXCOLS][CLI_CELL];
   if (r->skipped && c->fmt == CLI_CSV) fprintf(stderr, "adelim: compare: %s skipped: %s\n", r->method, r->reason);
-  if (c->fmt != CLI_TEXT) return;
-  if (r->skipped) {
+  if (c->fmt == CLI_JSON) {
+    json_row(c, r);
+    fflush(stdout);
+    return;
+  }
+  if (r->skipped && c->fmt == CLI_TEXT) {
     printf("%-*s  %-*s  skipped: %s\n", c->out.width[0], r->method, c->out.width[1], r->kind, r->reason);
     fflush(stdout);
     return;
   }
   cells(c, (size_t)(r - c->rows), cl);
-  cli_stream_row(&c->out, cl);
+  if (c->fmt == CLI_TEXT) cli_stream_row(&c->out, cl);
+  else cli_grid_row(stdout, c->fmt, cl, NCOLS);
 }
 
 /* max |J - ref| / max |ref| over all m x n entries (J's rows are sorted). */
@@ -555,7 +568,6 @@ static int by_fma(const void *a, const void *b) {
 
 /* ------------------------------------------------------------- output */
 
-#define NCOLS 8
 static const char *const heads[NCOLS] = {"method", "kind", "fma", "fill-in", "directions", "seconds", "replay",
                                          "error"};
 static const int minw[NCOLS] = {17, 6, 10, 8, 10, 8, 8, 7}; /* text: rows are printed as they finish */
@@ -591,13 +603,23 @@ static void print_header(const cmp *c) {
          ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n\n", b->dm, b->nr);
 }
 
-/* After the text rows (in the order run): the cheapest method (rows sorted). */
-static void print_cheapest(const cmp *c) {
+/* The cheapest method run (rows sorted by fma), not the bound; NULL: none. */
+static const row *cheapest(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
-    if (strcmp(c->rows[i].kind, "bound") != 0 && !c->rows[i].skipped) {
-      printf("\ncheapest: %s (%" PRIu64 " fma)\n", c->rows[i].method, c->rows[i].fma);
-      break;
-    }
+    if (strcmp(c->rows[i].kind, "bound") != 0 && !c->rows[i].skipped) return &c->rows[i];
+  return NULL;
+}
+
+/* After the text or markdown rows (in the order run; rows now sorted):
+ * the cheapest method; markdown also every row's method by fma. */
+static void print_cheapest(const cmp *c) {
+  const row *b = cheapest(c);
+  if (b) printf("\ncheapest: %s (%" PRIu64 " fma)\n", b->method, b->fma);
+  if (c->fmt != CLI_MARKDOWN || c->nrows == 0) return;
+  printf("%sby fma:", b ? "" : "\n");
+  for (size_t i = 0; i < c->nrows; i++)
+    printf("%s %s", i ? "," : "", c->rows[i].method);
+  printf("\n");
 }
 
 /* Under the markdown table: why each skipped row was skipped. */
@@ -620,37 +642,60 @@ static void print_limited_note(const cmp *c) {
     }
 }
 
-static void print_json(const cmp *c) {
+/* json: the object's head, then the "methods" array opened; its elements
+ * follow as the methods finish (json_row). */
+static void json_start(cmp *c) {
   const ade_jacobian_baselines *b = &c->b;
-  cli_json j;
-  cli_json_init(&j, stdout);
-  cli_json_open(&j, NULL, '{', 0);
-  cli_json_str(&j, "tape", c->path);
+  cli_json *j = &c->json;
+  cli_json_init(j, stdout);
+  cli_json_open(j, NULL, '{', 0);
+  cli_json_str(j, "tape", c->path);
   const char *const keys[] = {"n", "m", "p", "edges", "dropped", "nnz", "max_row_nnz", "max_col_nnz",
                               "col_colors", "row_colors", "dm", "nr", "nr_colors"};
   const uint64_t vals[] = {b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz,
                            b->col_colors, b->row_colors, b->dm, b->nr, b->nr_colors};
-  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) cli_json_u64(&j, keys[k], vals[k]);
-  cli_json_open(&j, "methods", '[', 0);
-  for (size_t i = 0; i < c->nrows; i++) {
-    const row *r = &c->rows[i];
-    cli_json_open(&j, NULL, '{', 1);
-    cli_json_str(&j, "method", r->method);
-    cli_json_str(&j, "kind", r->kind);
-    cli_json_opt(&j, "fma", !r->skipped, (double)r->fma);
-    cli_json_opt(&j, "fill", r->has_fill, (double)r->fill);
-    cli_json_opt(&j, "directions", r->dirs > 0, (double)r->dirs);
-    cli_json_opt(&j, "seconds", r->seconds >= 0, r->seconds);
-    cli_json_opt(&j, "replay", r->replay >= 0, r->replay);
-    cli_json_opt(&j, "error", r->err >= 0, r->err);
-    cli_json_bool(&j, "limited", r->limited);
-    if (r->skipped) cli_json_str(&j, "skipped", r->reason);
-    else cli_json_opt(&j, "skipped", 0, 0.0);
-    cli_json_close(&j);
+  for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) cli_json_u64(j, keys[k], vals[k]);
+  cli_json_open(j, "methods", '[', 0);
+  fflush(stdout);
+}
+
+static void json_row(cmp *c, const row *r) {
+  cli_json *j = &c->json;
+  cli_json_open(j, NULL, '{', 1);
+  cli_json_str(j, "method", r->method);
+  cli_json_str(j, "kind", r->kind);
+  cli_json_opt(j, "fma", !r->skipped, (double)r->fma);
+  cli_json_opt(j, "fill", r->has_fill, (double)r->fill);
+  cli_json_opt(j, "directions", r->dirs > 0, (double)r->dirs);
+  cli_json_opt(j, "seconds", r->seconds >= 0, r->seconds);
+  cli_json_opt(j, "replay", r->replay >= 0, r->replay);
+  cli_json_opt(j, "error", r->err >= 0, r->err);
+  cli_json_bool(j, "limited", r->limited);
+  if (r->skipped) cli_json_str(j, "skipped", r->reason);
+  else cli_json_opt(j, "skipped", 0, 0.0);
+  cli_json_close(j);
+}
+
+/* json, once every method has finished (rows sorted by fma): "methods"
+ * closed, then "best" (the cheapest method, null if none ran), "by_fma"
+ * (every method, sorted by fma, skipped ones last) and "parts". */
+static void json_end(cmp *c) {
+  cli_json *j = &c->json;
+  const row *b = cheapest(c);
+  cli_json_close(j);
+  if (b) {
+    cli_json_open(j, "best", '{', 1);
+    cli_json_str(j, "method", b->method);
+    cli_json_u64(j, "fma", b->fma);
+    cli_json_close(j);
+  } else {
+    cli_json_null(j, "best");
   }
-  cli_json_close(&j);
-  if (c->have_parts) cli_json_parts(&j, c->parts, &c->prep);
-  cli_json_close(&j);
+  cli_json_open(j, "by_fma", '[', 1);
+  for (size_t i = 0; i < c->nrows; i++) cli_json_str(j, NULL, c->rows[i].method);
+  cli_json_close(j);
+  if (c->have_parts) cli_json_parts(j, c->parts, &c->prep);
+  cli_json_close(j);
 }
 
 static int parse_format(const cli_cmd *self, const char *s, int *fmt) {
@@ -716,7 +761,8 @@ static double auto_predicted(const cmp *c) {
   return t;
 }
 
-/* Every Jacobian method, one row each, sorted by fma. */
+/* Every Jacobian method, one row each printed as it finishes, then the
+ * summary (the cheapest; markdown, json: every method by fma). */
 static int compare_jacobian(cmp *c, int fmt) {
   c->rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 8, sizeof *c->rows);
   int rc = c->rows ? baselines(c) : cli_tape_error(c->path, "compare", ADE_ENOMEM);
@@ -727,6 +773,8 @@ static int compare_jacobian(cmp *c, int fmt) {
   c->nsteps += ADE_ORDER_COUNT + 1 + (c->parts != NULL);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
   if (fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, heads, minw, NCOLS, 2);
+  else if (fmt == CLI_JSON) json_start(c);
+  else cli_grid_head(stdout, fmt, heads, NCOLS, 2);
   run_dense(c);
   run_orderings(c);
   progress(c, "auto");
@@ -737,9 +785,8 @@ static int compare_jacobian(cmp *c, int fmt) {
   run_cpr(c);
   row_done(c, add_row(c, "newsam-ramsdell", "bound", c->b.nr));
   qsort(c->rows, c->nrows, sizeof *c->rows, by_fma);
-  if (fmt == CLI_JSON) print_json(c);
-  else if (fmt == CLI_TEXT) print_cheapest(c);
-  else cli_grid_print(stdout, fmt, heads, NCOLS, 2, c->nrows, cells, c);
+  if (fmt == CLI_JSON) json_end(c);
+  else if (fmt != CLI_CSV) print_cheapest(c);
   if (fmt == CLI_MARKDOWN) print_skipped(c);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_limited_note(c);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_parts(c);
@@ -753,7 +800,8 @@ static int by_hess_fma(const void *a, const void *b) {
 }
 
 /* The Hessian methods one at a time, for-over-rev (the reference) first,
- * each row printed in text as soon as its error is known. */
+ * each row printed as soon as its error is known (every format; json: an
+ * element of the open "methods" array). */
 static int run_hessians(cmp *c, const double *w, cli_hess *res) {
   static const int hminw[CLI_HESS_NCOLS] = {16, 22, 16, 8, 8, 8, 8, 6, 8, 7};
   char cl[CLI_GRID_MAXCOLS][CLI_CELL];
@@ -764,26 +812,36 @@ static int run_hessians(cmp *c, const double *w, cli_hess *res) {
   start_clock(c);
   c->nsteps = ADE_HESS_NMETHODS;
   if (c->fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, cli_hess_heads, hminw, CLI_HESS_NCOLS, 1);
+  else if (c->fmt != CLI_JSON) cli_grid_head(stdout, c->fmt, cli_hess_heads, CLI_HESS_NCOLS, 1);
   for (size_t k = 0; k < ADE_HESS_NMETHODS; k++) {
     progress(c, ade_hess_method_name(res[k].method));
     if (cli_hess_run(c->path, c->t, w, NULL, &res[k], 1) != CLI_OK) status = CLI_FAIL;
     cli_hess_errors(res, k + 1);
-    if (c->fmt != CLI_TEXT || !res[k].H) continue;
+    if (!res[k].H) continue;
+    if (c->fmt == CLI_JSON) {
+      cli_hess_json_row(&c->json, &res[k]);
+      fflush(stdout);
+      continue;
+    }
     cli_hess_cells(&res[k], cl);
-    cli_stream_row(&c->out, cl);
+    if (c->fmt == CLI_TEXT) cli_stream_row(&c->out, cl);
+    else cli_grid_row(stdout, c->fmt, cl, CLI_HESS_NCOLS);
   }
   return status;
 }
 
-/* --hessian: every Hessian method, one row each, sorted by fma (text: in
- * the order run, then the cheapest); the error is against for-over-rev. */
+/* --hessian: every Hessian method, one row each printed as it finishes (in
+ * the order run), then the summary: the cheapest (markdown: and every
+ * method by fma; json: "best" and "by_fma"); the error is against
+ * for-over-rev. */
 static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int fmt) {
   cli_hess res[ADE_HESS_NMETHODS] = {{0}};
   double *w = NULL;
   int rc = cli_hess_weights(self, weights, c->m, &w);
   c->fmt = fmt;
   if (rc < 0) {
-    cli_json j;
+    cli_json *j = &c->json;
+    const cli_hess *best = NULL;
     if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) {
       printf("tape: ");
       cli_put_text(stdout, c->path);
@@ -791,24 +849,43 @@ static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int
              weights ? "sum w_i y_i" : "y", c->n, cli_plural(c->n, "independent", "independents"), c->m,
              cli_plural(c->m, "dependent", "dependents"));
     }
+    cli_json_init(j, stdout);
+    if (fmt == CLI_JSON) {
+      cli_json_open(j, NULL, '{', 0);
+      cli_json_str(j, "tape", c->path);
+      cli_json_u64(j, "n", c->n);
+      cli_json_u64(j, "m", c->m);
+      cli_json_open(j, "methods", '[', 0);
+      fflush(stdout);
+    }
     rc = run_hessians(c, w, res);
     qsort(res, ADE_HESS_NMETHODS, sizeof *res, by_hess_fma);
-    cli_json_init(&j, stdout);
+    for (size_t k = 0; k < ADE_HESS_NMETHODS && !best; k++)
+      if (res[k].H) best = &res[k];
     if (fmt == CLI_JSON) {
-      cli_json_open(&j, NULL, '{', 0);
-      cli_json_str(&j, "tape", c->path);
-      cli_json_u64(&j, "n", c->n);
-      cli_json_u64(&j, "m", c->m);
-      cli_hess_json(&j, res, ADE_HESS_NMETHODS);
-      cli_json_close(&j);
-    } else if (fmt != CLI_TEXT) {
-      cli_hess_print(stdout, res, ADE_HESS_NMETHODS, fmt);
-    }
-    for (size_t k = 0; fmt == CLI_TEXT && k < ADE_HESS_NMETHODS; k++)
-      if (res[k].H) {
-        printf("\ncheapest: %s (%llu fma)\n", ade_hess_method_name(res[k].method), (unsigned long long)res[k].r.fma);
-        break;
+      cli_json_close(j);
+      if (best) {
+        cli_json_open(j, "best", '{', 1);
+        cli_json_str(j, "method", ade_hess_method_name(best->method));
+        cli_json_u64(j, "fma", best->r.fma);
+        cli_json_close(j);
+      } else {
+        cli_json_null(j, "best");
       }
+      cli_json_open(j, "by_fma", '[', 1);
+      for (size_t k = 0; k < ADE_HESS_NMETHODS; k++)
+        if (res[k].H) cli_json_str(j, NULL, ade_hess_method_name(res[k].method));
+      cli_json_close(j);
+      cli_json_close(j);
+    }
+    if (best && (fmt == CLI_TEXT || fmt == CLI_MARKDOWN))
+      printf("\ncheapest: %s (%llu fma)\n", ade_hess_method_name(best->method), (unsigned long long)best->r.fma);
+    if (best && fmt == CLI_MARKDOWN) {
+      printf("by fma:");
+      for (size_t k = 0, i = 0; k < ADE_HESS_NMETHODS; k++)
+        if (res[k].H) printf("%s %s", i++ ? "," : "", ade_hess_method_name(res[k].method));
+      printf("\n");
+    }
     rc = cli_finish(rc);
   }
   cli_hess_free(res, ADE_HESS_NMETHODS);

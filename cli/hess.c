@@ -131,24 +131,25 @@ static void print_columns(FILE *f, const done *d) {
   free(p);
 }
 
+void cli_hess_json_row(cli_json *j, const cli_hess *h) {
+  if (!h->H) return;
+  cli_json_open(j, NULL, '{', 1);
+  cli_json_str(j, "method", ade_hess_method_name(h->method));
+  cli_json_num(j, "value", h->r.value);
+  cli_json_u64(j, "nnz", h->r.nnz);
+  cli_json_u64(j, "updates", h->r.updates);
+  cli_json_u64(j, "fma", h->r.fma);
+  cli_json_opt(j, "max_live", h->r.max_live > 0, (double)h->r.max_live);
+  cli_json_opt(j, "vertices", h->r.vertices > 0, (double)h->r.vertices);
+  cli_json_opt(j, "colors", h->r.colors > 0, (double)h->r.colors);
+  cli_json_num(j, "seconds", h->r.seconds);
+  cli_json_opt(j, "error", h->err >= 0, h->err);
+  cli_json_close(j);
+}
+
 void cli_hess_json(cli_json *j, const cli_hess *res, size_t nm) {
   cli_json_open(j, "methods", '[', 0);
-  for (size_t k = 0; k < nm; k++) {
-    const cli_hess *h = &res[k];
-    if (!h->H) continue;
-    cli_json_open(j, NULL, '{', 1);
-    cli_json_str(j, "method", ade_hess_method_name(h->method));
-    cli_json_num(j, "value", h->r.value);
-    cli_json_u64(j, "nnz", h->r.nnz);
-    cli_json_u64(j, "updates", h->r.updates);
-    cli_json_u64(j, "fma", h->r.fma);
-    cli_json_opt(j, "max_live", h->r.max_live > 0, (double)h->r.max_live);
-    cli_json_opt(j, "vertices", h->r.vertices > 0, (double)h->r.vertices);
-    cli_json_opt(j, "colors", h->r.colors > 0, (double)h->r.colors);
-    cli_json_num(j, "seconds", h->r.seconds);
-    cli_json_opt(j, "error", h->err >= 0, h->err);
-    cli_json_close(j);
-  }
+  for (size_t k = 0; k < nm; k++) cli_hess_json_row(j, &res[k]);
   cli_json_close(j);
 }
 

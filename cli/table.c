@@ -90,6 +90,22 @@ static void grid_line(FILE *f, int fmt, const char *const *cell, size_t ncols) {
   fputs(fmt == CLI_CSV ? "\n" : "|\n", f);
 }
 
+void cli_grid_head(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft) {
+  if (ncols == 0 || ncols > CLI_GRID_MAXCOLS || fmt == CLI_TEXT) return;
+  grid_line(f, fmt, heads, ncols);
+  for (size_t k = 0; fmt == CLI_MARKDOWN && k < ncols; k++) fputs(k < nleft ? "|---" : "|--:", f);
+  if (fmt == CLI_MARKDOWN) fputs("|\n", f);
+  fflush(f);
+}
+
+void cli_grid_row(FILE *f, int fmt, char cells[][CLI_CELL], size_t ncols) {
+  const char *p[CLI_GRID_MAXCOLS];
+  if (ncols == 0 || ncols > CLI_GRID_MAXCOLS || fmt == CLI_TEXT) return;
+  for (size_t k = 0; k < ncols; k++) p[k] = cells[k];
+  grid_line(f, fmt, p, ncols);
+  fflush(f);
+}
+
 void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, size_t nleft, size_t nrows,
                     cli_cells_fn *cells, const void *ctx) {
   char cl[CLI_GRID_MAXCOLS][CLI_CELL];
@@ -97,9 +113,7 @@ void cli_grid_print(FILE *f, int fmt, const char *const *heads, size_t ncols, si
   cli_table *tb = fmt == CLI_TEXT ? cli_table_create(ncols - 1) : NULL;
   if (ncols == 0 || ncols > CLI_GRID_MAXCOLS || (fmt == CLI_TEXT && !tb)) return;
   if (tb) cli_table_add(tb, heads[0], heads + 1);
-  else grid_line(f, fmt, heads, ncols);
-  for (size_t k = 0; fmt == CLI_MARKDOWN && k < ncols; k++) fputs(k < nleft ? "|---" : "|--:", f);
-  if (fmt == CLI_MARKDOWN) fputs("|\n", f);
+  else cli_grid_head(f, fmt, heads, ncols, nleft);
   for (size_t i = 0; i < nrows; i++) {
     cells(ctx, i, cl);
     for (size_t k = 0; k < ncols; k++) p[k] = tb && !cl[k][0] ? "-" : cl[k];
