@@ -183,16 +183,6 @@ END_TEST
 
 /* ------------------------------------------- call sites, repeats, auto */
 
-/* One time step of a small simulation in a function of its own, so that
- * its records' call sites lie in it. */
-static __attribute__((noinline)) void sim_step(ade_double *u) {
-  ade_double a = ADE_MUL(u[0], ADE_SIN(u[1])), b = ADE_ADD(ADE_MUL(u[1], u[2]), a);
-  ade_double c = ADE_EXP(ADE_MUL(-0.1, ADE_MUL(a, b)));
-  u[0] = ADE_ADD(u[0], ADE_MUL(0.01, c));
-  u[1] = ADE_SUB(u[1], ADE_MUL(0.02, ADE_MUL(a, c)));
-  u[2] = ADE_ADD(u[2], ADE_MUL(0.03, ADE_TANH(b)));
-}
-
 /* A random program's steps as the body of a function called again and
  * again: u[0..n) in, the last n values out. */
 static __attribute__((noinline)) void rp_body(const randprog *b, ade_double *u, ade_double *v) {
@@ -206,15 +196,7 @@ static ade_tape *record_loop(int steps, int capture) {
   ade_tape_options_init(&o);
   o.capture = capture;
   o.chunk_ops = 50;
-  ade_tape *t = NULL;
-  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
-  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
-  ade_double u[3];
-  for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
-  for (int s = 0; s < steps; s++) sim_step(u);
-  for (int i = 0; i < 3; i++) ade_dep(u[i]);
-  ck_assert_int_eq(ade_trace_off(), ADE_OK);
-  return t;
+  return rp_record_sim(steps, &o);
 }
 
 /* Every id's part is below the count or none. */
@@ -343,9 +325,9 @@ START_TEST(unclosed_and_names) {
   ck_assert_int_eq(ade_trace_on(t), ADE_OK);
   ade_double u[3];
   for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
-  sim_step(u);
+  rp_sim_step(u);
   ade_region_begin("open");
-  sim_step(u);
+  rp_sim_step(u);
   for (int i = 0; i < 3; i++) ade_dep(u[i]);
   ck_assert_int_eq(ade_trace_off(), ADE_OK);
   size_t nid, np;
@@ -394,7 +376,7 @@ START_TEST(out_of_memory) {
         ade_double u[3];
         for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
         ade_region_begin("steps");
-        for (int s = 0; s < 6; s++) sim_step(u);
+        for (int s = 0; s < 6; s++) rp_sim_step(u);
         ade_region_end();
         for (int i = 0; i < 3; i++) ade_dep(u[i]);
         st = ade_trace_off();

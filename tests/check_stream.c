@@ -93,27 +93,11 @@ START_TEST(random_bodies) {
 }
 END_TEST
 
-static void sim_step(ade_double *u) {
-  ade_double a = ADE_MUL(u[0], ADE_SIN(u[1])), b = ADE_ADD(ADE_MUL(u[1], u[2]), a);
-  ade_double c = ADE_EXP(ADE_MUL(-0.1, ADE_MUL(a, b)));
-  u[0] = ADE_ADD(u[0], ADE_MUL(0.01, c));
-  u[1] = ADE_SUB(u[1], ADE_MUL(0.02, ADE_MUL(a, c)));
-  u[2] = ADE_ADD(u[2], ADE_MUL(0.03, ADE_TANH(b)));
-}
-
 static ade_tape *record_steps(int steps, uint32_t chunk) {
   ade_tape_options o;
   ade_tape_options_init(&o);
   o.chunk_ops = chunk;
-  ade_tape *t = NULL;
-  ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
-  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
-  ade_double u[3];
-  for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
-  for (int s = 0; s < steps; s++) sim_step(u);
-  for (int i = 0; i < 3; i++) ade_dep(u[i]);
-  ck_assert_int_eq(ade_trace_off(), ADE_OK);
-  return t;
+  return rp_record_sim(steps, &o);
 }
 
 /* A time loop: the period is one step, found from the prefix; the steps
@@ -217,7 +201,7 @@ START_TEST(out_of_memory) {
     if (!st) {
       ade_double u[3];
       for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
-      for (int i = 0; i < 40; i++) sim_step(u);
+      for (int i = 0; i < 40; i++) rp_sim_step(u);
       for (int i = 0; i < 3; i++) ade_dep(u[i]);
       st = ade_trace_off();
     }

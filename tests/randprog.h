@@ -122,4 +122,28 @@ static inline void rp_fd_jacobian(const randprog *p, const double *x, double *J,
   free(d2);
 }
 
+/* One time step of a small simulation of 3 values, in a function of its
+ * own so that its records' call sites lie in it (call-site parts). */
+static __attribute__((noinline, unused)) void rp_sim_step(ade_double *u) {
+  ade_double a = ADE_MUL(u[0], ADE_SIN(u[1])), b = ADE_ADD(ADE_MUL(u[1], u[2]), a);
+  ade_double c = ADE_EXP(ADE_MUL(-0.1, ADE_MUL(a, b)));
+  u[0] = ADE_ADD(u[0], ADE_MUL(0.01, c));
+  u[1] = ADE_SUB(u[1], ADE_MUL(0.02, ADE_MUL(a, c)));
+  u[2] = ADE_ADD(u[2], ADE_MUL(0.03, ADE_TANH(b)));
+}
+
+/* steps time steps of rp_sim_step from u = (0.3, 0.4, 0.5), recorded on a
+ * new tape with the given options; u's final values are the dependents. */
+static inline ade_tape *rp_record_sim(int steps, const ade_tape_options *o) {
+  ade_tape *t = NULL;
+  ck_assert_int_eq(ade_tape_create(&t, o), ADE_OK);
+  ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+  ade_double u[3];
+  for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
+  for (int s = 0; s < steps; s++) rp_sim_step(u);
+  for (int i = 0; i < 3; i++) ade_dep(u[i]);
+  ck_assert_int_eq(ade_trace_off(), ADE_OK);
+  return t;
+}
+
 #endif
