@@ -2,6 +2,7 @@
  * Variant 1 (default): capture on, zstd level 3, small chunks, two nested
  * regions and a kink (fabs at 0). Variant 2: no capture, raw chunks, a longer
  * loop. Variant 3: variant 2 with the first dependent only (m = 1).
+ * Variant 4: variant 2 with a loop of 40,000 steps (a c-graph of about 4 MiB).
  * Exit 0, or 1 with a message on stderr. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,18 +38,18 @@ int main(int argc, char **argv) {
   ade_tape_options o;
   ade_tape *tape = NULL;
   int variant = argc > 2 ? atoi(argv[2]) : 1, rc;
-  if (argc < 2 || argc > 3 || variant < 1 || variant > 3) {
-    fputs("usage: mktape PATH [1|2|3]\n", stderr);
+  if (argc < 2 || argc > 3 || variant < 1 || variant > 4) {
+    fputs("usage: mktape PATH [1|2|3|4]\n", stderr);
     return 2;
   }
   ade_tape_options_init(&o);
   o.path = argv[1];
   o.capture = variant == 1;
   o.level = variant == 1 ? 3 : 0;
-  o.chunk_ops = 16;
+  o.chunk_ops = variant == 4 ? 4096 : 16;
   if ((rc = ade_tape_create(&tape, &o)) != ADE_OK) return fail("create", rc);
   if ((rc = ade_trace_on(tape)) != ADE_OK) return fail("trace on", rc);
-  model(variant == 1 ? 12 : 40, variant == 3 ? 1 : 2);
+  model(variant == 1 ? 12 : variant == 4 ? 40000 : 40, variant == 3 ? 1 : 2);
   rc = ade_trace_off();
   ade_tape_free(tape);
   return rc < 0 ? fail("trace off", rc) : 0;
