@@ -158,6 +158,7 @@ static void res_adopt(ade_tape *o) {
                     .cst = k->cst, .val = k->val, .cref = k->cref, .ccst = k->ccst};
     atomic_init(&r->d, NULL);
     atomic_init(&r->tmap, NULL);
+    atomic_init(&r->dlazy, 0);
     r->bytes = r->n * 1 + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->nact * 4 + r->ncst * 8 +
                (k->nchunk + 1) * 2 * sizeof(size_t);
     memset(k, 0, sizeof *k); /* the arrays are r's now */
@@ -531,6 +532,24 @@ void ade__res_reverse1(const ade__res *r, const double *D, double *A) {
         RES_REV1(3);
       }
       break;
+    }
+  }
+}
+
+/* ade__res_reverse1 at the recorded point without its partials there:
+ * each record's partials computed from the recorded values where its
+ * adjoint is nonzero (as ade__res_d computes them: the same bits), so a
+ * first sweep needs neither their pass nor their 8 bytes per operand. */
+void ade__res_reverse1_rec(const ade__res *r, double *A) {
+  const uint32_t *ref = r->ref + r->nref;
+  const double *cs = r->cst + r->ncst, *V = r->val;
+  uint64_t rid = r->n + 1;
+  for (size_t u = r->nrun; u-- > 0;) {
+    const uint32_t len = r->rlen[u];
+    switch (r->rop[u]) {
+#define RES_REVR(N, s, K, F)                                                     case ADE_OP_##N:                                                                 for (uint32_t e = 0; e < len; e++) {                                             rid--, ref -= (K);                                                             for (int j_ = 0; j_ < (K); j_++) cs -= !ref[j_];                               const double ad = A[rid];                                                      if (RES_PASSIVE(N, F) || !(K) || ad == 0.0) continue;                          double a[ADE__MAX_ARITY + 1], d[ADE__MAX_ARITY + 1], h[6];                     const double *c_ = cs;                                                         for (int j_ = 0; j_ < (K); j_++) a[j_] = ref[j_] ? V[ref[j_]] : *c_++;         ade__der_##N(a, V[rid], d, h);                                                 (void)h;                                                                       for (int j_ = 0; j_ < (K); j_++)                                                 if (ref[j_]) A[ref[j_]] += d[j_] * ad;                                     }                                                                              break;
+      ADE_OPS(RES_REVR)
+#undef RES_REVR
     }
   }
 }

@@ -17,7 +17,7 @@ void ade__kept_free(ade__kept *k) {
 }
 
 /* The writer's form dropped: the tape's sweeps decode as without it. */
-static void kept_drop(ade__writer *w) {
+void ade__kept_drop(ade__writer *w) {
   ade__kept_free(w->keep);
   w->keep = NULL;
 }
@@ -25,7 +25,7 @@ static void kept_drop(ade__writer *w) {
 /* Array a (elements of sz bytes, capacity *cap) with room for need. */
 static int kgrow(void **a, size_t *cap, size_t need, size_t sz) {
   if (need <= *cap) return ADE_OK;
-  size_t want = ADE__MAX(need, *cap + *cap / 2);
+  size_t want = ADE__MAX(need, 2 * *cap);
   void *p = ade__realloc(*a, ade__mul_size(want, sz));
   if (!p) return ADE_ENOMEM;
   *a = p;
@@ -47,7 +47,7 @@ static int kept_reserve(ade__kept *k, size_t n, size_t nref, size_t ncst, size_t
   const size_t need[9] = {k->n + n, k->nrun + n, k->nrun + n, k->nref + nref, k->nact + nref,
                           k->ncst + ncst, k->n + n + 1, k->nchunk + 2, k->nchunk + 2};
   for (int i = 0; i < 9; i++)
-    if (need[i] > cap[i]) cap[i] = ADE__MAX(need[i], cap[i] + cap[i] / 2);
+    if (need[i] > cap[i]) cap[i] = ADE__MAX(need[i], 2 * cap[i]);
   if (kept_alloc_bytes(cap) > limit) return ADE_ETOOBIG;
   if (kgrow((void **)&k->op, &k->cap[0], need[0], 1) || kgrow((void **)&k->rop, &k->cap[1], need[1], 1) ||
       kgrow((void **)&k->rlen, &k->cap[2], need[2], 4) || kgrow((void **)&k->ref, &k->cap[3], need[3], 4) ||
@@ -69,53 +69,68 @@ static inline uint64_t ref_next(const unsigned char **p) {
   return v;
 }
 
+/* Runs of one opcode (ade__res: rop, rlen) over the chunk's opcodes. */
+static void kept_runs(ade__kept *k, const unsigned char *ops, uint32_t n) {
+  uint8_t *restrict rop = k->rop;
+  uint32_t *restrict rlen = k->rlen;
+  size_t nrun = k->nrun;
+  for (uint32_t i = 0; i < n;) {
+    const unsigned char op = ops[i];
+    uint32_t e = i + 1;
+    while (e < n && ops[e] == op) e++;
+    if (nrun && rop[nrun - 1] == op && rlen[nrun - 1] <= UINT32_MAX - (e - i)) {
+      rlen[nrun - 1] += e - i;
+    } else {
+      rop[nrun] = op;
+      rlen[nrun++] = e - i;
+    }
+    i = e;
+  }
+  k->nrun = nrun;
+}
+
 /* The open chunk's records appended to k: as the reader decodes them
  * (values not stored are computed by the operation table from the
  * operands', the same bits), but from the columns as written. */
 static void kept_add(ade__kept *k, const ade__writer *w) {
-  const unsigned char *ops = w->col[ADE__COL_OPS].p, *rp = w->col[ADE__COL_REFS].p;
+  const unsigned char *restrict ops = w->col[ADE__COL_OPS].p, *rp = w->col[ADE__COL_REFS].p;
   const unsigned char *vp = w->col[ADE__COL_VALUES].p, *cp = w->col[ADE__COL_CONSTS].p;
-  double *val = k->val;
-  size_t nref = k->nref, nact = k->nact, ncst = k->ncst, nrun = k->nrun;
-  k->cref[k->nchunk] = nref;
-  k->ccst[k->nchunk++] = ncst;
+  double *restrict val = k->val, *restrict cst = k->cst + k->ncst;
+  uint32_t *restrict ref = k->ref + k->nref, *restrict act = k->act + k->nact;
+  uint32_t slot = (uint32_t)k->nref; /* < 3 records: a 32-bit id fits (ade__kept_chunk) */
+  const uint32_t n = w->n;
+  k->cref[k->nchunk] = k->nref;
+  k->ccst[k->nchunk++] = k->ncst;
+  memcpy(k->op + w->first, ops, n);
+  kept_runs(k, ops, n);
   val[0] = 0.0;
-  for (uint32_t i = 0; i < w->n; i++) {
-    const unsigned op = ops[i];
-    const uint64_t rid = w->first + i + 1;
-    const int arity = ade__optab[op].arity, active = !(ade__optab[op].flags & ADE__PASSIVE);
+  uint32_t rid = (uint32_t)w->first + 1;
+  for (uint32_t i = 0; i < n; i++, rid++) {
+    const unsigned op = ops[i], flags = ade__optab[op].flags;
+    const int arity = ade__optab[op].arity;
     double a[ADE__MAX_ARITY];
-    for (int j = 0; j < arity; j++, nref++) {
-      const uint64_t d = ref_next(&rp);
+    for (int j = 0; j < arity; j++, slot++) {
+      const uint32_t d = (uint32_t)ref_next(&rp);
+      *ref++ = d ? rid - d : 0;
       if (d) {
-        k->ref[nref] = (uint32_t)(rid - d);
         a[j] = val[rid - d];
-        if (active) k->act[nact++] = (uint32_t)nref;
+        if (!(flags & ADE__PASSIVE)) *act++ = slot;
       } else {
-        k->ref[nref] = 0;
-        a[j] = k->cst[ncst++] = ade__ldf64(cp);
+        a[j] = *cst++ = ade__ldf64(cp);
         cp += 8;
       }
     }
-    if (ade__optab[op].flags & ADE__STORE) {
+    if (flags & ADE__STORE) {
       val[rid] = ade__ldf64(vp);
       vp += 8;
     } else {
       val[rid] = ade__op_value(op, a);
     }
-    k->op[rid - 1] = (uint8_t)op;
-    if (nrun && k->rop[nrun - 1] == op && k->rlen[nrun - 1] < UINT32_MAX) {
-      k->rlen[nrun - 1]++;
-    } else {
-      k->rop[nrun] = (uint8_t)op;
-      k->rlen[nrun++] = 1;
-    }
   }
-  k->n += w->n;
-  k->nref = nref;
-  k->nact = nact;
-  k->ncst = ncst;
-  k->nrun = nrun;
+  k->n += n;
+  k->nref = slot;
+  k->nact = (size_t)(act - k->act);
+  k->ncst = (size_t)(cst - k->cst);
 }
 
 void ade__kept_chunk(ade_tape *t) {
@@ -127,7 +142,7 @@ void ade__kept_chunk(ade_tape *t) {
   /* Elemental calls sweep through the chunks' views; 32-bit operand ids. */
   if (w->opcount[ADE_OP_VECTOR_ELEMENTAL] || w->first + w->n >= UINT32_MAX ||
       kept_reserve(k, w->n, nref, w->col[ADE__COL_CONSTS].len / 8, t->memlimit)) {
-    kept_drop(w);
+    ade__kept_drop(w);
     return;
   }
   kept_add(k, w);

@@ -278,6 +278,7 @@ static inline int ade__tape_has_elementals(const ade_tape *t) {
  * columns (before they are compressed); the form is dropped if they do not
  * fit the memory limit or hold an elemental call. */
 void ade__kept_chunk(ade_tape *t);
+void ade__kept_drop(ade__writer *w); /* the writer's kept form freed: none from now on */
 /* The writer's kept form left on t (ok: the recording succeeded and the
  * form is whole and within the limit) or freed. */
 void ade__kept_finish(ade_tape *t, int ok);
