@@ -95,6 +95,17 @@ typedef struct ade_tape_options {
   int defer;           /* nonzero (memory tapes only): record chunks raw, as
                         * fast as level 0, and compress them at level when
                         * the tape is saved (ade_tape_save); default 0 */
+  int keep;            /* nonzero: the recorder also leaves the tape decoded in
+                        * memory (the resident form of section "Sweeps" of
+                        * the user guide, built from each chunk as it is
+                        * written), so that the first sweep after
+                        * ade_trace_off decodes no chunk (ADOL-C's
+                        * trace_on(tag, 1)). It counts against the tape's
+                        * memory limit (ade_tape_set_memory_limit, which may
+                        * be set while recording): beyond it, or at an
+                        * elemental call, the form is dropped and sweeps
+                        * decode the chunks as without it. Same results,
+                        * bit for bit. Default 0 */
 } ade_tape_options;
 
 /*! ade_tape_options_init: fill *o with the defaults. */

@@ -25,6 +25,21 @@ void ade__serial_release(uint64_t serial);
 #define ADE__SPARES 8
 
 /* The recorder: column buffers of the open chunk and its lookup tables. */
+/* The decoded form a recording with o->keep leaves behind (keep.c): the
+ * arrays of the evaluator's resident form (eval_internal.h, ade__res, which
+ * says what each holds), filled from each chunk's raw columns as the writer
+ * finishes it and handed over whole to the evaluator by the first sweep
+ * that looks for a resident form (so that it decodes no chunk). */
+typedef struct ade__kept {
+  size_t n, nrun, nref, nact, ncst, nchunk;
+  uint8_t *op, *rop;
+  uint32_t *rlen, *ref, *act;
+  double *cst, *val;
+  size_t *cref, *ccst;
+  size_t cap[9]; /* capacities of op, rop, rlen, ref, act, cst, val, cref, ccst */
+} ade__kept;
+void ade__kept_free(ade__kept *k);
+
 typedef struct ade__writer {
   ade__buf col[ADE__NCOLS];
   uint32_t n;          /* records in the open chunk */
@@ -45,6 +60,9 @@ typedef struct ade__writer {
   const struct ade_elemental **enames; /* elementals named on this tape so far */
   uint32_t *estring;   /* ... and their names' string indices */
   size_t nenames, enamecap;
+  /* With o->keep: the records of the chunks written so far, decoded;
+   * dropped (NULL) beyond the tape's memory limit or at an elemental call. */
+  ade__kept *keep;
 } ade__writer;
 
 /* A decoded chunk: records [first, first + n) with operands and values. */
@@ -234,6 +252,10 @@ struct ade_tape {
    * built by the first sweep that fits it, published here in the owner and
    * shared read only by its clones; its eval_free frees it with the owner. */
   _Atomic(struct ade__res *) resident;
+  /* The recorder's decoded form (o->keep), left by ade_trace_off on a
+   * complete tape until the evaluator takes it as the resident form; the
+   * owner's only (a clone's is NULL). */
+  _Atomic(ade__kept *) kept;
   void (*view_apply)(ade_tape *t, ade__view *v);
   /* Sharing between threads: evaluations run on a clone, a copy of the
    * finished tape with workspaces of its own (everything above from cd on);
@@ -252,6 +274,14 @@ static inline int ade__tape_has_elementals(const ade_tape *t) {
 }
 
 /* Recording. */
+/* The open chunk's records added to the writer's kept form, from its raw
+ * columns (before they are compressed); the form is dropped if they do not
+ * fit the memory limit or hold an elemental call. */
+void ade__kept_chunk(ade_tape *t);
+void ade__kept_drop(ade__writer *w); /* the writer's kept form freed: none from now on */
+/* The writer's kept form left on t (ok: the recording succeeded and the
+ * form is whole and within the limit) or freed. */
+void ade__kept_finish(ade_tape *t, int ok);
 ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
                        int kind, const void *site);
 int ade__site_intern(ade_tape *t, const void *addr, uint32_t *index);

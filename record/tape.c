@@ -34,6 +34,7 @@ void ade_tape_options_init(ade_tape_options *o) {
   o->chunk_ops = 65536;
   o->capture = 0;
   o->defer = 0;
+  o->keep = 0;
 }
 
 static ade_tape *tape_new(void) {
@@ -72,6 +73,7 @@ void ade_tape_free(ade_tape *t) {
   }
   workspace_free(t);
   ade__serial_release(t->serial >> ADE__ID_BITS);
+  ade__kept_free(atomic_exchange(&t->kept, NULL)); /* a form no sweep took */
   ade__writer_free(t->w);
   ade__store_close(&t->store);
   ade__meta_free(&t->meta);
@@ -108,6 +110,7 @@ static ade_tape *clone_new(const ade_tape *t) {
   memset(&c->pt, 0, sizeof c->pt);
   c->view_apply = NULL;
   atomic_init(&c->resident, NULL); /* the owner's is shared, not copied */
+  atomic_init(&c->kept, NULL);
   for (int i = 0; i < ADE__SPARES; i++) atomic_init(&c->spare[i], NULL);
   return c;
 }
@@ -169,7 +172,7 @@ int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {
     t->wlevel = t->deferred ? 0 : o->level;
     t->hdr.chunk_records = o->chunk_ops;
     t->meta.complete = 1;
-    if (!(t->w = ade__calloc(1, sizeof *t->w)) ||
+    if (!(t->w = ade__calloc(1, sizeof *t->w)) || (o->keep && !(t->w->keep = ade__calloc(1, sizeof *t->w->keep))) ||
         (t->wlevel > 0 && !(t->cctx = ade__zstd_cctx(t->wlevel))))
       st = ade__fail(ADE_ENOMEM, "out of memory creating a tape");
   }
@@ -248,6 +251,7 @@ int ade_trace_off(void) {
   if (!t) return ade__fail(ADE_ESTATE, "ade_trace_off: no tape is recording on this thread");
   cur = NULL;
   int fst, st = finish(t, &fst);
+  ade__kept_finish(t, !st && !fst);
   if (st || fst)
     snprintf(t->why, sizeof t->why, "%s", t->w->errmsg[0] ? t->w->errmsg : ade_strerror(st ? st : fst));
   char fmsg[512] = "";

@@ -17,6 +17,7 @@ void ade__writer_free(ade__writer *w) {
   ade__free(w->rstack);
   ade__free(w->enames);
   ade__free(w->estring);
+  ade__kept_free(w->keep);
   ade__free(w);
 }
 
@@ -76,6 +77,7 @@ int ade__writer_flush(ade_tape *t) {
   /* The index entry is reserved first: a chunk on the store is in the index. */
   if (import_column(w) || ade__meta_reserve_chunk(&t->meta))
     return ade__fail(ADE_ENOMEM, "out of memory writing chunk %zu", t->meta.nchunks);
+  ade__kept_chunk(t); /* o->keep: from the raw columns, before they are compressed */
   int st = ade__chunk_write(&t->store, t->cctx, t->wlevel, (uint32_t)t->meta.nchunks, w->first,
                             w->n, w->col, w->scratch, &e);
   if (st) return st;
