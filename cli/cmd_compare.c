@@ -908,7 +908,7 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
       (budget && (rc = parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
     return rc;
   if (!budget) c.budget = BUDGET;
-  if (budget && (hessian || mission)) return cli_usage_error(self, "--budget applies to Jacobians");
+  if (budget && hessian) return cli_usage_error(self, "--budget applies to Jacobians and missions");
   c.order_limit = limit ? c.time_limit : ORDER_LIMIT;
   if (!limit) c.time_limit = 1.0;
   if (json && strcmp(format, "text") != 0 && fmt != CLI_JSON)
@@ -916,7 +916,7 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   if (json) fmt = CLI_JSON;
   if (mission && (hessian || c.optimize || weights))
     return cli_usage_error(self, "--mission goes without --hessian, --optimize and --weights");
-  if (mission) return cli_compare_mission(self, c.path, limit ? c.time_limit : 10.0, 1, fmt);
+  if (mission) return cli_compare_mission(self, c.path, limit ? c.time_limit : 10.0, c.budget, fmt);
   if (c.parts && ade_parts_parse(c.parts) < 0)
     return cli_usage_error(self, "unknown --parts '%s' (regions, callsites, repeats or auto)", c.parts);
   if (c.parts && (hessian || mission)) return cli_usage_error(self, "--parts applies to Jacobians");
