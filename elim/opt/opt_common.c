@@ -106,11 +106,16 @@ static int large(const ade_cgraph *g) { return g->nv > ADE__SG_MAX_SLOTS; }
 static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
   int st = ADE_OK;
   double deadline = clk ? clk->deadline : 0;
-  /* Vertex Markowitz first: under a limit the candidates stop when it
-   * expires, and it is the vertex ordering that most often wins. */
+  /* Under a limit the candidates stop when it expires: first the sweep of
+   * the cheaper vector mode (never above m|E| or n|E|, and the cheapest to
+   * compute and to convert), then vertex Markowitz (most often the best
+   * vertex ordering), then the other sweep and the rest. */
+  int rev = g->m < g->n;
+  const int first[3] = {rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ,
+                        rev ? ADE_ORDER_VERTEX_FORWARD : ADE_ORDER_VERTEX_REVERSE};
   for (int i = 0; !st && i < ADE_ORDER_COUNT; i++) {
     ade_elim_seq *s = NULL;
-    int o = i == 0 ? ADE_ORDER_VERTEX_MARKOWITZ : i <= ADE_ORDER_VERTEX_MARKOWITZ ? i - 1 : i;
+    int o = i < 3 ? first[i] : i;
     int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
     if (k != kind || (large(g) && o >= ADE_ORDER_EDGE_MARKOWITZ)) continue;
     if (*best && clk && ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: no more candidates */
