@@ -4,7 +4,8 @@
 # hessian and codegen methods), run on each tape with --time-limit T, against
 # T plus the c-graph's build time.
 #
-# Usage: bench/bench_limits.sh [-T "1 0.2"] [-a ADELIM] TAPE...
+# Usage: bench/bench_limits.sh [-T "1 0.2"] [-a ADELIM] [-m REGEX] TAPE...
+#   -m: only the rows whose method matches the grep -E REGEX
 #   (from the build directory; `make && (cd examples && ./pde)` writes
 #   examples/pde.adt, `bench/bench_order --save 1000 lorenz.adt` a Lorenz
 #   tape of 1000 RK4 steps)
@@ -21,10 +22,12 @@
 # is killed after 300 s (the row then says so).
 adelim=./adelim
 limits="1 0.2"
+only=
 while [ $# -gt 0 ]; do
   case $1 in
   -T) limits=$2; shift 2 ;;
   -a) adelim=$2; shift 2 ;;
+  -m) only=$2; shift 2 ;;
   *) break ;;
   esac
 done
@@ -41,20 +44,23 @@ measure() {
 row() { # LABEL T NAME COMMAND...
   r_label=$1 r_T=$2 r_name=$3
   shift 3
+  if [ -n "$only" ] && ! echo "$r_name" | grep -Eq -e "$only"; then return; fi
   set -- $(measure "$@") "$@"
   wall=$1 cpu=$2 rc=$3
   shift 3
   lim=no
-  grep -qi 'limit reached\|"limited": *true\|(a search stopped\|, \*\|^[a-z-]*\* \|skipped\|stopped at' "$tmp/out" "$tmp/err" && lim=yes
+  grep -qi 'limit reached\|"limited": *true\|(a search stopped\|stopped by a limit\|^[a-z-]*\* \|^[a-z-]* *[0-9]*\* \|skipped' \
+    "$tmp/out" "$tmp/err" && lim=yes
   flag=$(awk -v w="$wall" -v c="$cpu" -v T="$r_T" -v bw="$bw" -v bc="$bc" -v rc="$rc" 'BEGIN {
     f = ""
     if (rc == 124) f = "KILLED"
-    else if (rc != 0) f = "rc=" rc
+    else if (rc != 0) f = "rc=" rc " (see below)"
     if (T != "-" && c > T + 1.5 * bc + 0.2) f = f " OVER"
     if (T != "-" && w > 1.5 * (T + bw) + 0.5) f = f " wall?"
     print f }')
   printf "%-12s %-5s %-30s %8s %8s %8.2f %8.2f %-7s %s\n" "$r_label" "$r_T" "$r_name" "$wall" "$cpu" \
     "$(echo "$r_T $bw" | awk '{print $1 + $2}')" "$(echo "$r_T $bc" | awk '{print $1 + $2}')" "$lim" "$flag"
+  [ "$rc" = 0 ] || [ "$rc" = 124 ] || sed -n '1s/^/    error: /p' "$tmp/err" | cut -c1-150
 }
 
 orderings="vertex-forward vertex-reverse vertex-markowitz vertex-relative edge-forward edge-reverse edge-markowitz
