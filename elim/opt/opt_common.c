@@ -138,9 +138,6 @@ static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade
   return st;
 }
 
-/* The cheapest sequence of the kind among the orderings, the default
- * hierarchy, (edges) the DP variants and (edges, faces) the best of the
- * less general kind. */
 /* Out of time before any candidate: the sweep of the cheaper vector mode
  * in the kind (an ordering at a deadline already past returns it at once,
  * as ade_elim_order_limited does), at the cost of about one elimination. */
@@ -152,6 +149,10 @@ static int sweep_of_kind(const ade_cgraph *g, int kind, ade_elim_seq **best) {
   return ade__elim_order(g, o, kind == ADE_SEQ_VERTEX ? 0 : 1e-9, best, &limited);
 }
 
+/* The cheapest sequence of the kind among the orderings, the default
+ * hierarchy, (edges) the DP variants and (edges, faces) the best of the
+ * less general kind. Under clk (may be NULL) it stops trying
+ * candidates when the clock expires. */
 int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
   ade_elim_seq *b = NULL, *lower = NULL, *conv = NULL;
   if (clk && ade__clock_expired(clk, 0)) return sweep_of_kind(g, kind, best);
