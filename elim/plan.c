@@ -23,8 +23,9 @@ struct ade_elim_plan {
   size_t nphys;          /* with step: its slots (fill-ins share slots once dead: reuse) */
   size_t nstep;          /* with step: the steps in step (those not in lane groups) */
   struct lane_step *lstep; /* lane groups: the classes' templates (group) */
-  size_t *lbatch, nbatch; /* batch j: its first slot, its template's steps lstep[lbatch[3j + 1] .. lbatch[3j + 2]) */
-  size_t nzero;          /* slots 0 .. nzero - 1 are zeroed for the partials (the inputs are among them) */
+  size_t *lbatch, nbatch; /* batch j: its first slot, its template's steps lstep[lbatch[4j + 1] .. lbatch[4j + 2]),
+                            its template's inputs (slots 2 .. 2 + lbatch[4j + 3] of each lane) */
+  size_t zfirst, nzero;  /* the other inputs: slots zfirst .. nzero - 1 */
   _Atomic(struct rmap *) rmap; /* the resident form's operand slots -> init (plan_map), once needed */
   size_t nslot;          /* values of a run (in the tape's workspace: the plan is read only) */
   size_t m, n, nnz;
@@ -229,8 +230,8 @@ typedef struct lane_step {
 typedef struct canon_class {
   uint64_t hash;
   size_t nsteps, nloc, key, fkey, members; /* key, fkey: offsets in the key and flag stores */
-  size_t tfirst, nl, seen, base;            /* with a template: its first step in p->lstep, its slots; members laid
-                                               out, their batch's first slot */
+  size_t tfirst, nl, nin, seen, base;       /* with a template: its first step in p->lstep, its slots, inputs;
+                                               members laid out, their batch's first slot */
 } canon_class;
 
 typedef struct grouping {
@@ -325,7 +326,7 @@ static void classify(const ade_elim_plan *p, grouping *g) {
         break;
     }
     if (!k) {
-      g->cls[g->ncls] = (canon_class){h, n, nloc, top, ftop, 0, 0, 0, 0, 0};
+      g->cls[g->ncls] = (canon_class){h, n, nloc, top, ftop, 0, 0, 0, 0, 0, 0};
       g->table[i] = k = ++g->ncls;
       top += 4 * n;
       ftop += nloc;
@@ -336,17 +337,23 @@ static void classify(const ade_elim_plan *p, grouping *g) {
 }
 
 /* Class q's template into t: its local slots numbered from 2 (after the
- * constants) by first touch, a fill-in that is not an entry of J taking
- * the slot freed last as reuse() does; offsets local slot LANES. Its
- * number of local slots. */
-static size_t make_template(grouping *g, const canon_class *q, lane_step *t) {
+ * constants) by first touch, the inputs first (*nin of them: a batch's
+ * slots to zero), a fill-in that is not an entry of J taking the slot
+ * freed last as reuse() does; offsets local slot LANES. Its number of
+ * local slots. */
+static size_t make_template(grouping *g, const canon_class *q, lane_step *t, size_t *nin) {
   const uint32_t *key = g->key + q->key;
   const uint8_t *flag = g->flag + q->fkey;
   uint32_t next = 2, *phys = g->phys + q->fkey, *last = g->last;
   size_t top = 0;
   for (size_t i = 0; i < q->nloc; i++) phys[i] = UINT32_MAX;
   for (size_t j = 0; j < q->nsteps; j++)
-    for (int i = 1; i < 4; i++) last[key[4 * j + i]] = (uint32_t)j;
+    for (int i = 1; i < 4; i++) {
+      const uint32_t u = key[4 * j + i];
+      last[u] = (uint32_t)j;
+      if ((flag[u] & 1) && phys[u] == UINT32_MAX) phys[u] = next++;
+    }
+  *nin = next - 2;
   for (size_t j = 0; j < q->nsteps; j++) {
     const uint32_t *o = key + 4 * j;
     for (int i = 1; i < 4; i++)
@@ -400,7 +407,7 @@ static size_t batches(ade_elim_plan *p, grouping *g, uint8_t *gstep, size_t *nin
     canon_class *q = &g->cls[k];
     if (q->members < LANES) continue;
     q->tfirst = nt;
-    q->nl = make_template(g, q, p->lstep + nt);
+    q->nl = make_template(g, q, p->lstep + nt, &q->nin);
     nt += q->nsteps;
   }
   for (size_t c = 0; c < g->ncomp; c++) {
@@ -408,8 +415,8 @@ static size_t batches(ade_elim_plan *p, grouping *g, uint8_t *gstep, size_t *nin
     if (q->members < LANES || q->seen / LANES >= q->members / LANES) continue; /* the rest run scalar */
     const size_t lane = q->seen++ % LANES;
     if (!lane) {
-      size_t *b = p->lbatch + 3 * p->nbatch++;
-      b[0] = q->base = base, b[1] = q->tfirst, b[2] = q->tfirst + q->nsteps;
+      size_t *b = p->lbatch + 4 * p->nbatch++;
+      b[0] = q->base = base, b[1] = q->tfirst, b[2] = q->tfirst + q->nsteps, b[3] = q->nin;
       base += q->nl * LANES;
     }
     *nin += place(p, g, c, q->base, lane, gstep);
@@ -448,7 +455,7 @@ static int group(ade_elim_plan *p, size_t memlimit, uint8_t *gstep, size_t *G, s
     if (g.cls[k].members >= LANES)
       nt += g.cls[k].nsteps, nb += g.cls[k].members / LANES, maxloc = ADE__MAX(maxloc, g.cls[k].nloc);
   if (nb) {
-    p->lstep = ade__alloc(nt * sizeof *p->lstep), p->lbatch = ade__alloc(3 * nb * sizeof *p->lbatch);
+    p->lstep = ade__alloc(nt * sizeof *p->lstep), p->lbatch = ade__alloc(4 * nb * sizeof *p->lbatch);
     g.last = ade__alloc(maxloc * sizeof *g.last), g.stack = ade__alloc(maxloc * sizeof *g.stack);
     if (!p->lstep || !p->lbatch || !g.last || !g.stack) goto nomem;
     *G = batches(p, &g, gstep, nin);
@@ -460,10 +467,18 @@ nomem:
   return ade__fail(ADE_ENOMEM, "out of memory for the lane groups of a plan of %zu steps", n);
 }
 
+/* Zero the slots that receive partials (and slot 0, none's). */
+static void zero_inputs(const ade_elim_plan *p, double *val) {
+  val[0] = 0;
+  memset(val + p->zfirst, 0, (p->nzero - p->zfirst) * sizeof *val);
+  for (size_t j = 0; j < p->nbatch; j++)
+    memset(val + p->lbatch[4 * j] + 2 * LANES, 0, p->lbatch[4 * j + 3] * LANES * sizeof *val);
+}
+
 /* The batches' steps: LANES multiply-adds per template step. */
 static void run_lanes(const ade_elim_plan *p, double *v) {
   for (size_t j = 0; j < p->nbatch; j++) {
-    const size_t *b = p->lbatch + 3 * j;
+    const size_t *b = p->lbatch + 4 * j;
     double *B = v + b[0];
     for (int l = 0; l < LANES; l++) B[l] = -0.0, B[LANES + l] = 1.0;
     for (const lane_step *t = p->lstep + b[1], *end = p->lstep + b[2]; t < end; t++) {
@@ -592,7 +607,7 @@ static int compact_program(ade_elim_plan *p, size_t memlimit) {
     s[2] = r->kind[k] == ADE__P_ADD ? nz + 1 : perm[r->b[k]];
   }
   for (size_t k = 0; !st && k < p->nnz; k++) p->pout[k] = perm[p->out[k]];
-  p->nzero = G + 1 + p->ninit - nin;
+  p->zfirst = G + 1, p->nzero = G + 1 + p->ninit - nin;
   ade__free(gstep);
   return st;
 }
@@ -620,7 +635,7 @@ static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_ja
     else st = map_inputs(p, t, g);
   }
   if (!st && !p->color) st = compile(p, g, c.seq ? c.seq : c.given, &r);
-  if (!st) p->nzero = p->ninit + 1;
+  if (!st) p->zfirst = 1, p->nzero = p->ninit + 1;
   if (!st) st = ade__budget(t->memlimit, ade__mul_size(p->nslot, sizeof(double)), "a plan's %zu values", p->nslot);
   if (!st) p->records = t->meta.records, p->nchunks = t->meta.nchunks;
   if (!st && !p->color) st = compact_program(p, t->memlimit);
@@ -665,7 +680,7 @@ int ade_elim_plan_pattern(const ade_elim_plan *p, ade_sparse **J) {
 static int load_inputs(const ade_elim_plan *p, ade_tape *t, const double *V, double *val) {
   const ade__lin *L;
   size_t k = 0;
-  memset(val, 0, p->nzero * sizeof *val);
+  zero_inputs(p, val);
   for (size_t c = 0; c < p->nchunks; c++) {
     int st = ade__lin_at(t, c, V, &L);
     if (st) return st;
@@ -757,7 +772,7 @@ static int plan_jacobian(ade_elim_plan *p, ade_tape *t, const double *x, ade_spa
   double *W = ade__work(t, nR + nV + plan_nval(p)), *V = nV ? W : NULL, *val = W ? W + nR + nV : NULL;
   if (!W) return ade__fail(ADE_ENOMEM, "out of memory for %zu values", nR + nV + plan_nval(p));
   if (r) { /* partials (and values at x) in one pass over the resident form (eval/resident.c) */
-    memset(val, 0, p->nzero * sizeof *val);
+    zero_inputs(p, val);
     st = ade__res_scatter_at(t, r, x, W, p->init, p->perm, p->ntape, M, val);
     if (st == ADE_WBRANCH) warn = st, st = ADE_OK;
   } else if (ade__point_wanted(t, x)) { /* no value array: partials at x from the tape's point (point.c) */
