@@ -639,6 +639,8 @@ static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_ja
   if (!st) st = ade__budget(t->memlimit, ade__mul_size(p->nslot, sizeof(double)), "a plan's %zu values", p->nslot);
   if (!st) p->records = t->meta.records, p->nchunks = t->meta.nchunks;
   if (!st && !p->color) st = compact_program(p, t->memlimit);
+  if (!st && p->nphys > p->nslot) /* lane groups' constants: a few more values */
+    st = ade__budget(t->memlimit, ade__mul_size(p->nphys + 3, sizeof(double)), "a plan's %zu values", p->nphys);
   ade__choice_free(&c);
   ade_cgraph_free(g);
   r.seconds = ade__now() - t0;
