@@ -546,8 +546,9 @@ static ade_tape *mixed_blocks(const randprog *p, const randprog *q, int k, const
  * copies of a random program (one of them another program's): every
  * ordering's plan gives ade_jacobian's values at the recorded point and,
  * at a new point, the values ade_jacobian gives on the tape recorded there
- * (the same arithmetic in the same order; the elimination, not the plan);
- * forward mode's Jacobian there; and batches are made. */
+ * (the same arithmetic in the same order; the elimination, not the plan),
+ * also through the chunks beyond the memory limit; forward mode's
+ * Jacobian there; and batches are made. */
 START_TEST(lane_groups) {
   uint64_t rs = 4242;
   size_t batches = 0, vf_batches = 0;
@@ -575,6 +576,14 @@ START_TEST(lane_groups) {
         ck_assert_int_eq(ade_elim_plan_jacobian(plan, t, x2, P), ADE_OK);
         same_values(P, J2, "new point", o);
       }
+      /* no resident form, no value array: partials chunk by chunk (load_inputs), the same bits */
+      double *v = malloc(P->nnz * sizeof *v + 1);
+      memcpy(v, P->val, P->nnz * sizeof *v);
+      ade_tape_set_memory_limit(t, 0);
+      ck_assert_int_eq(ade_elim_plan_jacobian(plan, t, x2, P), ADE_OK);
+      ade_tape_set_memory_limit(t, (size_t)256 << 20);
+      ck_assert_mem_eq(v, P->val, P->nnz * sizeof *v);
+      free(v);
       double *D = dense(P);
       assert_close(D, Jf2, P->m * P->n, 1e-10, "lane groups at a new point");
       free(D);
