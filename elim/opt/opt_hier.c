@@ -75,6 +75,13 @@ typedef struct hs {
   size_t nc, ccap;
   const ade__clock *clk;   /* may be NULL */
   int limited;
+  /* incremental keys (not with scan, the rescanning reference) */
+  int scan;
+  int gl[MAXH], ngl, pre[MAXH], fill; /* the global filters, their prefix lengths */
+  ade__pq q;               /* every target's global key tuple, lazily */
+  ade__ix pl, sl;          /* P and S of the last elimination as lists */
+  ade__ix dv, pairs, in, out, fs; /* what a step changes */
+  unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
 } hs;
 
 /* Topological ranks, the lowest index first among the ready vertices (so
@@ -243,8 +250,46 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
   return c->dir != h->last_dir && sd > 1 ? 1 : sd;
 }
 
-static void set_keys(hs *h, int f) {
+/* The key of a filter other than sibling and succpred (those depend on
+ * the last elimination and on the other targets): a function of the
+ * target and the current graph alone. */
+static void filter_key(hs *h, int f, const cand *k, int64_t *key) {
   const ade_cgraph *c = h->c;
+  key[0] = key[1] = key[2] = 0;
+  if (h->kind == ADE_SEQ_VERTEX) {
+    const ade__vtx *v = &c->v[k->x];
+    int64_t mk = (int64_t)(v->nin * v->nout);
+    switch (f) {
+    case F_MARKOWITZ: key[0] = mk; break;
+    case F_RELATIVE: key[0] = mk - h->dd[k->x]; break;
+    case F_FILLIN: key[0] = vertex_fill(c, v); break;
+    case F_FORWARD: key[0] = (int64_t)h->rank[k->x]; break;
+    default: key[0] = -(int64_t)h->rank[k->x];
+    }
+  } else if (h->kind == ADE_SEQ_EDGE) {
+    const ade__edge *e = &c->e[k->x];
+    int64_t ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
+    int64_t cost = (int64_t)(k->dir == ADE_FRONT ? c->v[e->dst].nout : c->v[e->src].nin);
+    switch (f) {
+    case F_MARKOWITZ: key[0] = cost; break;
+    case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); break;
+    case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; break;
+    default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir;
+    }
+  } else {
+    const ade__vtx *a = &c->v[k->x], *b = &c->v[k->y];
+    int64_t rc = (int64_t)h->rank[ade__graph_vertex(h->g, a->ctgt)];
+    int absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
+    switch (f) {
+    case F_ABSORB: key[0] = !absorb; break;
+    case F_COST: key[0] = absorb ? 0 : (int64_t)(a->nin + b->nout); break;
+    case F_FORWARD: key[0] = rc, key[1] = a->id, key[2] = b->id; break;
+    default: key[0] = -rc, key[1] = -a->id, key[2] = -b->id;
+    }
+  }
+}
+
+static void set_keys(hs *h, int f) {
   if (f == F_SUCCPRED) {
     if (h->have_last) succpred(h);
     else
@@ -254,41 +299,14 @@ static void set_keys(hs *h, int f) {
   }
   for (size_t i = 0; i < h->nc; i++) {
     cand *k = &h->cv[i];
-    int64_t *key = k->key;
-    key[0] = key[1] = key[2] = 0;
-    if (h->kind == ADE_SEQ_VERTEX) {
-      const ade__vtx *v = &c->v[k->x];
-      int64_t mk = (int64_t)(v->nin * v->nout);
-      switch (f) {
-      case F_SIBLING: key[0] = h->have_last ? -vertex_sibling(h, v) : 0; break;
-      case F_MARKOWITZ: key[0] = mk; break;
-      case F_RELATIVE: key[0] = mk - h->dd[k->x]; break;
-      case F_FILLIN: key[0] = vertex_fill(c, v); break;
-      case F_FORWARD: key[0] = (int64_t)h->rank[k->x]; break;
-      default: key[0] = -(int64_t)h->rank[k->x];
-      }
-    } else if (h->kind == ADE_SEQ_EDGE) {
-      const ade__edge *e = &c->e[k->x];
-      int64_t ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
-      int64_t cost = (int64_t)(k->dir == ADE_FRONT ? c->v[e->dst].nout : c->v[e->src].nin);
-      switch (f) {
-      case F_SIBLING: key[0] = h->have_last ? -edge_sibling(h, k) : 0; break;
-      case F_MARKOWITZ: key[0] = cost; break;
-      case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); break;
-      case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; break;
-      default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir;
-      }
-    } else {
-      const ade__vtx *a = &c->v[k->x], *b = &c->v[k->y];
-      int64_t rc = (int64_t)h->rank[ade__graph_vertex(h->g, a->ctgt)];
-      int absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
-      switch (f) {
-      case F_ABSORB: key[0] = !absorb; break;
-      case F_COST: key[0] = absorb ? 0 : (int64_t)(a->nin + b->nout); break;
-      case F_FORWARD: key[0] = rc, key[1] = a->id, key[2] = b->id; break;
-      default: key[0] = -rc, key[1] = -a->id, key[2] = -b->id;
-      }
+    if (f != F_SIBLING) {
+      filter_key(h, f, k, k->key);
+      continue;
     }
+    k->key[1] = k->key[2] = 0;
+    k->key[0] = !h->have_last                 ? 0
+                : h->kind == ADE_SEQ_VERTEX ? -vertex_sibling(h, &h->c->v[k->x])
+                                            : -edge_sibling(h, k);
   }
 }
 
@@ -317,16 +335,27 @@ static int candidates(hs *h) {
   return st;
 }
 
-static void mark_list(hs *h, unsigned *mark, const size_t *list, size_t n, int src) {
+/* Mark the sources (src) or targets of the edges in list, and with the
+ * incremental keys also list them in l. */
+static int mark_list(hs *h, unsigned *mark, const size_t *list, size_t n, int src, ade__ix *l) {
+  int st = ADE_OK;
   for (size_t k = 0; k < n; k++) {
     const ade__edge *e = &h->c->e[list[k]];
     mark[src ? e->src : e->dst] = h->stamp;
+    if (!h->scan && !st) st = ade__ix_push(l, src ? e->src : e->dst);
   }
+  return st;
+}
+
+static int mark_one(hs *h, unsigned *mark, size_t v, ade__ix *l) {
+  mark[v] = h->stamp;
+  return h->scan ? ADE_OK : ade__ix_push(l, v);
 }
 
 /* Remember P and S of the chosen elimination for the locality filters. */
-static void remember(hs *h, const cand *k) {
+static int remember(hs *h, const cand *k) {
   const ade_cgraph *c = h->c;
+  int st = ADE_OK;
   if (++h->stamp == 0) {
     memset(h->pm, 0, (c->nv + 1) * sizeof *h->pm);
     memset(h->sm, 0, (c->nv + 1) * sizeof *h->sm);
@@ -334,22 +363,24 @@ static void remember(hs *h, const cand *k) {
   }
   h->have_last = 1;
   h->last_dir = k->dir;
+  h->pl.n = h->sl.n = 0;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
-    mark_list(h, h->pm, v->in, v->nin, 1);
-    mark_list(h, h->sm, v->out, v->nout, 0);
+    st = mark_list(h, h->pm, v->in, v->nin, 1, &h->pl);
+    if (!st) st = mark_list(h, h->sm, v->out, v->nout, 0, &h->sl);
     h->np = v->nin, h->ns = v->nout;
   } else if (h->kind == ADE_SEQ_EDGE) {
     const ade__edge *e = &c->e[k->x];
     const ade__vtx *i = &c->v[e->src], *j = &c->v[e->dst];
     if (k->dir == ADE_FRONT) {
-      h->pm[e->src] = h->stamp, h->np = 1;
-      mark_list(h, h->sm, j->out, j->nout, 0), h->ns = j->nout;
+      st = mark_one(h, h->pm, e->src, &h->pl), h->np = 1;
+      if (!st) st = mark_list(h, h->sm, j->out, j->nout, 0, &h->sl), h->ns = j->nout;
     } else {
-      mark_list(h, h->pm, i->in, i->nin, 1), h->np = i->nin;
-      h->sm[e->dst] = h->stamp, h->ns = 1;
+      st = mark_list(h, h->pm, i->in, i->nin, 1, &h->pl), h->np = i->nin;
+      if (!st) st = mark_one(h, h->sm, e->dst, &h->sl), h->ns = 1;
     }
   }
+  return st;
 }
 
 static int step(hs *h, const cand *k, ade_elim_seq *s) {
@@ -426,6 +457,370 @@ static int finish(hs *h, ade_elim_seq *s) {
   return st;
 }
 
+/* ------------------------------------------------- incremental keys */
+
+/* The filters split in two. Sibling and succpred (history filters) judge
+ * a target by the last elimination, and are non-zero only near it. Every
+ * other filter (global filters) has a key that is a function of the
+ * target and the current graph. Keeping the least of a global filter's
+ * key among the survivors of the global filters before it is keeping the
+ * least of the tuple of their keys: one heap over the tuple of the global
+ * filters' keys, in the order of the chain (a repeated one keeps all and
+ * is left out), gives by its least tuple T* every prefix's least tuple,
+ * and so the survivors of each filter as long as no history filter has
+ * narrowed them ("implicit": the targets whose prefix equals T*'s). A
+ * history filter on implicit survivors looks only at the targets near
+ * the last elimination that are among them; if it narrows, the
+ * survivors are listed ("explicit") and the remaining filters run on the
+ * list exactly as in the rescanning reference. doc/elimination.md has
+ * the proof that both choose the same target. */
+
+static int is_global(int f) { return f != F_SIBLING && f != F_SUCCPRED; }
+
+/* Longs a global filter's key takes in the tuple. */
+static int key_width(const hs *h, int f) {
+  return (f == F_FORWARD || f == F_REVERSE) && h->kind != ADE_SEQ_VERTEX ? 3 : 1;
+}
+
+/* The distinct global filters in order, and per position of the chain
+ * the length of the tuple prefix of the global filters before it. */
+static void plan_chain(hs *h, const int *f, int nf) {
+  int len = 0;
+  h->ngl = 0;
+  for (int i = 0; i < nf; i++) {
+    h->pre[i] = len;
+    int seen = !is_global(f[i]);
+    for (int k = 0; !seen && k < h->ngl; k++) seen = h->gl[k] == f[i];
+    if (seen) continue;
+    h->gl[h->ngl++] = f[i];
+    h->fill |= f[i] == F_FILLIN;
+    len += key_width(h, f[i]);
+  }
+}
+
+/* At most markowitz, relative, fillin and a tie-breaker (vertices),
+ * markowitz, fillin and 3 (edges), absorb, cost and 3 (faces). */
+#if ADE__PQ_KEYS < 5
+#error "the hierarchy's key tuples need 5 longs"
+#endif
+
+static void gkey(hs *h, const cand *k, long *key) {
+  int64_t t[3];
+  int len = 0;
+  for (int g = 0; g < h->ngl; g++) {
+    filter_key(h, h->gl[g], k, t);
+    for (int w = 0; w < key_width(h, h->gl[g]); w++) key[len++] = (long)t[w];
+  }
+  while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+/* Heap index of a target: the vertex; 2 slot + direction (edges); the
+ * dual edge's slot (faces). 0 if x names no target now. */
+static int cand_of(const hs *h, size_t x, cand *k) {
+  const ade_cgraph *c = h->c;
+  memset(k, 0, sizeof *k);
+  if (h->kind == ADE_SEQ_VERTEX) {
+    k->x = x;
+    return x < c->nv && c->v[x].alive && c->v[x].kind == ADE__Z;
+  }
+  size_t e = h->kind == ADE_SEQ_EDGE ? x / 2 : x;
+  if (e >= c->eslots || c->e[e].src == ADE__NONE) return 0;
+  const ade__edge *y = &c->e[e];
+  if (h->kind == ADE_SEQ_EDGE) {
+    k->x = e, k->dir = (int)(x % 2);
+    return c->v[k->dir == ADE_FRONT ? y->dst : y->src].kind == ADE__Z;
+  }
+  k->x = y->src, k->y = y->dst;
+  return c->v[y->src].kind == ADE__Z && c->v[y->dst].kind == ADE__Z;
+}
+
+static int qpush(hs *h, size_t x) {
+  cand k;
+  long key[ADE__PQ_KEYS];
+  if (!cand_of(h, x, &k)) return ADE_OK;
+  gkey(h, &k, key);
+  return ade__pq_push(&h->q, key, x);
+}
+
+static int qpush_edges(hs *h, size_t v) {
+  const ade__vtx *V = &h->c->v[v];
+  int st = ADE_OK;
+  for (size_t a = 0; !st && a < V->nin; a++) {
+    st = qpush(h, 2 * V->in[a] + ADE_FRONT);
+    if (!st) st = qpush(h, 2 * V->in[a] + ADE_BACK);
+  }
+  for (size_t b = 0; !st && b < V->nout; b++) {
+    st = qpush(h, 2 * V->out[b] + ADE_FRONT);
+    if (!st) st = qpush(h, 2 * V->out[b] + ADE_BACK);
+  }
+  return st;
+}
+
+/* The least tuple T* (key) and its target (*x, still queued). Stale
+ * entries go back with their current tuple: every target keeps an entry
+ * no greater than its tuple (a tuple that may have dropped is pushed
+ * after each step), so a current top is the least of all. 0: none left. */
+static int qtop(hs *h, size_t *x, long *key, int *st) {
+  ade__pqent t;
+  cand k;
+  while (!*st && ade__pq_pop(&h->q, &t)) {
+    if (!cand_of(h, t.x, &k)) continue;
+    gkey(h, &k, key);
+    *st = ade__pq_push(&h->q, key, t.x);
+    if (!memcmp(key, t.k, sizeof t.k)) {
+      *x = t.x;
+      return !*st;
+    }
+  }
+  return 0;
+}
+
+static int add_near(hs *h, const cand *k, const long *tkey, int pre) {
+  long key[ADE__PQ_KEYS];
+  if (pre) gkey(h, k, key);
+  return pre && memcmp(key, tkey, (size_t)pre * sizeof *key) ? ADE_OK : add_cand(h, k->x, k->y, k->dir);
+}
+
+/* The targets near the last elimination among the implicit survivors
+ * (tuple prefix pre equal to T*'s): for sibling those that may have a
+ * positive sibling degree (vertices: a successor in S-, found from S-;
+ * edges: front (i, j) with i in P-, back (i, j) with j in S-), for
+ * succpred the targets in P- and S-. Into h->cv, each once. */
+static int near_targets(hs *h, int f, const long *tkey, int pre) {
+  const ade_cgraph *c = h->c;
+  int st = ADE_OK;
+  h->nc = 0;
+  if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
+  for (int side = 0; side < 2; side++) {
+    const ade__ix *l = side ? &h->sl : &h->pl;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &c->v[l->a[k]];
+      if (!v->alive) continue;
+      if (h->kind == ADE_SEQ_EDGE) { /* f is sibling */
+        for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) {
+          size_t e = side ? v->in[a] : v->out[a];
+          cand x = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
+          if (c->v[side ? c->e[e].src : c->e[e].dst].kind == ADE__Z) st = add_near(h, &x, tkey, pre);
+        }
+        continue;
+      }
+      size_t nu = f == F_SUCCPRED ? 1 : side ? v->nin : 0;
+      for (size_t a = 0; !st && a < nu; a++) {
+        size_t u = f == F_SUCCPRED ? l->a[k] : c->e[v->in[a]].src;
+        cand x = {u, 0, 0, {0, 0, 0}};
+        if (h->vm[u] == h->vstamp || !c->v[u].alive || c->v[u].kind != ADE__Z) continue;
+        h->vm[u] = h->vstamp;
+        st = add_near(h, &x, tkey, pre);
+      }
+    }
+  }
+  return st;
+}
+
+/* The target the filters choose, into *k (0: none left). */
+static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
+  long tkey[ADE__PQ_KEYS];
+  int implicit = 1;
+  if (!qtop(h, top, tkey, st)) return 0;
+  for (int i = 0; !*st && i < nf && (implicit || h->nc > 1); i++) {
+    if (implicit && (is_global(f[i]) || !h->have_last)) continue;
+    if (implicit) {
+      if ((*st = near_targets(h, f[i], tkey, h->pre[i])) || !h->nc) continue;
+      set_keys(h, f[i]);
+      int narrows = 0;
+      for (size_t c = 0; c < h->nc; c++) narrows |= f[i] == F_SIBLING ? h->cv[c].key[0] < 0 : h->cv[c].key[0] == 0;
+      if (!narrows) continue;
+      implicit = 0;
+    } else {
+      set_keys(h, f[i]);
+    }
+    keep_least(h);
+  }
+  if (implicit) return cand_of(h, *top, k);
+  *k = h->cv[0];
+  return !*st;
+}
+
+static int mark_v(hs *h, size_t v) {
+  if (h->vm[v] == h->vstamp) return ADE_OK;
+  h->vm[v] = h->vstamp;
+  return ade__ix_push(&h->dv, v);
+}
+
+static int mark_adjacent(hs *h, size_t v, int in, int out) {
+  const ade__vtx *V = &h->c->v[v];
+  int st = mark_v(h, v);
+  for (size_t a = 0; !st && in && a < V->nin; a++) st = mark_v(h, h->c->e[V->in[a]].src);
+  for (size_t b = 0; !st && out && b < V->nout; b++) st = mark_v(h, h->c->e[V->out[b]].dst);
+  return st;
+}
+
+/* Before the step on vertices or edges: the vertices whose in- or
+ * out-list it can change (dv), and the pairs (u, w) it can join (fill-in
+ * keys read which edges exist). Vertex v: v, P_v, S_v; pairs P_v x S_v.
+ * Front (i, j): i, j, S_j, and P_j in case j goes; pairs {i} x S_j. Back
+ * (i, j): i, j, P_i, and S_i in case i goes; pairs P_i x {j}. */
+static int delta(hs *h, const cand *k) {
+  const ade_cgraph *c = h->c;
+  int st;
+  h->dv.n = h->pairs.n = 0;
+  if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
+  if (h->kind == ADE_SEQ_VERTEX) {
+    const ade__vtx *v = &c->v[k->x];
+    st = mark_adjacent(h, k->x, 1, 1);
+    for (size_t a = 0; !st && h->fill && a < v->nin; a++)
+      for (size_t b = 0; !st && b < v->nout; b++) {
+        st = ade__ix_push(&h->pairs, c->e[v->in[a]].src);
+        if (!st) st = ade__ix_push(&h->pairs, c->e[v->out[b]].dst);
+      }
+    return st;
+  }
+  size_t i = c->e[k->x].src, j = c->e[k->x].dst, w = k->dir == ADE_FRONT ? j : i;
+  const ade__vtx *W = &c->v[w];
+  st = mark_adjacent(h, w, 1, 1);
+  if (!st) st = mark_v(h, k->dir == ADE_FRONT ? i : j);
+  for (size_t a = 0; !st && h->fill && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
+    st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
+    if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
+  }
+  return st;
+}
+
+/* Pair (u, w) joined: the targets through a triangle u -> p -> w, whose
+ * fill-in counts the edge (vertices: p; edges: front (u, p), back (p,
+ * w)). The shorter of S_u and P_w is walked. */
+static int triangles(hs *h, size_t u, size_t w) {
+  const ade_cgraph *c = h->c;
+  const ade__vtx *U = &c->v[u], *W = &c->v[w];
+  int st = ADE_OK, byin = W->nin <= U->nout;
+  if (!U->alive || !W->alive) return ADE_OK;
+  for (size_t k = 0; !st && k < (byin ? W->nin : U->nout); k++) {
+    size_t p = byin ? c->e[W->in[k]].src : c->e[U->out[k]].dst;
+    size_t e1 = byin ? ade__graph_find(c, u, p) : U->out[k], e2 = byin ? W->in[k] : ade__graph_find(c, p, w);
+    if (e1 == ADE__NONE || e2 == ADE__NONE) continue;
+    if (h->kind == ADE_SEQ_VERTEX) {
+      st = qpush(h, p);
+      continue;
+    }
+    st = qpush(h, 2 * e1 + ADE_FRONT);
+    if (!st) st = qpush(h, 2 * e2 + ADE_BACK);
+  }
+  return st;
+}
+
+/* After the step: fresh tuples for every target whose tuple can have
+ * changed: (vertices) those in dv, (edges) those on an edge of a vertex
+ * in dv, and with fillin the triangles of the pairs. */
+static int refresh(hs *h) {
+  int st = ADE_OK;
+  for (size_t k = 0; !st && k < h->dv.n; k++) {
+    size_t v = h->dv.a[k];
+    if (!h->c->v[v].alive) continue;
+    st = h->kind == ADE_SEQ_VERTEX ? qpush(h, v) : qpush_edges(h, v);
+  }
+  for (size_t k = 0; !st && k < h->pairs.n; k += 2) st = triangles(h, h->pairs.a[k], h->pairs.a[k + 1]);
+  return st;
+}
+
+/* Append to fs the intermediate faces (x, y) that dual vertex v absorbs:
+ * P_x = P_v and S_y = S_v (as absorbed_by in elim/order.c). */
+static int absorbed_by(hs *h, size_t v) {
+  ade_cgraph *d = h->c;
+  const ade__vtx *V = &d->v[v];
+  int st = ADE_OK;
+  if (!V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 2);
+  size_t p0 = d->e[V->in[0]].src;
+  for (size_t a = 0; a < V->nin; a++) {
+    size_t p = d->e[V->in[a]].src;
+    d->mark[p] = s;
+    if (d->v[p].nout < d->v[p0].nout) p0 = p;
+  }
+  for (size_t b = 0; b < V->nout; b++) d->mark[d->e[V->out[b]].dst] = s + 1;
+  for (size_t c = 0; !st && c < d->v[p0].nout; c++) {
+    const ade__vtx *X = &d->v[d->e[d->v[p0].out[c]].dst];
+    int ok = X->kind == ADE__Z && X->nin == V->nin;
+    for (size_t a = 0; ok && a < X->nin; a++) ok = d->mark[d->e[X->in[a]].src] == s;
+    for (size_t o = 0; !st && ok && o < X->nout; o++) {
+      const ade__vtx *Y = &d->v[d->e[X->out[o]].dst];
+      int same = Y->kind == ADE__Z && Y->nout == V->nout;
+      for (size_t b = 0; same && b < Y->nout; b++) same = d->mark[d->e[Y->out[b]].dst] == s + 1;
+      if (same) st = ade__ix_push(&h->fs, X->out[o]);
+    }
+  }
+  return st;
+}
+
+static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix *l) {
+  int st = ADE_OK;
+  for (size_t a = 0; !st && in && a < d->v[v].nin; a++) st = ade__ix_push(l, d->e[d->v[v].in[a]].src);
+  for (size_t b = 0; !st && out && b < d->v[v].nout; b++) st = ade__ix_push(l, d->e[d->v[v].out[b]].dst);
+  return st;
+}
+
+/* Before face step (a, b) (Rule 1): the in-lists of b, S_a and S_b and
+ * the out-lists of a, P_a and P_b change (fill-in, isolation or merge). */
+static int face_delta(hs *h, const cand *k) {
+  h->in.n = h->out.n = 0;
+  int st = ade__ix_push(&h->in, k->y);
+  if (!st) st = ade__ix_push(&h->out, k->x);
+  if (!st) st = push_adjacent(h->c, k->x, 0, 1, &h->in);
+  if (!st) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
+  if (!st) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
+  if (!st) st = push_adjacent(h->c, k->y, 1, 0, &h->out);
+  return st;
+}
+
+/* After it: a face's tuple drops only if it turns absorbing or |P_a| or
+ * |S_b| drops, that is, if P_a or S_b changed or a vertex now has P_a
+ * and S_b (as face_touched in elim/order.c); the faces at the changed
+ * and new vertices and those these absorb get fresh tuples. */
+static int face_refresh(hs *h, size_t nv0) {
+  ade_cgraph *d = h->c;
+  int st = ade__graph_marks(d);
+  for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
+    st = ade__ix_push(&h->in, v);
+    if (!st) st = ade__ix_push(&h->out, v);
+  }
+  h->fs.n = 0;
+  for (int side = 0; !st && side < 2; side++) {
+    const ade__ix *l = side ? &h->out : &h->in;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &d->v[l->a[k]];
+      if (!v->alive || v->kind != ADE__Z) continue;
+      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(&h->fs, side ? v->in[a] : v->out[a]);
+      if (!st) st = absorbed_by(h, l->a[k]);
+    }
+  }
+  for (size_t k = 0; !st && k < h->fs.n; k++) st = qpush(h, h->fs.a[k]);
+  return st;
+}
+
+static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
+  int st = h->kind == ADE_SEQ_FACE ? ade__graph_marks(h->c) : ADE_OK;
+  size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
+  h->q.track = 1;
+  plan_chain(h, f, nf);
+  for (size_t x = 0; !st && x < n; x++) st = qpush(h, x);
+  while (!st) {
+    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in forward order */
+      size_t len = s->len;
+      st = finish(h, s);
+      h->limited = s->len > len;
+      break;
+    }
+    cand k;
+    size_t top, nv0 = h->c->nv;
+    if (!choose(h, f, nf, &k, &top, &st)) break;
+    st = remember(h, &k);
+    if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
+    if (!st) st = step(h, &k, s);
+    if (!st) st = h->kind == ADE_SEQ_FACE ? face_refresh(h, nv0) : refresh(h);
+    if (!st) st = qpush(h, top); /* popped and pushed back: its tuple may have changed */
+  }
+  return st;
+}
+
 static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = ADE_OK;
   while (!st) {
@@ -442,14 +837,32 @@ static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
       keep_least(h);
     }
     cand k = h->cv[0];
-    remember(h, &k);
-    st = step(h, &k, s);
+    st = remember(h, &k);
+    if (!st) st = step(h, &k, s);
   }
   return st;
 }
 
-int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
-                       int *limited) {
+static void hs_free(hs *h) {
+  ade_cgraph_free(h->c);
+  ade__free(h->rank);
+  ade__free(h->pm);
+  ade__free(h->sm);
+  ade__free(h->dd);
+  ade__free(h->cv);
+  ade__free(h->vm);
+  ade__pq_free(&h->q);
+  ade__ix_free(&h->pl);
+  ade__ix_free(&h->sl);
+  ade__ix_free(&h->dv);
+  ade__ix_free(&h->pairs);
+  ade__ix_free(&h->in);
+  ade__ix_free(&h->out);
+  ade__ix_free(&h->fs);
+}
+
+static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
+                     ade_elim_seq **seq, int *limited) {
   hs h;
   int f[MAXH], nf = 0;
   ade_elim_seq *s = NULL;
@@ -457,6 +870,7 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
   h.g = g;
   h.kind = kind;
   h.clk = clk;
+  h.scan = scan;
   int st = parse(spec ? spec : ade__hier_default(kind), kind, f, &nf);
   if (!st) st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&h.c, g) : ade_cgraph_copy(&h.c, g);
   if (!st) {
@@ -465,7 +879,8 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
     h.pm = ade__calloc(n, sizeof *h.pm);
     h.sm = ade__calloc(n, sizeof *h.sm);
     h.dd = ade__calloc(g->nv + 1, sizeof *h.dd);
-    if (!h.rank || !h.pm || !h.sm || !h.dd) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
+    h.vm = ade__calloc(n, sizeof *h.vm);
+    if (!h.rank || !h.pm || !h.sm || !h.dd || !h.vm) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   }
   if (!st) st = ranks(g, h.rank);
   for (int i = 0; !st && i < nf; i++)
@@ -474,16 +889,21 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
       break;
     }
   if (!st) st = ade_seq_create(&s, kind);
-  if (!st) st = run(&h, f, nf, s);
+  if (!st) st = scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
   if (!st && limited) *limited = h.limited;
-  ade_cgraph_free(h.c);
-  ade__free(h.rank);
-  ade__free(h.pm);
-  ade__free(h.sm);
-  ade__free(h.dd);
-  ade__free(h.cv);
+  hs_free(&h);
   if (st) ade_seq_free(s);
   else *seq = s;
   return st;
+}
+
+int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
+                       int *limited) {
+  return hierarchy(g, kind, spec, clk, 0, seq, limited);
+}
+
+int ade__opt_hierarchy_scan(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk,
+                            ade_elim_seq **seq, int *limited) {
+  return hierarchy(g, kind, spec, clk, 1, seq, limited);
 }
