@@ -82,6 +82,8 @@ typedef struct hs {
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
+  int twin;                /* faces: a filter reads ade__dual_twin */
+  size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
 } hs;
 
 /* Topological ranks, the lowest index first among the ready vertices (so
@@ -253,7 +255,15 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
 /* The key of a filter other than sibling and succpred (those depend on
  * the last elimination and on the other targets): a function of the
  * target and the current graph alone. */
-static void filter_key(hs *h, int f, const cand *k, int64_t *key) {
+static int64_t junction_rank(hs *h, size_t a) {
+  if (a < h->jrcap && h->jr[a] != SIZE_MAX) return (int64_t)h->jr[a];
+  size_t r = h->rank[ade__graph_vertex(h->g, h->c->v[a].ctgt)];
+  if (a < h->jrcap) h->jr[a] = r;
+  return (int64_t)r;
+}
+
+/* absorb: whether face k is absorption, or -1 (not known yet). */
+static void filter_key(hs *h, int f, const cand *k, int absorb, int64_t *key) {
   const ade_cgraph *c = h->c;
   key[0] = key[1] = key[2] = 0;
   if (h->kind == ADE_SEQ_VERTEX) {
@@ -278,8 +288,8 @@ static void filter_key(hs *h, int f, const cand *k, int64_t *key) {
     }
   } else {
     const ade__vtx *a = &c->v[k->x], *b = &c->v[k->y];
-    int64_t rc = (int64_t)h->rank[ade__graph_vertex(h->g, a->ctgt)];
-    int absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
+    int64_t rc = f == F_FORWARD || f == F_REVERSE ? junction_rank(h, k->x) : 0;
+    if (absorb < 0 && (f == F_ABSORB || f == F_COST)) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
     switch (f) {
     case F_ABSORB: key[0] = !absorb; break;
     case F_COST: key[0] = absorb ? 0 : (int64_t)(a->nin + b->nout); break;
@@ -300,7 +310,7 @@ static void set_keys(hs *h, int f) {
   for (size_t i = 0; i < h->nc; i++) {
     cand *k = &h->cv[i];
     if (f != F_SIBLING) {
-      filter_key(h, f, k, k->key);
+      filter_key(h, f, k, -1, k->key);
       continue;
     }
     k->key[1] = k->key[2] = 0;
@@ -494,6 +504,7 @@ static void plan_chain(hs *h, const int *f, int nf) {
     if (seen) continue;
     h->gl[h->ngl++] = f[i];
     h->fill |= f[i] == F_FILLIN;
+    h->twin |= f[i] == F_ABSORB || f[i] == F_COST;
     len += key_width(h, f[i]);
   }
 }
@@ -506,9 +517,10 @@ static void plan_chain(hs *h, const int *f, int nf) {
 
 static void gkey(hs *h, const cand *k, long *key) {
   int64_t t[3];
-  int len = 0;
+  int len = 0, absorb = -1;
+  if (h->kind == ADE_SEQ_FACE && h->twin) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
   for (int g = 0; g < h->ngl; g++) {
-    filter_key(h, h->gl[g], k, t);
+    filter_key(h, h->gl[g], k, absorb, t);
     for (int w = 0; w < key_width(h, h->gl[g]); w++) key[len++] = (long)t[w];
   }
   while (len < ADE__PQ_KEYS) key[len++] = 0;
@@ -534,12 +546,19 @@ static int cand_of(const hs *h, size_t x, cand *k) {
   return c->v[y->src].kind == ADE__Z && c->v[y->dst].kind == ADE__Z;
 }
 
+/* Queue x with its tuple, unless an entry of x no greater is queued
+ * (a tuple that went up is put right when it reaches the top). */
+static int qpush_key(hs *h, const long *key, size_t x) {
+  if (x < h->q.tcap && h->q.last[x].x && !ade__pq_less(key, h->q.last[x].k)) return ADE_OK;
+  return ade__pq_push(&h->q, key, x);
+}
+
 static int qpush(hs *h, size_t x) {
   cand k;
   long key[ADE__PQ_KEYS];
   if (!cand_of(h, x, &k)) return ADE_OK;
   gkey(h, &k, key);
-  return ade__pq_push(&h->q, key, x);
+  return qpush_key(h, key, x);
 }
 
 static int qpush_edges(hs *h, size_t v) {
@@ -556,21 +575,22 @@ static int qpush_edges(hs *h, size_t v) {
   return st;
 }
 
-/* The least tuple T* (key) and its target (*x, still queued). Stale
+/* The least tuple T* (key) and its target (*x), left queued. Stale
  * entries go back with their current tuple: every target keeps an entry
  * no greater than its tuple (a tuple that may have dropped is pushed
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
   ade__pqent t;
   cand k;
-  while (!*st && ade__pq_pop(&h->q, &t)) {
-    if (!cand_of(h, t.x, &k)) continue;
-    gkey(h, &k, key);
-    *st = ade__pq_push(&h->q, key, t.x);
-    if (!memcmp(key, t.k, sizeof t.k)) {
-      *x = t.x;
-      return !*st;
+  while (!*st && h->q.n) {
+    int live = cand_of(h, h->q.a[0].x, &k);
+    if (live) gkey(h, &k, key);
+    if (live && !memcmp(key, h->q.a[0].k, sizeof h->q.a[0].k)) {
+      *x = h->q.a[0].x;
+      return 1;
     }
+    ade__pq_pop(&h->q, &t);
+    if (live) *st = qpush_key(h, key, t.x);
   }
   return 0;
 }
@@ -775,9 +795,20 @@ static int face_delta(hs *h, const cand *k) {
  * |S_b| drops, that is, if P_a or S_b changed or a vertex now has P_a
  * and S_b (as face_touched in elim/order.c); the faces at the changed
  * and new vertices and those these absorb get fresh tuples. */
+/* Room in the junction ranks for every dual vertex. */
+static int grow_jr(hs *h) {
+  size_t old = h->jrcap;
+  if (h->c->nv <= old) return ADE_OK;
+  if (ade__grow((void **)&h->jr, &h->jrcap, h->c->nv, sizeof *h->jr))
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu junction ranks", h->c->nv);
+  for (size_t i = old; i < h->jrcap; i++) h->jr[i] = SIZE_MAX;
+  return ADE_OK;
+}
+
 static int face_refresh(hs *h, size_t nv0) {
   ade_cgraph *d = h->c;
   int st = ade__graph_marks(d);
+  if (!st) st = grow_jr(h);
   for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
     st = ade__ix_push(&h->in, v);
     if (!st) st = ade__ix_push(&h->out, v);
@@ -798,6 +829,7 @@ static int face_refresh(hs *h, size_t nv0) {
 
 static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = h->kind == ADE_SEQ_FACE ? ade__graph_marks(h->c) : ADE_OK;
+  if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
   h->q.track = 1;
   plan_chain(h, f, nf);
@@ -816,7 +848,6 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
     if (!st) st = step(h, &k, s);
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_refresh(h, nv0) : refresh(h);
-    if (!st) st = qpush(h, top); /* popped and pushed back: its tuple may have changed */
   }
   return st;
 }
@@ -851,6 +882,7 @@ static void hs_free(hs *h) {
   ade__free(h->dd);
   ade__free(h->cv);
   ade__free(h->vm);
+  ade__free(h->jr);
   ade__pq_free(&h->q);
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
