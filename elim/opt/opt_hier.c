@@ -83,6 +83,8 @@ typedef struct hs {
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
   int twin;                /* faces: a filter reads ade__dual_twin */
+  uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
+  int cut;                 /* stopped so */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
 } hs;
 
@@ -847,6 +849,10 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     st = remember(h, &k);
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
     if (!st) st = step(h, &k, s);
+    if (!st && h->ceiling && h->c->fma > h->ceiling) {
+      h->cut = 1;
+      break;
+    }
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_refresh(h, nv0) : refresh(h);
   }
   return st;
@@ -870,6 +876,10 @@ static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
     cand k = h->cv[0];
     st = remember(h, &k);
     if (!st) st = step(h, &k, s);
+    if (!st && h->ceiling && h->c->fma > h->ceiling) {
+      h->cut = 1;
+      break;
+    }
   }
   return st;
 }
@@ -894,7 +904,7 @@ static void hs_free(hs *h) {
 }
 
 static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
-                     ade_elim_seq **seq, int *limited) {
+                     uint64_t ceiling, ade_elim_seq **seq, int *limited, int *cut) {
   hs h;
   int f[MAXH], nf = 0;
   ade_elim_seq *s = NULL;
@@ -903,6 +913,7 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   h.kind = kind;
   h.clk = clk;
   h.scan = scan;
+  h.ceiling = ceiling;
   int st = parse(spec ? spec : ade__hier_default(kind), kind, f, &nf);
   if (!st) st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&h.c, g) : ade_cgraph_copy(&h.c, g);
   if (!st) {
@@ -923,19 +934,43 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   if (!st) st = ade_seq_create(&s, kind);
   if (!st) st = scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
+  if (!st && h.ceiling && s->cost > h.ceiling) h.cut = 1; /* also after a completion at the limit */
   if (!st && limited) *limited = h.limited;
+  if (!st && cut) *cut = h.cut;
   hs_free(&h);
-  if (st) ade_seq_free(s);
+  if (st || h.cut) ade_seq_free(s);
   else *seq = s;
   return st;
 }
 
-int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
-                       int *limited) {
-  return hierarchy(g, kind, spec, clk, 0, seq, limited);
+int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
+                           ade_elim_seq **seq, int *limited) {
+  return hierarchy(g, kind, spec, clk, scan, 0, seq, limited, NULL);
 }
 
-int ade__opt_hierarchy_scan(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk,
-                            ade_elim_seq **seq, int *limited) {
-  return hierarchy(g, kind, spec, clk, 1, seq, limited);
+/* The sweep of the cheaper vector mode's direction (reverse when m <= n)
+ * as vertices, edges (Rule 3 or 4 on each vertex) or faces (each
+ * vertex's faces), which costs what the vertex sweep does. */
+static int sweep(const ade_cgraph *g, int kind, ade_elim_seq **s) {
+  int rev = g->m <= g->n;
+  int o = kind == ADE_SEQ_VERTEX ? (rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD)
+          : kind == ADE_SEQ_EDGE ? (rev ? ADE_ORDER_EDGE_REVERSE : ADE_ORDER_EDGE_FORWARD)
+                                 : (rev ? ADE_ORDER_FACE_REVERSE : ADE_ORDER_FACE_FORWARD);
+  return ade__order_raw(g, o, 0, s);
+}
+
+int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
+                       int *limited) {
+  ade_elim_seq *v = NULL, *s = NULL;
+  int cut = 0, lim = 0;
+  int st = ade__order_raw(g, g->m <= g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
+  if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
+  if (!st && cut) {
+    if (kind == ADE_SEQ_VERTEX) s = v, v = NULL;
+    else st = sweep(g, kind, &s);
+  }
+  ade_seq_free(v);
+  if (!st && limited) *limited = lim;
+  if (!st) *seq = s;
+  return st;
 }
