@@ -563,16 +563,18 @@ static int qpush(hs *h, size_t x) {
   return qpush_key(h, key, x);
 }
 
+/* The edges of v whose tuples read v's lists: front (a, v) and back (v,
+ * b) by |S_v| and |P_v| (Markowitz); with fillin every edge at v. */
 static int qpush_edges(hs *h, size_t v) {
   const ade__vtx *V = &h->c->v[v];
   int st = ADE_OK;
   for (size_t a = 0; !st && a < V->nin; a++) {
     st = qpush(h, 2 * V->in[a] + ADE_FRONT);
-    if (!st) st = qpush(h, 2 * V->in[a] + ADE_BACK);
+    if (!st && h->fill) st = qpush(h, 2 * V->in[a] + ADE_BACK);
   }
   for (size_t b = 0; !st && b < V->nout; b++) {
-    st = qpush(h, 2 * V->out[b] + ADE_FRONT);
-    if (!st) st = qpush(h, 2 * V->out[b] + ADE_BACK);
+    st = qpush(h, 2 * V->out[b] + ADE_BACK);
+    if (!st && h->fill) st = qpush(h, 2 * V->out[b] + ADE_FRONT);
   }
   return st;
 }
@@ -639,14 +641,17 @@ static int near_targets(hs *h, int f, const long *tkey, int pre) {
   return st;
 }
 
-/* The target the filters choose, into *k (0: none left). */
+/* The target the filters choose, into *k (0: none left). T* is looked
+ * up only when needed: for a history filter behind a global one, or when
+ * no history filter narrowed (so a chain that starts with sibling often
+ * needs no heap operation at all). */
 static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
   long tkey[ADE__PQ_KEYS];
-  int implicit = 1;
-  if (!qtop(h, top, tkey, st)) return 0;
+  int implicit = 1, have_top = 0;
   for (int i = 0; !*st && i < nf && (implicit || h->nc > 1); i++) {
     if (implicit && (is_global(f[i]) || !h->have_last)) continue;
     if (implicit) {
+      if (h->pre[i] && !have_top && !(have_top = qtop(h, top, tkey, st))) return 0;
       if ((*st = near_targets(h, f[i], tkey, h->pre[i])) || !h->nc) continue;
       set_keys(h, f[i]);
       int narrows = 0;
@@ -658,9 +663,12 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
     }
     keep_least(h);
   }
-  if (implicit) return cand_of(h, *top, k);
-  *k = h->cv[0];
-  return !*st;
+  if (*st) return 0;
+  if (!implicit) {
+    *k = h->cv[0];
+    return 1;
+  }
+  return (have_top || qtop(h, top, tkey, st)) && cand_of(h, *top, k);
 }
 
 static int mark_v(hs *h, size_t v) {
@@ -844,7 +852,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       break;
     }
     cand k;
-    size_t top, nv0 = h->c->nv;
+    size_t top = ADE__NONE, nv0 = h->c->nv;
     if (!choose(h, f, nf, &k, &top, &st)) break;
     st = remember(h, &k);
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
