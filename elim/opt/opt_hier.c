@@ -956,11 +956,11 @@ int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, cons
   return hierarchy(g, kind, spec, clk, scan, 0, seq, limited, NULL);
 }
 
-/* The sweep of the cheaper vector mode's direction (reverse when m <= n)
+/* The sweep of the cheaper vector mode's direction (reverse when m < n)
  * as vertices, edges (Rule 3 or 4 on each vertex) or faces (each
  * vertex's faces), which costs what the vertex sweep does. */
 static int sweep(const ade_cgraph *g, int kind, ade_elim_seq **s) {
-  int rev = g->m <= g->n;
+  int rev = g->m < g->n;
   int o = kind == ADE_SEQ_VERTEX ? (rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD)
           : kind == ADE_SEQ_EDGE ? (rev ? ADE_ORDER_EDGE_REVERSE : ADE_ORDER_EDGE_FORWARD)
                                  : (rev ? ADE_ORDER_FACE_REVERSE : ADE_ORDER_FACE_FORWARD);
@@ -971,7 +971,7 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
                        int *limited) {
   ade_elim_seq *v = NULL, *s = NULL;
   int cut = 0, lim = 0;
-  int st = ade__order_raw(g, g->m <= g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
+  int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
   if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
   if (!st && cut) {
     if (kind == ADE_SEQ_VERTEX) s = v, v = NULL;

@@ -155,7 +155,7 @@ int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_eli
 /* clk (may be NULL): when it expires, the remaining targets are taken in
  * forward order without rescanning, and *limited (may be NULL) is set.
  * Once the hierarchy's cost exceeds that of the vertex sweep in the
- * cheaper vector mode's direction (reverse when m <= n), that sweep is
+ * cheaper vector mode's direction (reverse when m < n), that sweep is
  * returned instead (in the kind; doc/optimizers.md). */
 int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
                        int *limited);
