@@ -412,42 +412,47 @@ static int step(hs *h, const cand *k, ade_elim_seq *s) {
 
 /* ------------------------------------------------- the cheap completion */
 
-/* Vertices: the live intermediates by rank (ord: vertices of g by rank);
- * edges: the same vertices, each by front elimination of its in-edges
- * (Rule 3). */
-static int finish_vertices(hs *h, const size_t *ord, ade_elim_seq *s) {
+/* Vertices: the live intermediates by rank (ord: vertices of g by rank),
+ * last first with rev; edges: the same vertices, each by front
+ * elimination of its in-edges (Rule 3), with rev by back elimination of
+ * its out-edges (Rule 4). */
+static int finish_vertices(hs *h, const size_t *ord, size_t nord, int rev, ade_elim_seq *s) {
   ade_cgraph *c = h->c;
   int st = ADE_OK;
-  for (size_t r = 0; !st && r < h->g->nv && ord[r] != ADE__NONE; r++) {
-    size_t v = ord[r];
-    cand k = {v, 0, ADE_FRONT, {0, 0, 0}};
+  for (size_t r = 0; !st && r < nord; r++) {
+    size_t v = ord[rev ? nord - 1 - r : r];
+    cand k = {v, 0, rev ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
     if (h->kind == ADE_SEQ_VERTEX && c->v[v].alive && c->v[v].kind == ADE__Z) st = step(h, &k, s);
-    while (!st && h->kind == ADE_SEQ_EDGE && c->v[v].alive && c->v[v].kind == ADE__Z && c->v[v].nin) {
-      k.x = c->v[v].in[0];
+    while (!st && h->kind == ADE_SEQ_EDGE && c->v[v].alive && c->v[v].kind == ADE__Z && (rev ? c->v[v].nout : c->v[v].nin)) {
+      k.x = rev ? c->v[v].out[0] : c->v[v].in[0];
       st = step(h, &k, s);
     }
   }
   return st;
 }
 
-/* An intermediate face out of dual vertex u, or ADE__NONE. */
-static size_t face_out(const ade_cgraph *d, size_t u) {
+/* An intermediate face out of (rev: into) dual vertex u, as its other
+ * end, or ADE__NONE. */
+static size_t face_at(const ade_cgraph *d, size_t u, int rev) {
   const ade__vtx *v = &d->v[u];
-  for (size_t k = 0; v->alive && v->kind == ADE__Z && k < v->nout; k++)
-    if (d->v[d->e[v->out[k]].dst].kind == ADE__Z) return d->e[v->out[k]].dst;
+  size_t n = rev ? v->nin : v->nout;
+  for (size_t k = 0; v->alive && v->kind == ADE__Z && k < n; k++) {
+    size_t w = rev ? d->e[v->in[k]].src : d->e[v->out[k]].dst;
+    if (d->v[w].kind == ADE__Z) return w;
+  }
   return ADE__NONE;
 }
 
 /* Every face through each junction by rank. A fill-in of a face at
  * junction c ends after c, and in-faces of fill-ins come from vertices
  * ending before c, which have no intermediate out-face left: one pass. */
-static int finish_faces(hs *h, const size_t *ord, ade_elim_seq *s) {
+static int finish_faces(hs *h, const size_t *ord, size_t nord, ade_elim_seq *s) {
   ade__dual_index x;
   int st = ade__dual_index_init(&x, h->g, h->c);
-  for (size_t r = 0; !st && r < h->g->nv && ord[r] != ADE__NONE; r++)
+  for (size_t r = 0; !st && r < nord; r++)
     for (size_t u = x.first[ord[r]]; !st && u != ADE__NONE; u = x.next[u]) {
       size_t o;
-      while (!st && (o = face_out(h->c, u)) != ADE__NONE) {
+      while (!st && (o = face_at(h->c, u, 0)) != ADE__NONE) {
         cand k = {u, o, 0, {0, 0, 0}};
         st = step(h, &k, s);
         if (!st) st = ade__dual_index_sync(&x, h->g, h->c);
@@ -457,14 +462,51 @@ static int finish_faces(hs *h, const size_t *ord, ade_elim_seq *s) {
   return st;
 }
 
-/* The limit: the remaining targets in forward order, without rescanning. */
+/* The same backward: every face through each junction, last rank first,
+ * by the dual vertices starting there (csrc), each rid of its
+ * intermediate in-faces. A fill-in of face (o, u) at junction c starts
+ * where o does, before c, so it is listed and met later; its successors
+ * are u's, which have no intermediate in-face left: one pass. bys: the
+ * dual vertices by start (first per c-graph vertex, next per dual vertex). */
+static int finish_faces_rev(hs *h, const size_t *ord, size_t nord, ade_elim_seq *s) {
+  ade_cgraph *d = h->c;
+  size_t *first = ade__alloc((h->g->nv + 1) * sizeof *first), *next = NULL, cap = 0, seen = 0;
+  int st = first ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a dual index");
+  for (size_t j = 0; !st && j <= h->g->nv; j++) first[j] = ADE__NONE;
+  for (size_t r = 0; !st && r < nord; r++) {
+    if (d->nv > cap && ade__grow((void **)&next, &cap, d->nv, sizeof *next))
+      st = ade__fail(ADE_ENOMEM, "out of memory for a dual index of %zu", d->nv);
+    for (; !st && seen < d->nv; seen++) { /* list the new dual vertices at their start */
+      size_t j = ade__graph_vertex(h->g, d->v[seen].csrc);
+      if (j == ADE__NONE) continue;
+      next[seen] = first[j];
+      first[j] = seen;
+    }
+    for (size_t u = st ? ADE__NONE : first[ord[nord - 1 - r]]; !st && u != ADE__NONE; u = next[u]) {
+      size_t o;
+      while (!st && (o = face_at(d, u, 1)) != ADE__NONE) {
+        cand k = {o, u, 0, {0, 0, 0}};
+        st = step(h, &k, s);
+      }
+    }
+  }
+  ade__free(first);
+  ade__free(next);
+  return st;
+}
+
+/* The limit: the remaining targets in the order of the cheaper vector
+ * mode (reverse when m < n, else forward), without rescanning. */
 static int finish(hs *h, ade_elim_seq *s) {
-  size_t nv = h->g->nv, *ord = ade__alloc((nv + 1) * sizeof *ord);
+  size_t nv = h->g->nv, *ord = ade__alloc((nv + 1) * sizeof *ord), nord = 0;
+  int rev = h->g->m < h->g->n;
   if (!ord) return ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   for (size_t v = 0; v <= nv; v++) ord[v] = ADE__NONE;
   for (size_t v = 0; v < nv; v++)
-    if (h->rank[v] != SIZE_MAX) ord[h->rank[v]] = v;
-  int st = h->kind == ADE_SEQ_FACE ? finish_faces(h, ord, s) : finish_vertices(h, ord, s);
+    if (h->rank[v] != SIZE_MAX) ord[h->rank[v]] = v, nord++;
+  int st = h->kind != ADE_SEQ_FACE ? finish_vertices(h, ord, nord, rev, s)
+           : rev                   ? finish_faces_rev(h, ord, nord, s)
+                                   : finish_faces(h, ord, nord, s);
   ade__free(ord);
   return st;
 }
