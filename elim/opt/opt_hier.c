@@ -1,4 +1,4 @@
-/* opt_hier.c: heuristic hierarchies (locality-heuristics paper): filters applied in turn to the eliminable targets, each keeping its most favourable class. */
+/* opt_hier.c: heuristic hierarchies (locality-heuristics paper): filters applied in turn to the eliminable targets, each keeping its most favourable class; keys kept incrementally in a heap, with the rescan as the reference. */
 #include <stdlib.h>
 
 #include "opt_internal.h"
@@ -887,7 +887,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   plan_chain(h, f, nf);
   for (size_t x = 0; !st && x < n; x++) st = qpush(h, x);
   while (!st) {
-    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in forward order */
+    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
       st = finish(h, s);
       h->limited = s->len > len;
@@ -911,7 +911,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
 static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = ADE_OK;
   while (!st) {
-    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in forward order */
+    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
       st = finish(h, s);
       h->limited = s->len > len;
