@@ -254,9 +254,7 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
   return c->dir != h->last_dir && sd > 1 ? 1 : sd;
 }
 
-/* The key of a filter other than sibling and succpred (those depend on
- * the last elimination and on the other targets): a function of the
- * target and the current graph alone. */
+/* The rank of dual vertex a's junction (cached per dual vertex). */
 static int64_t junction_rank(hs *h, size_t a) {
   if (a < h->jrcap && h->jr[a] != SIZE_MAX) return (int64_t)h->jr[a];
   size_t r = h->rank[ade__graph_vertex(h->g, h->c->v[a].ctgt)];
@@ -264,7 +262,10 @@ static int64_t junction_rank(hs *h, size_t a) {
   return (int64_t)r;
 }
 
-/* absorb: whether face k is absorption, or -1 (not known yet). */
+/* The key of a filter other than sibling and succpred (those depend on
+ * the last elimination and on the other targets): a function of the
+ * target and the current graph alone. absorb: whether face k is
+ * absorption, or -1 (not known yet). */
 static void filter_key(hs *h, int f, const cand *k, int absorb, int64_t *key) {
   const ade_cgraph *c = h->c;
   key[0] = key[1] = key[2] = 0;
