@@ -34,11 +34,14 @@ typedef struct ade__writer {
   uint32_t *rstack;    /* open regions (indices into meta.regions) */
   size_t rdepth, rcap;
   uint64_t opcount[256]; /* of the open chunk, added to the footer's at flush */
-  uint64_t stored;     /* values stored in the open chunk */
-  /* Ordinary records (ade__append) that fit the columns without growing
-   * them: one check per record instead of one per column. An elemental
-   * call writes any amount and sets it to 0. */
-  uint32_t room;
+  /* The fast path of an ordinary record (writer.c, append_fast): quick
+   * records may take it before the slow path (ade__append) must look:
+   * they fit the columns without growing them, none of them fills the
+   * chunk, and the tape records no call sites and has no error (0 then).
+   * base is the id of the open chunk's first record (serial included),
+   * so an operand id is in the open chunk iff id - base < n. */
+  uint32_t quick;
+  uint64_t base;
   ade__buf scratch[2];
   int status;          /* sticky error */
   char errmsg[512];
