@@ -5,6 +5,7 @@ libadelim_core_la_SOURCES += \
 	%D%/ops.c \
 	%D%/tape.c \
 	%D%/writer.c \
+	%D%/thread.c \
 	%D%/callsite.c \
 	%D%/reader.c \
 	%D%/inspect.c \

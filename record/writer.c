@@ -20,6 +20,24 @@ void ade__writer_free(ade__writer *w) {
   ade__free(w);
 }
 
+void ade__writer_reset(ade__writer *w) {
+  ade__buf col[ADE__NCOLS], scratch[2];
+  ade__u64map imports = w->imports;
+  memcpy(col, w->col, sizeof col);
+  memcpy(scratch, w->scratch, sizeof scratch);
+  ade__u64map_clear(&imports);
+  ade__u64map_free(&w->sites);
+  ade__free(w->rstack);
+  ade__free(w->enames);
+  ade__free(w->estring);
+  memset(w, 0, sizeof *w);
+  for (int c = 0; c < ADE__NCOLS; c++) col[c].len = 0;
+  scratch[0].len = scratch[1].len = 0;
+  memcpy(w->col, col, sizeof col);
+  memcpy(w->scratch, scratch, sizeof scratch);
+  w->imports = imports;
+}
+
 /* The sticky error: the first one wins; recording continues passively. */
 void ade__record_error(ade_tape *t, int status, const char *fmt, ...) {
   if (t->w->status) return;

@@ -37,6 +37,9 @@ void *ade__zstd_cctx(int level) {
   }
   return c;
 }
+int ade__zstd_cctx_level(void *c, int level) {
+  return ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)) ? ADE_EINVAL : ADE_OK;
+}
 void *ade__zstd_dctx(void) { return ZSTD_createDCtx_advanced(zmem); }
 void ade__zstd_free_cctx(void *c) { ZSTD_freeCCtx(c); }
 void ade__zstd_free_dctx(void *d) { ZSTD_freeDCtx(d); }
