@@ -271,6 +271,23 @@ START_TEST(allocator_hooks) {
 }
 END_TEST
 
+/* The byte-plane shuffle of the values columns (tape/store.c, eight values
+ * at a time by a byte transpose) against its definition, plane k holding
+ * byte k of each value, for every length to 41; unshuffle inverts it. */
+START_TEST(shuffle_planes) {
+  uint64_t s = 77;
+  for (size_t n = 0; n <= 41; n++) {
+    unsigned char src[8 * 41 + 1], got[8 * 41 + 1], back[8 * 41 + 1];
+    for (size_t i = 0; i < 8 * n; i++) src[i] = (unsigned char)ade_test_rand(&s);
+    ade__shuffle8(got, src, n);
+    for (size_t k = 0; k < 8; k++)
+      for (size_t i = 0; i < n; i++) ck_assert_uint_eq(got[k * n + i], src[8 * i + k]);
+    ade__unshuffle8(back, got, n);
+    ck_assert(n == 0 || memcmp(back, src, 8 * n) == 0);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("writer");
   TCase *tc = tcase_create("writer");
@@ -279,6 +296,7 @@ int main(void) {
   tcase_add_test(tc, threads_alternate);
   tcase_add_test(tc, deferred_save_after_others);
   tcase_add_test(tc, allocator_hooks);
+  tcase_add_test(tc, shuffle_planes);
   suite_add_tcase(s, tc);
   return ade_test_run(s);
 }
