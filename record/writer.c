@@ -408,9 +408,11 @@ double ade_dep(ade_double y) {
     if (y.id) passive_with_error(NULL, y.v, ADE_ESTATE, "ade_dep on an active value");
     return y.v;
   }
-  if (t->w->status) return y.v;
-  ade_double r = ade__append(t, ADE_OP_DEP, 1, &y, y.v, 0, SITE());
-  if (r.id && ade__meta_add_id(&t->meta.dep, &t->meta.ndep, &t->meta.depcap, r.id & ADE__ID_MASK))
+  ade_double r = append_fast(t, ADE_OP_DEP, 1, &y, y.v, 0, SITE());
+  ade__meta *m = &t->meta;
+  if (!r.id) return y.v; /* a failed recording */
+  if (ADE__LIKELY(m->ndep < m->depcap)) m->dep[m->ndep++] = r.id & ADE__ID_MASK;
+  else if (ade__meta_add_id(&m->dep, &m->ndep, &m->depcap, r.id & ADE__ID_MASK))
     ade__record_error(t, ADE_ENOMEM, "out of memory adding a dependent");
   return y.v;
 }
