@@ -14,6 +14,7 @@ typedef struct ade__tcache {
   ade__writer *w;
   void *cctx;
   int level;
+  int keyed;           /* the exit hook is armed for this thread */
 } ade__tcache;
 
 static _Thread_local ade__tcache tc;
@@ -27,6 +28,24 @@ static void at_exit(void *p) {
 }
 
 static void exit_init(void) { exit_ok = pthread_key_create(&exit_key, at_exit) == 0; }
+
+/* A library unloaded (dlclose) while threads keep something must not
+ * leave them an exit hook in unmapped code: the key goes with it (those
+ * threads' kept memory is then lost, not freed). */
+#if defined(__GNUC__) || defined(__clang__)
+static void __attribute__((destructor)) unload(void) {
+  if (exit_ok) pthread_key_delete(exit_key);
+  exit_ok = 0;
+}
+#endif
+
+/* Arm the thread's exit hook once; 0 if there can be none. */
+static int exit_armed(void) {
+  if (tc.keyed) return 1;
+  pthread_once(&exit_once, exit_init);
+  tc.keyed = exit_ok && pthread_setspecific(exit_key, &tc) == 0;
+  return tc.keyed;
+}
 
 void ade_thread_release(void) {
   ade_alloc_fn fn;
@@ -49,8 +68,7 @@ void ade__tcache_put(ade__writer *w, void *cctx, int level, int hooked) {
     ade__zstd_free_cctx(cctx);
     return;
   }
-  pthread_once(&exit_once, exit_init);
-  if (!exit_ok || pthread_setspecific(exit_key, &tc)) { /* no exit hook: keep nothing */
+  if (!exit_armed()) { /* no exit hook: keep nothing */
     ade__writer_free(w);
     ade__zstd_free_cctx(cctx);
     return;
