@@ -68,6 +68,16 @@ typedef void *(*ade_alloc_fn)(void *ud, void *ptr, size_t size);
  * leaves its arguments as they were (tapes, graphs, sequences stay usable);
  * only a recording fails for good (ade_trace_off). */
 ADE_API void ade_set_allocator(ade_alloc_fn fn, void *ud);
+/*! ade_thread_release: free what the calling thread keeps from one
+ * recording to its next: the recorder's column buffers (up to a chunk's
+ * worth, a few MiB for the default 65,536 records) and a zstd compression
+ * context, which ade_trace_off and ade_tape_save keep so that the thread's
+ * next small tape pays neither again. A thread's exit frees them too; a
+ * program's main thread, or one that wants the memory back earlier, calls
+ * this. Only memory of the default allocator is kept: nothing while the
+ * thread has a hook (ade_set_allocator). Safe to call at any time, also
+ * while a tape records (it keeps its own). */
+ADE_API void ade_thread_release(void);
 
 /* ------------------------------------------------------------------ tapes */
 

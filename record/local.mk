@@ -6,6 +6,7 @@ libadelim_core_la_SOURCES += \
 	%D%/tape.c \
 	%D%/writer.c \
 	%D%/keep.c \
+	%D%/thread.c \
 	%D%/callsite.c \
 	%D%/reader.c \
 	%D%/inspect.c \

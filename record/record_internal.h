@@ -49,11 +49,14 @@ typedef struct ade__writer {
   uint32_t *rstack;    /* open regions (indices into meta.regions) */
   size_t rdepth, rcap;
   uint64_t opcount[256]; /* of the open chunk, added to the footer's at flush */
-  uint64_t stored;     /* values stored in the open chunk */
-  /* Ordinary records (ade__append) that fit the columns without growing
-   * them: one check per record instead of one per column. An elemental
-   * call writes any amount and sets it to 0. */
-  uint32_t room;
+  /* The fast path of an ordinary record (writer.c, append_fast): quick
+   * records may take it before the slow path (ade__append) must look:
+   * they fit the columns without growing them, none of them fills the
+   * chunk, and the tape records no call sites and has no error (0 then).
+   * base is the id of the open chunk's first record (serial included),
+   * so an operand id is in the open chunk iff id - base < n. */
+  uint32_t quick;
+  uint64_t base;
   ade__buf scratch[2];
   int status;          /* sticky error */
   char errmsg[512];
@@ -210,6 +213,7 @@ struct ade_tape {
   int nofooter;        /* recorded, but the footer could not be written */
   int deferred;        /* recorded raw, compressed at hdr.level when saved (o->defer) */
   int wlevel;          /* the level chunks are written at: 0 if deferred, else hdr.level */
+  int hooked;          /* created under an allocator hook: its writer and context are not kept */
   char why[512];       /* why the recording failed (ade__tape_usable's message) */
   uint64_t serial;     /* shifted into the high id bits; 0 unless created to record */
   ade__store store;
@@ -289,6 +293,15 @@ int ade__site_stack(ade_tape *t, uint32_t **frames, uint32_t *n);
 void ade__record_error(ade_tape *t, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void ade__writer_free(ade__writer *w);
+/* Empty w for another tape: its column, scratch and import buffers stay. */
+void ade__writer_reset(ade__writer *w);
+/* The calling thread's writer and zstd context kept between tapes
+ * (thread.c): put keeps them (or frees them: hooked, a tape created while
+ * the thread had an allocator hook, or the slots are taken); the getters
+ * hand them out (NULL: none kept, or the thread has a hook now). */
+void ade__tcache_put(ade__writer *w, void *cctx, int level, int hooked);
+ade__writer *ade__tcache_writer(void);
+void *ade__tcache_cctx(int level);
 int ade__writer_flush(ade_tape *t);
 extern _Thread_local ade_tape *ade__cur __attribute__((tls_model("initial-exec")));
 static inline ade_tape *ade__current(void) { return ade__cur; }

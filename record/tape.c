@@ -172,8 +172,11 @@ int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {
     t->wlevel = t->deferred ? 0 : o->level;
     t->hdr.chunk_records = o->chunk_ops;
     t->meta.complete = 1;
-    if (!(t->w = ade__calloc(1, sizeof *t->w)) || (o->keep && !(t->w->keep = ade__calloc(1, sizeof *t->w->keep))) ||
-        (t->wlevel > 0 && !(t->cctx = ade__zstd_cctx(t->wlevel))))
+    t->hooked = ade__alloc_hooked();
+    if (!(t->w = ade__tcache_writer())) t->w = ade__calloc(1, sizeof *t->w);
+    if (t->wlevel > 0 && !(t->cctx = ade__tcache_cctx(t->wlevel))) t->cctx = ade__zstd_cctx(t->wlevel);
+    if (t->w && o->keep) t->w->keep = ade__calloc(1, sizeof *t->w->keep);
+    if (!t->w || (o->keep && !t->w->keep) || (t->wlevel > 0 && !t->cctx))
       st = ade__fail(ADE_ENOMEM, "out of memory creating a tape");
   }
   if (!st && o->path) st = ade__store_open_file(&t->store, o->path, 1);
@@ -255,8 +258,9 @@ int ade_trace_off(void) {
   if (st || fst)
     snprintf(t->why, sizeof t->why, "%s", t->w->errmsg[0] ? t->w->errmsg : ade_strerror(st ? st : fst));
   char fmsg[512] = "";
-  ade__writer_free(t->w);
+  ade__tcache_put(t->w, t->cctx, t->wlevel, t->hooked); /* for this thread's next tape */
   t->w = NULL;
+  t->cctx = NULL;
   t->state = ADE__FINISHED;
   fst = commit_file(t, fst);
   if (!st) return fst;
@@ -435,7 +439,9 @@ int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
 /* A deferred tape's bytes compressed at its level, atomically onto path. */
 static int save_compressed(const ade_tape *t, const char *path) {
   ade__store out = {.fd = -1};
-  void *dctx = ade__zstd_dctx(), *cctx = ade__zstd_cctx(t->hdr.level);
+  const int hooked = ade__alloc_hooked();
+  void *dctx = ade__zstd_dctx(), *cctx = ade__tcache_cctx(t->hdr.level);
+  if (!cctx) cctx = ade__zstd_cctx(t->hdr.level);
   int st = dctx && cctx ? ade__store_open_file(&out, path, 1)
                         : ade__fail(ADE_ENOMEM, "out of memory saving a tape");
   if (!st) st = ade__tape_recode(&t->store, dctx, &t->hdr, &t->meta, cctx, &out);
@@ -445,7 +451,7 @@ static int save_compressed(const ade_tape *t, const char *path) {
   }
   ade__store_close(&out);
   ade__zstd_free_dctx(dctx);
-  ade__zstd_free_cctx(cctx);
+  ade__tcache_put(NULL, cctx, t->hdr.level, hooked);
   return st;
 }
 
