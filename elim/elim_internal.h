@@ -255,6 +255,19 @@ int ade__pq_less(const long *x, const long *y);
 int ade__pq_push(ade__pq *h, const long *key, size_t x);
 int ade__pq_pop(ade__pq *h, ade__pqent *top); /* 0 if empty */
 void ade__pq_free(ade__pq *h);
+/* An indexed min-heap (pqueue.c): at most one entry per index, whose key
+ * is set in place (a key that did not change costs one comparison), so
+ * the heap holds no stale entries and stays as large as the candidates. */
+typedef struct ade__ipq {
+  ade__pqent *a;
+  size_t n, cap;
+  size_t *pos; /* per index: its place in a, SIZE_MAX if not queued */
+  size_t pcap;
+} ade__ipq;
+int ade__ipq_set(ade__ipq *q, const long *key, size_t x); /* insert or change */
+void ade__ipq_del(ade__ipq *q, size_t x);                 /* if queued */
+int ade__ipq_pop(ade__ipq *q, ade__pqent *top);            /* 0 if empty */
+void ade__ipq_free(ade__ipq *q);
 /* A growable list of indices. */
 typedef struct ade__ix {
   size_t *a, n, cap;

@@ -107,27 +107,32 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
     ade__free(d);
     return st;
   }
-  ade__pq h = {0};
+  ade__ipq h = {0};
   ade__pqent top;
   ade__ix nb = {0};
   int64_t *dd = relative ? ade__alloc((c->nv + 1) * sizeof *dd) : NULL;
   int st = relative && !dd ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
   if (!st && relative) st = dependency_degrees(c, dd);
   for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, j, dd), (long)j}, j);
-  while (!st && ade__pq_pop(&h, &top)) {
+    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, j, dd), (long)j}, j);
+  /* One entry per intermediate, its key set again whenever its degrees
+   * change (only the neighbours of an eliminated vertex): the top is the
+   * least (key, index) of all. */
+  while (!st && ade__ipq_pop(&h, &top)) {
     size_t j = top.x;
-    if (!c->v[j].alive || top.k[0] != vkey(c, j, dd)) continue; /* stale */
+    if (!c->v[j].alive || c->v[j].kind != ADE__Z) continue;
     nb.n = 0;
     st = adjacent(c, j, 1, 1, &nb);
     if (!st) st = ade_seq_push(s, c->v[j].id, 0, 0);
     if (!st) st = ade__elim_vertex_ix(c, j, NULL);
     if (!st) st = over(c);
-    for (size_t x = 0; !st && x < nb.n; x++) /* degrees changed: fresh keys */
-      if (c->v[nb.a[x]].alive && c->v[nb.a[x]].kind == ADE__Z)
-        st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, nb.a[x], dd), (long)nb.a[x]}, nb.a[x]);
+    for (size_t x = 0; !st && x < nb.n; x++) { /* degrees changed: fresh keys */
+      size_t u = nb.a[x];
+      if (c->v[u].alive && c->v[u].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, u, dd), (long)u}, u);
+      else ade__ipq_del(&h, u);
+    }
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&nb);
   ade__free(dd);
   return st;
@@ -204,9 +209,11 @@ static size_t edge_scan(const ade_cgraph *c, int fillin, int *bdir) {
 }
 
 /* Queue entries name 2 e + dir. */
-static int edge_push(ade__pq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
+static int edge_push(ade__ipq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
   long key[ADE__PQ_KEYS];
-  return edge_key(c, e, dir, fillin, key) ? ade__pq_push(h, key, 2 * e + (size_t)dir) : ADE_OK;
+  if (edge_key(c, e, dir, fillin, key)) return ade__ipq_set(h, key, 2 * e + (size_t)dir);
+  ade__ipq_del(h, 2 * e + (size_t)dir);
+  return ADE_OK;
 }
 
 /* What a step changed: the vertices whose in-list (in) or out-list (out)
@@ -236,7 +243,7 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
  * for p in S_u and P_w counts it (the smaller list is walked). */
-static int edge_triangles(ade__pq *h, const ade_cgraph *c, size_t u, size_t w) {
+static int edge_triangles(ade__ipq *h, const ade_cgraph *c, size_t u, size_t w) {
   const ade__vtx *U = &c->v[u], *W = &c->v[w];
   int st = ADE_OK, byin = W->nin <= U->nout;
   if (!U->alive || !W->alive) return ADE_OK;
@@ -255,7 +262,7 @@ static int edge_triangles(ade__pq *h, const ade_cgraph *c, size_t u, size_t w) {
  * |P_j| and which of S_j are in S_i, of back (i, j) |S_i| and which of P_i
  * are in P_j (the triangles). Only intermediates have such edges. New
  * edges get their keys from the pairs. */
-static int edge_update(ade__pq *h, const ade_cgraph *c, const edelta *x, int fillin) {
+static int edge_update(ade__ipq *h, const ade_cgraph *c, const edelta *x, int fillin) {
   int st = ADE_OK;
   for (int side = 0; side < 2; side++) {
     const ade__ix *l = side ? &x->in : &x->out;
@@ -275,18 +282,19 @@ static int edge_update(ade__pq *h, const ade_cgraph *c, const edelta *x, int fil
   return st;
 }
 
-/* The least key in h. A stale entry (its key changed, or its slot holds
- * another edge now) goes back with its current key: every live candidate
- * keeps an entry no greater than its key, so a top that is current is the
- * least of all. */
-static size_t edge_pop(ade__pq *h, const ade_cgraph *c, int fillin, int *dir, int *st) {
+/* The least key in h (one entry per edge and direction, its key set
+ * again after every step that can change it: edge_update). A stale entry
+ * (its slot holds no candidate now, or another edge) goes back with its
+ * current key: every live candidate keeps an entry no greater than its
+ * key, so a top that is current is the least of all. */
+static size_t edge_pop(ade__ipq *h, const ade_cgraph *c, int fillin, int *dir, int *st) {
   ade__pqent t;
   long key[ADE__PQ_KEYS];
-  while (!*st && ade__pq_pop(h, &t)) {
+  while (!*st && ade__ipq_pop(h, &t)) {
     if (!edge_key(c, t.x / 2, (int)(t.x % 2), fillin, key)) continue;
     *dir = (int)(t.x % 2);
     if (!memcmp(key, t.k, sizeof key)) return t.x / 2;
-    *st = ade__pq_push(h, key, t.x);
+    *st = ade__ipq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
@@ -316,31 +324,32 @@ static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, long *key, si
   return 1;
 }
 
-static int vertex_edge_push(ade__pq *h, const ade_cgraph *c, size_t v) {
+static int vertex_edge_push(ade__ipq *h, const ade_cgraph *c, size_t v) {
   long key[ADE__PQ_KEYS];
   size_t e;
   int st = ADE_OK;
   for (int dir = 0; !st && dir < 2; dir++)
-    if (vertex_edge_key(c, v, dir, key, &e)) st = ade__pq_push(h, key, 2 * v + (size_t)dir);
+    if (vertex_edge_key(c, v, dir, key, &e)) st = ade__ipq_set(h, key, 2 * v + (size_t)dir);
+    else ade__ipq_del(h, 2 * v + (size_t)dir);
   return st;
 }
 
 /* The least key in h (stale entries as in edge_pop). */
-static size_t vertex_edge_pop(ade__pq *h, const ade_cgraph *c, int *dir, int *st) {
+static size_t vertex_edge_pop(ade__ipq *h, const ade_cgraph *c, int *dir, int *st) {
   ade__pqent t;
   long key[ADE__PQ_KEYS];
   size_t e = ADE__NONE;
-  while (!*st && ade__pq_pop(h, &t)) {
+  while (!*st && ade__ipq_pop(h, &t)) {
     if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), key, &e)) continue;
     *dir = (int)(t.x % 2);
     if (!memcmp(key, t.k, sizeof key)) return e;
-    *st = ade__pq_push(h, key, t.x);
+    *st = ade__ipq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
 
 static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
-  ade__pq h = {.track = 1};
+  ade__ipq h = {0};
   edelta x = {{0}, {0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
@@ -355,7 +364,7 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
     for (size_t k = 0; !st && k < x.in.n; k++) st = vertex_edge_push(&h, c, x.in.a[k]);
     for (size_t k = 0; !st && k < x.out.n; k++) st = vertex_edge_push(&h, c, x.out.a[k]);
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&x.in);
   ade__ix_free(&x.out);
   ade__ix_free(&x.pairs);
@@ -366,7 +375,7 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
  * pushed again after it (edge_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
   if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
-  ade__pq h = {.track = 1};
+  ade__ipq h = {0};
   edelta x = {{0}, {0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
@@ -383,7 +392,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
     if (!st) st = over(c);
     if (!st && !scan) st = edge_update(&h, c, &x, fillin);
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&x.in);
   ade__ix_free(&x.out);
   ade__ix_free(&x.pairs);
@@ -518,13 +527,13 @@ static size_t face_scan(ade_cgraph *d) {
   return best;
 }
 
-static size_t face_pop(ade__pq *h, ade_cgraph *d, int *st) {
+static size_t face_pop(ade__ipq *h, ade_cgraph *d, int *st) {
   ade__pqent t;
   long key[ADE__PQ_KEYS];
-  while (!*st && ade__pq_pop(h, &t)) {
+  while (!*st && ade__ipq_pop(h, &t)) {
     if (!face_key(d, t.x, key)) continue;
     if (!memcmp(key, t.k, sizeof key)) return t.x;
-    *st = ade__pq_push(h, key, t.x); /* stale: as edge_pop */
+    *st = ade__ipq_set(h, key, t.x); /* stale: as edge_pop */
   }
   return ADE__NONE;
 }
@@ -576,15 +585,17 @@ static int face_touched(ade_cgraph *d, const ade__ix *in, const ade__ix *out, ad
   return st;
 }
 
-static int face_push(ade__pq *h, ade_cgraph *d, size_t e) {
+static int face_push(ade__ipq *h, ade_cgraph *d, size_t e) {
   long key[ADE__PQ_KEYS];
-  return face_key(d, e, key) ? ade__pq_push(h, key, e) : ADE_OK;
+  if (face_key(d, e, key)) return ade__ipq_set(h, key, e);
+  ade__ipq_del(h, e);
+  return ADE_OK;
 }
 
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
 static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
-  ade__pq h = {.track = 1};
+  ade__ipq h = {0};
   ade__ix in = {0}, out = {0}, f = {0};
   int st = ade__graph_marks(d);
   for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
@@ -613,7 +624,7 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double de
     if (!st && !scan) st = face_touched(d, &in, &out, &f);
     for (size_t k = 0; !st && !scan && k < f.n; k++) st = face_push(&h, d, f.a[k]);
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&in);
   ade__ix_free(&out);
   ade__ix_free(&f);
