@@ -852,40 +852,59 @@ static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *f
   return st;
 }
 
-/* One ordering on the whole of g, never worse than those it generalizes
- * (its own sequence on ties); *fill (may be NULL) gets the fill-in of a
- * face sequence (the new dual vertices, for renumbering). The generalized
- * orderings run first, then the ordering itself, each stopped once it
+/* One ordering on the whole of g, never worse than the cheaper vector
+ * mode's vertex sweep and the orderings it generalizes (its own sequence
+ * on ties); *fill (may be NULL) gets the fill-in of a face sequence (the
+ * new dual vertices, for renumbering). The counted sweep comes first (its
+ * cost from reachability, not simulated: the first ceiling), then the
+ * generalized orderings, then the ordering itself, each stopped once it
  * costs more than the best so far: the result is the same as in the other
- * order, and the costly greedy run stops sooner. In the anytime path a
+ * order, and the costly greedy runs stop sooner. In the anytime path a
  * generalized ordering that reaches the deadline is dropped, not
  * completed. */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
                      int *limited, int native) {
   ade_elim_seq *s = NULL, *t = NULL;
-  uint64_t f = 0, tf = 0;
-  int kind = orders[order].kind, st = ADE_OK;
-  /* Anytime (a limit and a flag to report it): the cheaper vector mode's
-   * sweep first (its cost counted, not simulated), then the generalized
-   * orderings, then the ordering until the deadline; out of time, the best
-   * of those is the answer, with no completion to pay. */
-  int anytime = deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  uint64_t f = 0, tf = 0, same = UINT64_MAX;
+  int kind = orders[order].kind, st = ADE_OK, vec = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
+  int gen = generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  /* Anytime (a limit and a flag to report it): out of time, the best of
+   * the sweep and the generalized orderings is the answer, with no
+   * completion to pay. */
+  int anytime = deadline > 0 && limited && gen;
   /* With a deadline but nowhere to report it (the optimizers' heuristics),
    * the ordering runs first and stops with ADE_ELIMIT at the deadline. */
   int first = !(deadline > 0 && !anytime);
-  if (anytime)
-    st = own(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
-  for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
+  /* An edge sweep costs exactly what the vertex sweep of its direction
+   * does (Rules 3 and 4: a vertex's in-edges front eliminated, or its
+   * out-edges back eliminated, cost |P_j| |S_j| together). */
+  int esweep = order == ADE_ORDER_EDGE_FORWARD || order == ADE_ORDER_EDGE_REVERSE;
+  if (gen) st = own(g, vec, 0, 0, NULL, &s, NULL, UINT64_MAX);
+  if (!st && esweep && generalizes[order][0] == vec) same = s->cost;
+  for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
+    if (generalizes[order][k] == vec) continue; /* counted above */
+    if (esweep && k == 0) { /* the vertex sweep of the edge sweep's direction */
+      st = own(g, generalizes[order][0], 0, 0, NULL, &t, NULL, UINT64_MAX);
+      if (!st) same = t->cost;
+      if (!st && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL;
+      ade_seq_free(t), t = NULL;
+      continue;
+    }
     st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s);
+  }
   /* Ties go to the ordering's own sequence, except in native form, where
-   * the generalized one applies without the dual (same cost, less work). */
-  if (!st) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
-  if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
+   * the generalized one applies without the dual (same cost, less work).
+   * An edge sweep whose cost is known to lose (or tie, in native form) is
+   * not run. */
+  int skip = !st && s && same != UINT64_MAX && same >= s->cost + !native;
+  if (!st && !skip) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
+  if (skip) (void)0;
+  else if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
   else if (!st && (!s || t->cost < s->cost + !native)) ade_seq_free(s), s = t, t = NULL, f = tf;
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
+    if (generalizes[order][k] != vec) st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
   if (!st && s->kind != kind && !native) st = to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
