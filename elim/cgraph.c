@@ -354,9 +354,13 @@ static size_t *edges_by_id(const ade_cgraph *g) {
     ade__free(p);
     return NULL;
   }
+  int sorted = 1;
   for (size_t e = 0; e < g->eslots; e++)
-    if (g->e[e].src != ADE__NONE) p[k].id = g->e[e].id, p[k++].e = e;
-  qsort(p, k, sizeof *p, cmp_idslot);
+    if (g->e[e].src != ADE__NONE) {
+      sorted &= !k || p[k - 1].id < g->e[e].id;
+      p[k].id = g->e[e].id, p[k++].e = e;
+    }
+  if (!sorted) qsort(p, k, sizeof *p, cmp_idslot); /* a fresh graph's slots are in number order */
   for (size_t i = 0; i < k; i++) ix[i] = p[i].e;
   ade__free(p);
   return ix;
