@@ -793,7 +793,6 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   int kind = orders[order].kind;
   if (!scan && (order == ADE_ORDER_VERTEX_FORWARD || order == ADE_ORDER_VERTEX_REVERSE) && index_topological(g)) {
     int st = ade_seq_create(&s, kind);
-    if (!st) s->fingerprint = ade__graph_fingerprint(g);
     if (!st) st = vertex_sweep(g, order == ADE_ORDER_VERTEX_REVERSE, s);
     if (st) ade_seq_free(s);
     else *sp = s;
@@ -801,7 +800,9 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   }
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
-  if (!st) s->fingerprint = ade__graph_fingerprint(c);
+  /* A vertex or edge sequence gets g's fingerprint once it has won
+   * (bind); the dual's is taken here. */
+  if (!st && kind == ADE_SEQ_FACE) s->fingerprint = ade__graph_fingerprint(c);
   if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling;
   if (!st && c->ceiling && kind != ADE_SEQ_FACE) set_trimmed(c);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
@@ -813,8 +814,16 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   return st;
 }
 
+/* A vertex or edge sequence's fingerprint: g's (a copy of g has it). */
+static ade_elim_seq *bind(const ade_cgraph *g, ade_elim_seq *s) {
+  if (s->kind != ADE_SEQ_FACE && !s->fingerprint) s->fingerprint = ade__graph_fingerprint(g);
+  return s;
+}
+
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
-  return own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
+  int st = own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
+  if (!st) bind(g, *sp);
+  return st;
 }
 
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
@@ -911,7 +920,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
     return st;
   }
   if (fill) *fill = f;
-  *sp = s;
+  *sp = bind(g, s);
   return ADE_OK;
 }
 
