@@ -61,6 +61,8 @@ struct ade_cgraph {
   int trimmed;
   size_t kept;                  /* alive independents and dependents */
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
+  size_t *slab, nslab;          /* a copy's adjacency lists in one block (ade_cgraph_copy):
+                                   a list in it is moved out when it grows, never freed alone */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
 };
