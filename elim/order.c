@@ -317,10 +317,12 @@ static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, long *key, si
     if (k == 0 || id < bid) bid = id, *e = x;
   }
   if (!n) return 0;
-  key[0] = key[1] = (long)(dir == ADE_FRONT ? V->nout : V->nin);
-  key[2] = dir == ADE_FRONT ? bid : V->id;
-  key[3] = dir == ADE_FRONT ? V->id : bid;
-  key[4] = dir;
+  /* edge_key's (cost, cost, ids, dir) in the same order, the cost once */
+  key[0] = (long)(dir == ADE_FRONT ? V->nout : V->nin);
+  key[1] = dir == ADE_FRONT ? bid : V->id;
+  key[2] = dir == ADE_FRONT ? V->id : bid;
+  key[3] = dir;
+  key[4] = 0;
   return 1;
 }
 

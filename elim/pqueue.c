@@ -141,10 +141,34 @@ void ade__ipq_del(ade__ipq *q, size_t x) {
   if (x < q->pcap && q->pos[x] != SIZE_MAX) ipq_remove(q, q->pos[x]);
 }
 
+/* The root's hole goes down to a leaf along the least children, then the
+ * last entry goes up from there (Floyd): it nearly always belongs near
+ * the bottom, so this saves the comparison with it on every level. */
 int ade__ipq_pop(ade__ipq *q, ade__pqent *top) {
   if (!q->n) return 0;
-  *top = q->a[0];
-  ipq_remove(q, 0);
+  ade__pqent *a = q->a;
+  *top = a[0];
+  q->pos[top->x] = SIZE_MAX;
+  ade__pqent e = a[--q->n];
+  if (!q->n) return 1;
+  size_t i = 0;
+  for (;;) {
+    size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
+    if (c >= q->n) break;
+    for (size_t k = c + 1; k < end; k++)
+      if (ade__pq_less(a[k].k, a[s].k)) s = k;
+    a[i] = a[s];
+    q->pos[a[i].x] = i;
+    i = s;
+  }
+  while (i && ade__pq_less(e.k, a[(i - 1) / ARITY].k)) {
+    size_t p = (i - 1) / ARITY;
+    a[i] = a[p];
+    q->pos[a[i].x] = i;
+    i = p;
+  }
+  a[i] = e;
+  q->pos[e.x] = i;
   return 1;
 }
 
