@@ -238,7 +238,7 @@ int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *
 /* Bind s to g, or for a face sequence to g's dual. */
 int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s);
 
-/* A min-heap with lazy deletion (pqueue.c): entries are key tuples
+/* A min-heap with lazy deletion (pqueue.c; the orderings use ade__ipq below): entries are key tuples
  * compared lexicographically (ties are part of the key, so the order is
  * total) and an index; stale entries are checked at pop by the caller. */
 #define ADE__PQ_KEYS 5
