@@ -354,9 +354,13 @@ static size_t *edges_by_id(const ade_cgraph *g) {
     ade__free(p);
     return NULL;
   }
+  int sorted = 1;
   for (size_t e = 0; e < g->eslots; e++)
-    if (g->e[e].src != ADE__NONE) p[k].id = g->e[e].id, p[k++].e = e;
-  qsort(p, k, sizeof *p, cmp_idslot);
+    if (g->e[e].src != ADE__NONE) {
+      sorted &= !k || p[k - 1].id < g->e[e].id;
+      p[k].id = g->e[e].id, p[k++].e = e;
+    }
+  if (!sorted) qsort(p, k, sizeof *p, cmp_idslot); /* a fresh graph's slots are in number order */
   for (size_t i = 0; i < k; i++) ix[i] = p[i].e;
   ade__free(p);
   return ix;
@@ -372,6 +376,13 @@ int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
   int st = ix && dv ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a dual graph");
   if (!st) st = new_graph(&d, 1, g->n + E + g->m, 64, g->n, g->m);
   if (!st) d->memlimit = g->memlimit;
+  /* Room for every face at once (no rehashing as the index grows). */
+  size_t nf = 0;
+  for (size_t i = 0; !st && i < g->nv; i++) {
+    const ade__vtx *v = &g->v[i];
+    if (v->alive) nf += v->kind == ADE__X ? v->nout : v->kind == ADE__Y ? v->nin : v->nin * v->nout;
+  }
+  if (!st) st = ade__graph_reserve(d, 0, nf);
   for (size_t j = 0; !st && j < g->n; j++) {
     st = ade__graph_add_vertex(d, (long)j + 1 - (long)g->n, ADE__X, &d->xv[j]);
     if (!st) d->v[j].aux = j, d->v[j].csrc = d->v[j].ctgt = g->v[g->xv[j]].id;
@@ -384,6 +395,9 @@ int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
       v->val = e->val;
       v->csrc = g->v[e->src].id;
       v->ctgt = g->v[e->dst].id;
+      /* its faces: with P_src (or the independent), with S_dst (or the dependent) */
+      const ade__vtx *u = &g->v[e->src], *w = &g->v[e->dst];
+      st = ade__graph_reserve_adj(d, dv[ix[k]], u->kind == ADE__Z ? u->nin : 1, w->kind == ADE__Z ? w->nout : 1);
     }
   }
   for (size_t i = 0; !st && i < g->m; i++) {

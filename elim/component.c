@@ -84,9 +84,13 @@ static int edge_order(const ade_cgraph *g, size_t *sorted, size_t *rank) {
   idslot *p = ade__alloc((g->nedges + 1) * sizeof *p);
   size_t k = 0;
   if (!p) return ade__fail(ADE_ENOMEM, "out of memory sorting %zu edges", g->nedges);
+  int inorder = 1;
   for (size_t e = 0; e < g->eslots; e++)
-    if (g->e[e].src != ADE__NONE) p[k].id = g->e[e].id, p[k++].e = e;
-  qsort(p, k, sizeof *p, cmp_idslot);
+    if (g->e[e].src != ADE__NONE) {
+      inorder &= !k || p[k - 1].id < g->e[e].id;
+      p[k].id = g->e[e].id, p[k++].e = e;
+    }
+  if (!inorder) qsort(p, k, sizeof *p, cmp_idslot); /* a fresh graph's slots are in number order */
   for (size_t i = 0; i < k; i++) {
     sorted[i] = p[i].e;
     rank[p[i].e] = i + 1;

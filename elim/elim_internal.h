@@ -61,6 +61,8 @@ struct ade_cgraph {
   int trimmed;
   size_t kept;                  /* alive independents and dependents */
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
+  size_t *slab, nslab;          /* a copy's adjacency lists in one block (ade_cgraph_copy):
+                                   a list in it is moved out when it grows, never freed alone */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
 };
@@ -237,7 +239,7 @@ int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *
 /* Bind s to g, or for a face sequence to g's dual. */
 int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s);
 
-/* A min-heap with lazy deletion (pqueue.c): entries are key tuples
+/* A min-heap with lazy deletion (pqueue.c; the orderings use ade__ipq below): entries are key tuples
  * compared lexicographically (ties are part of the key, so the order is
  * total) and an index; stale entries are checked at pop by the caller. */
 #define ADE__PQ_KEYS 5
@@ -256,6 +258,19 @@ int ade__pq_less(const long *x, const long *y);
 int ade__pq_push(ade__pq *h, const long *key, size_t x);
 int ade__pq_pop(ade__pq *h, ade__pqent *top); /* 0 if empty */
 void ade__pq_free(ade__pq *h);
+/* An indexed min-heap (pqueue.c): at most one entry per index, whose key
+ * is set in place (a key that did not change costs one comparison), so
+ * the heap holds no stale entries and stays as large as the candidates. */
+typedef struct ade__ipq {
+  ade__pqent *a;
+  size_t n, cap;
+  size_t *pos; /* per index: its place in a, SIZE_MAX if not queued */
+  size_t pcap;
+} ade__ipq;
+int ade__ipq_set(ade__ipq *q, const long *key, size_t x); /* insert or change */
+void ade__ipq_del(ade__ipq *q, size_t x);                 /* if queued */
+int ade__ipq_pop(ade__ipq *q, ade__pqent *top);            /* 0 if empty */
+void ade__ipq_free(ade__ipq *q);
 /* A growable list of indices. */
 typedef struct ade__ix {
   size_t *a, n, cap;

@@ -90,13 +90,35 @@ static int room(void **p, size_t used, size_t *cap, size_t extra, size_t sz) {
   return ADE_OK;
 }
 
-static int reserve_list(size_t **list, size_t len, size_t *cap, size_t extra) {
+/* Whether list p lies in g's slab (compared as addresses). */
+static int in_slab(const ade_cgraph *g, const size_t *p) {
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)g->slab;
+  return g->slab && a >= b && a < b + g->nslab * sizeof *g->slab;
+}
+
+static void free_list(const ade_cgraph *g, size_t *p) {
+  if (!in_slab(g, p)) ade__free(p);
+}
+
+static int grow_list(const ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
+  if (in_slab(g, *list)) { /* moved out of the slab into a block of its own */
+    size_t nc = 2 * len + extra + 4, *q = ade__alloc(ade__mul_size(nc, sizeof *q));
+    if (!q) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", len + extra);
+    memcpy(q, *list, len * sizeof *q);
+    *list = q;
+    *cap = nc;
+    return ADE_OK;
+  }
   if (!room((void **)list, len, cap, extra, sizeof **list)) return ADE_OK;
   return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", len + extra);
 }
 
-static int push(size_t **list, size_t *len, size_t *cap, size_t x) {
-  int st = reserve_list(list, *len, cap, 1);
+static inline int reserve_list(const ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
+  return *cap - len >= extra ? ADE_OK : grow_list(g, list, len, cap, extra);
+}
+
+static int push(const ade_cgraph *g, size_t **list, size_t *len, size_t *cap, size_t x) {
+  int st = reserve_list(g, list, *len, cap, 1);
   if (!st) (*list)[(*len)++] = x;
   return st;
 }
@@ -172,7 +194,7 @@ int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_
   x->id = g->next_edge_id++;
   x->pout = s->nout;
   x->pin = d->nin;
-  if (push(&s->out, &s->nout, &s->capout, e) || push(&d->in, &d->nin, &d->capin, e)) {
+  if (push(g, &s->out, &s->nout, &s->capout, e) || push(g, &d->in, &d->nin, &d->capin, e)) {
     if (s->nout > x->pout) s->nout--;
     x->src = ADE__NONE;
     x->dst = g->efree;
@@ -209,8 +231,8 @@ void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
   ade__vtx *v = &g->v[i];
   while (v->nin) ade__graph_del_edge(g, v->in[v->nin - 1]);
   while (v->nout) ade__graph_del_edge(g, v->out[v->nout - 1]);
-  ade__free(v->in);
-  ade__free(v->out);
+  free_list(g, v->in);
+  free_list(g, v->out);
   v->in = v->out = NULL;
   v->capin = v->capout = 0;
   v->alive = 0;
@@ -220,6 +242,10 @@ void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
 /* Binary search: vertex ids ascend with the index. */
 size_t ade__graph_vertex(const ade_cgraph *g, long id) {
   size_t lo = 0, hi = g->nv;
+  if (hi && id >= g->v[0].id && (unsigned long)(id - g->v[0].id) < hi) { /* dense ids: at its offset */
+    const ade__vtx *v = &g->v[id - g->v[0].id];
+    if (v->id == id) return v->alive ? (size_t)(v - g->v) : ADE__NONE;
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (g->v[mid].id < id) lo = mid + 1;
@@ -244,8 +270,8 @@ int ade__graph_marks(ade_cgraph *g) { return marks_cover(g, g->nv); }
 
 int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
   ade__vtx *v = &g->v[i];
-  int st = reserve_list(&v->in, v->nin, &v->capin, nin);
-  return st ? st : reserve_list(&v->out, v->nout, &v->capout, nout);
+  int st = reserve_list(g, &v->in, v->nin, &v->capin, nin);
+  return st ? st : reserve_list(g, &v->out, v->nout, &v->capout, nout);
 }
 
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
@@ -292,9 +318,10 @@ uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
 void ade_cgraph_free(ade_cgraph *g) {
   if (!g) return;
   for (size_t i = 0; i < g->nv; i++) {
-    ade__free(g->v[i].in);
-    ade__free(g->v[i].out);
+    free_list(g, g->v[i].in);
+    free_list(g, g->v[i].out);
   }
+  ade__free(g->slab);
   ade__free(g->v);
   ade__free(g->e);
   ade__free(g->htab);
@@ -319,6 +346,8 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   if (!c) return ade__fail(ADE_ENOMEM, "out of memory copying a graph");
   *c = *g;
   c->rec = NULL; /* a copy records nothing */
+  c->slab = NULL, c->nslab = 0;
+  for (size_t i = 0; i < g->nv; i++) c->nslab += g->v[i].nin + g->v[i].nout;
   c->v = ade__calloc(g->vcap, sizeof *c->v);
   c->e = ade__alloc(ade__mul_size(g->ecap, sizeof *c->e));
   c->htab = g->hcap ? ade__alloc(g->hcap * sizeof *c->htab) : NULL;
@@ -328,19 +357,22 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   c->markcap = 0;
   c->stamp = 1;
   c->nv = 0;
-  if (!c->v || !c->e || (g->hcap && !c->htab) || bad) goto fail;
+  c->slab = c->nslab ? ade__alloc(ade__mul_size(c->nslab, sizeof *c->slab)) : NULL;
+  if (!c->v || !c->e || (g->hcap && !c->htab) || (c->nslab && !c->slab) || bad) goto fail;
   memcpy(c->e, g->e, g->eslots * sizeof *c->e);
   if (g->hcap) memcpy(c->htab, g->htab, g->hcap * sizeof *c->htab);
+  /* The lists in one block, each at its length: one allocation instead
+   * of two per vertex (a list that grows moves out: reserve_list). */
+  size_t *at = c->slab;
   for (size_t i = 0; i < g->nv; i++, c->nv++) {
-    c->v[i] = g->v[i];
-    c->v[i].in = dup_list(g->v[i].in, g->v[i].nin, &bad);
-    c->v[i].out = dup_list(g->v[i].out, g->v[i].nout, &bad);
-    c->v[i].capin = g->v[i].nin;
-    c->v[i].capout = g->v[i].nout;
-    if (bad) {
-      c->nv++;
-      goto fail;
-    }
+    const ade__vtx *v = &g->v[i];
+    c->v[i] = *v;
+    c->v[i].in = v->nin ? at : NULL;
+    if (v->nin) memcpy(at, v->in, v->nin * sizeof *at), at += v->nin;
+    c->v[i].out = v->nout ? at : NULL;
+    if (v->nout) memcpy(at, v->out, v->nout * sizeof *at), at += v->nout;
+    c->v[i].capin = v->nin;
+    c->v[i].capout = v->nout;
   }
   *cp = c;
   return ADE_OK;

@@ -107,27 +107,32 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
     ade__free(d);
     return st;
   }
-  ade__pq h = {0};
+  ade__ipq h = {0};
   ade__pqent top;
   ade__ix nb = {0};
   int64_t *dd = relative ? ade__alloc((c->nv + 1) * sizeof *dd) : NULL;
   int st = relative && !dd ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
   if (!st && relative) st = dependency_degrees(c, dd);
   for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, j, dd), (long)j}, j);
-  while (!st && ade__pq_pop(&h, &top)) {
+    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, j, dd), (long)j}, j);
+  /* One entry per intermediate, its key set again whenever its degrees
+   * change (only the neighbours of an eliminated vertex): the top is the
+   * least (key, index) of all. */
+  while (!st && ade__ipq_pop(&h, &top)) {
     size_t j = top.x;
-    if (!c->v[j].alive || top.k[0] != vkey(c, j, dd)) continue; /* stale */
+    if (!c->v[j].alive || c->v[j].kind != ADE__Z) continue;
     nb.n = 0;
     st = adjacent(c, j, 1, 1, &nb);
     if (!st) st = ade_seq_push(s, c->v[j].id, 0, 0);
     if (!st) st = ade__elim_vertex_ix(c, j, NULL);
     if (!st) st = over(c);
-    for (size_t x = 0; !st && x < nb.n; x++) /* degrees changed: fresh keys */
-      if (c->v[nb.a[x]].alive && c->v[nb.a[x]].kind == ADE__Z)
-        st = ade__pq_push(&h, (long[ADE__PQ_KEYS]){vkey(c, nb.a[x], dd), (long)nb.a[x]}, nb.a[x]);
+    for (size_t x = 0; !st && x < nb.n; x++) { /* degrees changed: fresh keys */
+      size_t u = nb.a[x];
+      if (c->v[u].alive && c->v[u].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, u, dd), (long)u}, u);
+      else ade__ipq_del(&h, u);
+    }
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&nb);
   ade__free(dd);
   return st;
@@ -204,9 +209,11 @@ static size_t edge_scan(const ade_cgraph *c, int fillin, int *bdir) {
 }
 
 /* Queue entries name 2 e + dir. */
-static int edge_push(ade__pq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
+static int edge_push(ade__ipq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
   long key[ADE__PQ_KEYS];
-  return edge_key(c, e, dir, fillin, key) ? ade__pq_push(h, key, 2 * e + (size_t)dir) : ADE_OK;
+  if (edge_key(c, e, dir, fillin, key)) return ade__ipq_set(h, key, 2 * e + (size_t)dir);
+  ade__ipq_del(h, 2 * e + (size_t)dir);
+  return ADE_OK;
 }
 
 /* What a step changed: the vertices whose in-list (in) or out-list (out)
@@ -236,7 +243,7 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
  * for p in S_u and P_w counts it (the smaller list is walked). */
-static int edge_triangles(ade__pq *h, const ade_cgraph *c, size_t u, size_t w) {
+static int edge_triangles(ade__ipq *h, const ade_cgraph *c, size_t u, size_t w) {
   const ade__vtx *U = &c->v[u], *W = &c->v[w];
   int st = ADE_OK, byin = W->nin <= U->nout;
   if (!U->alive || !W->alive) return ADE_OK;
@@ -255,7 +262,7 @@ static int edge_triangles(ade__pq *h, const ade_cgraph *c, size_t u, size_t w) {
  * |P_j| and which of S_j are in S_i, of back (i, j) |S_i| and which of P_i
  * are in P_j (the triangles). Only intermediates have such edges. New
  * edges get their keys from the pairs. */
-static int edge_update(ade__pq *h, const ade_cgraph *c, const edelta *x, int fillin) {
+static int edge_update(ade__ipq *h, const ade_cgraph *c, const edelta *x, int fillin) {
   int st = ADE_OK;
   for (int side = 0; side < 2; side++) {
     const ade__ix *l = side ? &x->in : &x->out;
@@ -275,18 +282,19 @@ static int edge_update(ade__pq *h, const ade_cgraph *c, const edelta *x, int fil
   return st;
 }
 
-/* The least key in h. A stale entry (its key changed, or its slot holds
- * another edge now) goes back with its current key: every live candidate
- * keeps an entry no greater than its key, so a top that is current is the
- * least of all. */
-static size_t edge_pop(ade__pq *h, const ade_cgraph *c, int fillin, int *dir, int *st) {
+/* The least key in h (one entry per edge and direction, its key set
+ * again after every step that can change it: edge_update). A stale entry
+ * (its slot holds no candidate now, or another edge) goes back with its
+ * current key: every live candidate keeps an entry no greater than its
+ * key, so a top that is current is the least of all. */
+static size_t edge_pop(ade__ipq *h, const ade_cgraph *c, int fillin, int *dir, int *st) {
   ade__pqent t;
   long key[ADE__PQ_KEYS];
-  while (!*st && ade__pq_pop(h, &t)) {
+  while (!*st && ade__ipq_pop(h, &t)) {
     if (!edge_key(c, t.x / 2, (int)(t.x % 2), fillin, key)) continue;
     *dir = (int)(t.x % 2);
     if (!memcmp(key, t.k, sizeof key)) return t.x / 2;
-    *st = ade__pq_push(h, key, t.x);
+    *st = ade__ipq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
@@ -309,38 +317,41 @@ static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, long *key, si
     if (k == 0 || id < bid) bid = id, *e = x;
   }
   if (!n) return 0;
-  key[0] = key[1] = (long)(dir == ADE_FRONT ? V->nout : V->nin);
-  key[2] = dir == ADE_FRONT ? bid : V->id;
-  key[3] = dir == ADE_FRONT ? V->id : bid;
-  key[4] = dir;
+  /* edge_key's (cost, cost, ids, dir) in the same order, the cost once */
+  key[0] = (long)(dir == ADE_FRONT ? V->nout : V->nin);
+  key[1] = dir == ADE_FRONT ? bid : V->id;
+  key[2] = dir == ADE_FRONT ? V->id : bid;
+  key[3] = dir;
+  key[4] = 0;
   return 1;
 }
 
-static int vertex_edge_push(ade__pq *h, const ade_cgraph *c, size_t v) {
+static int vertex_edge_push(ade__ipq *h, const ade_cgraph *c, size_t v) {
   long key[ADE__PQ_KEYS];
   size_t e;
   int st = ADE_OK;
   for (int dir = 0; !st && dir < 2; dir++)
-    if (vertex_edge_key(c, v, dir, key, &e)) st = ade__pq_push(h, key, 2 * v + (size_t)dir);
+    if (vertex_edge_key(c, v, dir, key, &e)) st = ade__ipq_set(h, key, 2 * v + (size_t)dir);
+    else ade__ipq_del(h, 2 * v + (size_t)dir);
   return st;
 }
 
 /* The least key in h (stale entries as in edge_pop). */
-static size_t vertex_edge_pop(ade__pq *h, const ade_cgraph *c, int *dir, int *st) {
+static size_t vertex_edge_pop(ade__ipq *h, const ade_cgraph *c, int *dir, int *st) {
   ade__pqent t;
   long key[ADE__PQ_KEYS];
   size_t e = ADE__NONE;
-  while (!*st && ade__pq_pop(h, &t)) {
+  while (!*st && ade__ipq_pop(h, &t)) {
     if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), key, &e)) continue;
     *dir = (int)(t.x % 2);
     if (!memcmp(key, t.k, sizeof key)) return e;
-    *st = ade__pq_push(h, key, t.x);
+    *st = ade__ipq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
 
 static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
-  ade__pq h = {.track = 1};
+  ade__ipq h = {0};
   edelta x = {{0}, {0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
@@ -355,7 +366,7 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
     for (size_t k = 0; !st && k < x.in.n; k++) st = vertex_edge_push(&h, c, x.in.a[k]);
     for (size_t k = 0; !st && k < x.out.n; k++) st = vertex_edge_push(&h, c, x.out.a[k]);
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&x.in);
   ade__ix_free(&x.out);
   ade__ix_free(&x.pairs);
@@ -366,7 +377,7 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
  * pushed again after it (edge_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
   if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
-  ade__pq h = {.track = 1};
+  ade__ipq h = {0};
   edelta x = {{0}, {0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
@@ -383,7 +394,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
     if (!st) st = over(c);
     if (!st && !scan) st = edge_update(&h, c, &x, fillin);
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&x.in);
   ade__ix_free(&x.out);
   ade__ix_free(&x.pairs);
@@ -518,13 +529,13 @@ static size_t face_scan(ade_cgraph *d) {
   return best;
 }
 
-static size_t face_pop(ade__pq *h, ade_cgraph *d, int *st) {
+static size_t face_pop(ade__ipq *h, ade_cgraph *d, int *st) {
   ade__pqent t;
   long key[ADE__PQ_KEYS];
-  while (!*st && ade__pq_pop(h, &t)) {
+  while (!*st && ade__ipq_pop(h, &t)) {
     if (!face_key(d, t.x, key)) continue;
     if (!memcmp(key, t.k, sizeof key)) return t.x;
-    *st = ade__pq_push(h, key, t.x); /* stale: as edge_pop */
+    *st = ade__ipq_set(h, key, t.x); /* stale: as edge_pop */
   }
   return ADE__NONE;
 }
@@ -576,15 +587,17 @@ static int face_touched(ade_cgraph *d, const ade__ix *in, const ade__ix *out, ad
   return st;
 }
 
-static int face_push(ade__pq *h, ade_cgraph *d, size_t e) {
+static int face_push(ade__ipq *h, ade_cgraph *d, size_t e) {
   long key[ADE__PQ_KEYS];
-  return face_key(d, e, key) ? ade__pq_push(h, key, e) : ADE_OK;
+  if (face_key(d, e, key)) return ade__ipq_set(h, key, e);
+  ade__ipq_del(h, e);
+  return ADE_OK;
 }
 
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
 static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
-  ade__pq h = {.track = 1};
+  ade__ipq h = {0};
   ade__ix in = {0}, out = {0}, f = {0};
   int st = ade__graph_marks(d);
   for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
@@ -613,7 +626,7 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double de
     if (!st && !scan) st = face_touched(d, &in, &out, &f);
     for (size_t k = 0; !st && !scan && k < f.n; k++) st = face_push(&h, d, f.a[k]);
   }
-  ade__pq_free(&h);
+  ade__ipq_free(&h);
   ade__ix_free(&in);
   ade__ix_free(&out);
   ade__ix_free(&f);
@@ -782,7 +795,6 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   int kind = orders[order].kind;
   if (!scan && (order == ADE_ORDER_VERTEX_FORWARD || order == ADE_ORDER_VERTEX_REVERSE) && index_topological(g)) {
     int st = ade_seq_create(&s, kind);
-    if (!st) s->fingerprint = ade__graph_fingerprint(g);
     if (!st) st = vertex_sweep(g, order == ADE_ORDER_VERTEX_REVERSE, s);
     if (st) ade_seq_free(s);
     else *sp = s;
@@ -790,7 +802,9 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   }
   int st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&c, g) : ade_cgraph_copy(&c, g);
   if (!st) st = ade_seq_create(&s, kind);
-  if (!st) s->fingerprint = ade__graph_fingerprint(c);
+  /* A vertex or edge sequence gets g's fingerprint once it has won
+   * (bind); the dual's is taken here. */
+  if (!st && kind == ADE_SEQ_FACE) s->fingerprint = ade__graph_fingerprint(c);
   if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling;
   if (!st && c->ceiling && kind != ADE_SEQ_FACE) set_trimmed(c);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
@@ -802,8 +816,16 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   return st;
 }
 
+/* A vertex or edge sequence's fingerprint: g's (a copy of g has it). */
+static ade_elim_seq *bind(const ade_cgraph *g, ade_elim_seq *s) {
+  if (s->kind != ADE_SEQ_FACE && !s->fingerprint) s->fingerprint = ade__graph_fingerprint(g);
+  return s;
+}
+
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
-  return own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
+  int st = own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
+  if (!st) bind(g, *sp);
+  return st;
 }
 
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
@@ -841,47 +863,66 @@ static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *f
   return st;
 }
 
-/* One ordering on the whole of g, never worse than those it generalizes
- * (its own sequence on ties); *fill (may be NULL) gets the fill-in of a
- * face sequence (the new dual vertices, for renumbering). The generalized
- * orderings run first, then the ordering itself, each stopped once it
+/* One ordering on the whole of g, never worse than the cheaper vector
+ * mode's vertex sweep and the orderings it generalizes (its own sequence
+ * on ties); *fill (may be NULL) gets the fill-in of a face sequence (the
+ * new dual vertices, for renumbering). The counted sweep comes first (its
+ * cost from reachability, not simulated: the first ceiling), then the
+ * generalized orderings, then the ordering itself, each stopped once it
  * costs more than the best so far: the result is the same as in the other
- * order, and the costly greedy run stops sooner. In the anytime path a
+ * order, and the costly greedy runs stop sooner. In the anytime path a
  * generalized ordering that reaches the deadline is dropped, not
  * completed. */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
                      int *limited, int native) {
   ade_elim_seq *s = NULL, *t = NULL;
-  uint64_t f = 0, tf = 0;
-  int kind = orders[order].kind, st = ADE_OK;
-  /* Anytime (a limit and a flag to report it): the cheaper vector mode's
-   * sweep first (its cost counted, not simulated), then the generalized
-   * orderings, then the ordering until the deadline; out of time, the best
-   * of those is the answer, with no completion to pay. */
-  int anytime = deadline > 0 && limited && generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  uint64_t f = 0, tf = 0, same = UINT64_MAX;
+  int kind = orders[order].kind, st = ADE_OK, vec = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
+  int gen = generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  /* Anytime (a limit and a flag to report it): out of time, the best of
+   * the sweep and the generalized orderings is the answer, with no
+   * completion to pay. */
+  int anytime = deadline > 0 && limited && gen;
   /* With a deadline but nowhere to report it (the optimizers' heuristics),
    * the ordering runs first and stops with ADE_ELIMIT at the deadline. */
   int first = !(deadline > 0 && !anytime);
-  if (anytime)
-    st = own(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
-  for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
+  /* An edge sweep costs exactly what the vertex sweep of its direction
+   * does (Rules 3 and 4: a vertex's in-edges front eliminated, or its
+   * out-edges back eliminated, cost |P_j| |S_j| together). */
+  int esweep = order == ADE_ORDER_EDGE_FORWARD || order == ADE_ORDER_EDGE_REVERSE;
+  if (gen) st = own(g, vec, 0, 0, NULL, &s, NULL, UINT64_MAX);
+  if (!st && esweep && generalizes[order][0] == vec) same = s->cost;
+  for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
+    if (generalizes[order][k] == vec) continue; /* counted above */
+    if (esweep && k == 0) { /* the vertex sweep of the edge sweep's direction */
+      st = own(g, generalizes[order][0], 0, 0, NULL, &t, NULL, UINT64_MAX);
+      if (!st) same = t->cost;
+      if (!st && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL;
+      ade_seq_free(t), t = NULL;
+      continue;
+    }
     st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s);
+  }
   /* Ties go to the ordering's own sequence, except in native form, where
-   * the generalized one applies without the dual (same cost, less work). */
-  if (!st) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
-  if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
+   * the generalized one applies without the dual (same cost, less work).
+   * An edge sweep whose cost is known to lose (or tie, in native form) is
+   * not run. */
+  int skip = !st && s && same != UINT64_MAX && same >= s->cost + !native;
+  if (!st && !skip) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
+  if (skip) (void)0;
+  else if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
   else if (!st && (!s || t->cost < s->cost + !native)) ade_seq_free(s), s = t, t = NULL, f = tf;
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
+    if (generalizes[order][k] != vec) st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
   if (!st && s->kind != kind && !native) st = to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
     return st;
   }
   if (fill) *fill = f;
-  *sp = s;
+  *sp = bind(g, s);
   return ADE_OK;
 }
 

@@ -726,8 +726,10 @@ ADE_API int ade_order_parse(const char *name);
 /*! ade_elim_order: a complete sequence for g (a c-graph; face orderings
  * work on its dual) by the ordering; its cost is set. An edge or face
  * ordering is never worse than the ones it generalizes, and none is worse
- * than vertex-markowitz: every edge and face ordering returns
- * vertex-markowitz's sequence (as front eliminations, or as faces) when
+ * than vertex-markowitz or the cheaper vector mode: every edge and face
+ * ordering returns vertex-markowitz's sequence or the vertex sweep of the
+ * cheaper vector mode (reverse when g has fewer dependents than
+ * independents, else forward) (as front eliminations, or as faces) when
  * that costs less; edge-forward and face-forward (-reverse) also
  * vertex-forward's (vertex-reverse's), face-greedy also the greedy edge
  * orderings' (doc/elimination.md).
