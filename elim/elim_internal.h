@@ -276,6 +276,9 @@ typedef struct ade__ix {
   size_t *a, n, cap;
 } ade__ix;
 int ade__ix_push(ade__ix *b, size_t v);
+/* Append to f the intermediate faces (x, y) that dual vertex v absorbs: P_x = P_v
+ * and S_y = S_v (x among the successors of a predecessor of v; elim/order.c). */
+int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f);
 void ade__ix_free(ade__ix *b);
 
 /* Per vertex, how many independents reach it (reverse: how many dependents

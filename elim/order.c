@@ -542,7 +542,7 @@ static size_t face_pop(ade__ipq *h, ade_cgraph *d, int *st) {
 
 /* Append to f the intermediate faces (x, y) that v absorbs: P_x = P_v and
  * S_y = S_v (x among the successors of a predecessor of v). */
-static int absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
+int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
   const ade__vtx *V = &d->v[v];
   int st = ADE_OK;
   if (!V->nin || !V->nout) return ADE_OK;
@@ -581,7 +581,7 @@ static int face_touched(ade_cgraph *d, const ade__ix *in, const ade__ix *out, ad
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
       for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(f, side ? v->in[a] : v->out[a]);
-      if (!st) st = absorbed_by(d, l->a[k], f);
+      if (!st) st = ade__face_absorbed_by(d, l->a[k], f);
     }
   }
   return st;

@@ -795,35 +795,6 @@ static int refresh(hs *h) {
   return st;
 }
 
-/* Append to fs the intermediate faces (x, y) that dual vertex v absorbs:
- * P_x = P_v and S_y = S_v (as absorbed_by in elim/order.c). */
-static int absorbed_by(hs *h, size_t v) {
-  ade_cgraph *d = h->c;
-  const ade__vtx *V = &d->v[v];
-  int st = ADE_OK;
-  if (!V->nin || !V->nout) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 2);
-  size_t p0 = d->e[V->in[0]].src;
-  for (size_t a = 0; a < V->nin; a++) {
-    size_t p = d->e[V->in[a]].src;
-    d->mark[p] = s;
-    if (d->v[p].nout < d->v[p0].nout) p0 = p;
-  }
-  for (size_t b = 0; b < V->nout; b++) d->mark[d->e[V->out[b]].dst] = s + 1;
-  for (size_t c = 0; !st && c < d->v[p0].nout; c++) {
-    const ade__vtx *X = &d->v[d->e[d->v[p0].out[c]].dst];
-    int ok = X->kind == ADE__Z && X->nin == V->nin;
-    for (size_t a = 0; ok && a < X->nin; a++) ok = d->mark[d->e[X->in[a]].src] == s;
-    for (size_t o = 0; !st && ok && o < X->nout; o++) {
-      const ade__vtx *Y = &d->v[d->e[X->out[o]].dst];
-      int same = Y->kind == ADE__Z && Y->nout == V->nout;
-      for (size_t b = 0; same && b < Y->nout; b++) same = d->mark[d->e[Y->out[b]].dst] == s + 1;
-      if (same) st = ade__ix_push(&h->fs, X->out[o]);
-    }
-  }
-  return st;
-}
-
 static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix *l) {
   int st = ADE_OK;
   for (size_t a = 0; !st && in && a < d->v[v].nin; a++) st = ade__ix_push(l, d->e[d->v[v].in[a]].src);
@@ -873,7 +844,7 @@ static int face_refresh(hs *h, size_t nv0) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
       for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(&h->fs, side ? v->in[a] : v->out[a]);
-      if (!st) st = absorbed_by(h, l->a[k]);
+      if (!st) st = ade__face_absorbed_by(h->c, l->a[k], &h->fs);
     }
   }
   for (size_t k = 0; !st && k < h->fs.n; k++) st = qpush(h, h->fs.a[k]);
