@@ -41,6 +41,7 @@ static size_t max_edges = 20000;    /* -e: largest part for the O(|E|)-per-step 
 static double min_sample = 0.02;    /* each sample repeats a call at least this long */
 static double profile_s = 0;        /* -P: profile mode, seconds per loop */
 static int profile_order = ADE_ORDER_VERTEX_MARKOWITZ; /* -o: the plan's ordering in profile mode */
+static long profile_n = 0; /* -n: profile loops of exactly that many calls (for callgrind), not -P seconds */
 
 static void *xmalloc(size_t count, size_t size)
 {
@@ -709,7 +710,8 @@ static double loop_for(bj_call f, void *ctx, double *cpu)
     if (f(ctx) < 0)
       return -1;
     calls++;
-  } while ((t = now() - t0) < profile_s);
+  } while (profile_n ? calls < profile_n : (t = now() - t0) < profile_s);
+  t = now() - t0;
   *cpu = (cpu_now() - c0) / (double)calls;
   return t / (double)calls;
 }
@@ -943,11 +945,13 @@ static void print_newpt(const struct result *R, int np)
 int main(int argc, char **argv)
 {
   int opt, which[BJ_NPROBLEMS], np = 0;
-  while ((opt = getopt(argc, argv, "k:e:d:P:o:C")) != -1) {
+  while ((opt = getopt(argc, argv, "k:e:d:P:o:n:C")) != -1) {
     if (opt == 'C')
       cpu_clock = 1;
     else if (opt == 'P')
       profile_s = atof(optarg);
+    else if (opt == 'n')
+      profile_n = atol(optarg);
     else if (opt == 'o' && ade_order_parse(optarg) >= 0)
       profile_order = ade_order_parse(optarg);
     else if (opt == 'k')
@@ -957,10 +961,11 @@ int main(int argc, char **argv)
     else if (opt == 'e')
       max_edges = (size_t)atol(optarg);
     else {
-      fprintf(stderr, "usage: bench_jacobian [-C] [-k samples] [-e max_edges] [-d dense_MiB] [-P seconds [-o ordering]]\n"
+      fprintf(stderr, "usage: bench_jacobian [-C] [-k samples] [-e max_edges] [-d dense_MiB] [-P seconds [-o ordering] [-n calls]]\n"
               "                      [die|chebyquad|bratu2d|cavity|roe|euler1d|lorenz96]...\n"
               "  -P s: profile mode (for perf record): only the plan and CPR at new points, each in a loop for s seconds;\n"
-              "        -o the plan's ordering (default vertex-markowitz)\n"
+              "        -o the plan's ordering (default vertex-markowitz); -n calls: each loop exactly that many calls\n"
+              "        (for callgrind: the difference of two counts is the steady state)\n"
               "  -C: time the calls by the thread's CPU time, not wall time (for a machine shared with other jobs)\n");
       return 2;
     }

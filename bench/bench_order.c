@@ -7,7 +7,14 @@
  *        bench_order --cpu LIMIT [TAPE.adt...]
  *   every ordering on the Jacobian benchmark problems (bench_jacobian's
  *   sizes and points) and on each TAPE: CPU seconds of the process (the
- *   figure to compare on a loaded machine) and fma. */
+ *   figure to compare on a loaded machine) and fma.
+ *        bench_order --worse LIMIT [TAPE.adt...]
+ *   every edge and face ordering against vertex-markowitz in fma on the
+ *   Jacobian benchmark problems and each TAPE, each ordering within LIMIT
+ *   seconds (0: none; "L" marks a run that reached it): a row per graph,
+ *   "worse" where an ordering costs more than vertex-markowitz.
+ *        bench_order --save STEPS FILE.adt
+ *   only write the Lorenz tape of STEPS steps to FILE.adt (bench_limits.sh). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,8 +147,81 @@ static int cpu_table(int argc, char **argv) {
   return 0;
 }
 
+/* One row of --worse: vertex-markowitz, then every edge and face ordering
+ * with its fma; the flag names those above vertex-markowitz. Returns the
+ * number of them (-1: an ordering failed). */
+static int worse_row(const char *name, const ade_cgraph *g, double limit) {
+  size_t ne = 0;
+  uint64_t vm = 0;
+  char flag[256] = "";
+  int bad = 0;
+  ade_cgraph_size(g, NULL, &ne, NULL, NULL);
+  printf("%-16s %9zu", name, ne);
+  for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT; o++) {
+    ade_elim_seq *s = NULL;
+    if (o == ADE_ORDER_VERTEX_RELATIVE) continue;
+    int limited = 0, st = ade_elim_order_limited(g, o, limit, &s, &limited);
+    if (st) {
+      printf(" %14s\n", ade_strerror(st));
+      return -1;
+    }
+    uint64_t c = ade_seq_cost(s);
+    char cell[32];
+    ade_seq_free(s);
+    if (o == ADE_ORDER_VERTEX_MARKOWITZ) vm = c;
+    else if (c > vm) {
+      bad++;
+      snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%s%s", bad > 1 ? "," : "", ade_order_name(o));
+    }
+    snprintf(cell, sizeof cell, "%llu%s", (unsigned long long)c, limited ? "L" : "");
+    printf(" %14s", cell);
+    fflush(stdout);
+  }
+  printf("  %s%s\n", bad ? "worse: " : "ok", flag);
+  return bad;
+}
+
+/* --worse [TAPE...]: the table of worse_row over the bench problems and the tapes. */
+static int worse_table(int argc, char **argv) {
+  int total = 0;
+  double limit = argc > 2 ? atof(argv[2]) : 0;
+  printf("# bench_order --worse: fma of vertex-markowitz and of every edge and face ordering, limit %g s\n"
+         "%-16s %9s", limit, "graph", "edges");
+  for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT; o++)
+    if (o != ADE_ORDER_VERTEX_RELATIVE) printf(" %14s", ade_order_name(o));
+  printf("  flag\n");
+  for (int id = 0; id < BJ_NPROBLEMS + argc - 3; id++) {
+    ade_tape *t = NULL;
+    ade_cgraph *g = NULL;
+    const char *name = id < BJ_NPROBLEMS ? bj_problem_names[id] : argv[3 + id - BJ_NPROBLEMS];
+    if (id < BJ_NPROBLEMS) g = problem_graph(id);
+    else if (ade_tape_open(&t, name) || ade_cgraph_from_tape(&g, t, NULL)) g = NULL;
+    if (!g) {
+      fprintf(stderr, "bench_order: %s: %s\n", name, ade_errmsg());
+      return 1;
+    }
+    int w = worse_row(id < BJ_NPROBLEMS ? name : strrchr(name, '/') ? strrchr(name, '/') + 1 : name, g, limit);
+    total += w < 0 ? 0 : w;
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+  }
+  printf("# %d ordering%s worse than vertex-markowitz\n", total, total == 1 ? "" : "s");
+  return 0;
+}
+
+/* --save STEPS FILE: the Lorenz tape of STEPS steps, saved. */
+static int save_tape(int argc, char **argv) {
+  ade_tape *t = argc == 4 ? lorenz_tape(atoi(argv[2])) : NULL;
+  int st = t ? ade_tape_save(t, argv[3]) : -1;
+  if (st) fprintf(stderr, "bench_order: --save STEPS FILE: %s\n", t ? ade_errmsg() : "cannot record");
+  ade_tape_free(t);
+  return st ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--cpu")) return cpu_table(argc, argv);
+  if (argc > 1 && !strcmp(argv[1], "--save")) return save_tape(argc, argv);
+  if (argc > 1 && !strcmp(argv[1], "--worse")) return worse_table(argc, argv);
   long maxsteps = argc > 1 ? atol(argv[1]) : 10000;
   double limit = argc > 2 ? atof(argv[2]) : 60;
   printf("# bench_order: Lorenz-63 RK4, seconds (fma) per ordering, limit %g s\n", limit);

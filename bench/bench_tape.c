@@ -66,6 +66,8 @@ struct ade_result {
   /* Sweeps: [0] the first sweep over a freshly recorded tape, [1] a sweep
    * repeated over the same tape (whatever the tape kept from before). */
   double fwd_s[2], rev_s[2], fwdrev_s[2];
+  /* With o.keep = 1: recording, and the first sweeps after it (fwd, rev, fwd+rev). */
+  double reck_s, firstk_s[3];
   double resident[2]; /* bytes of the tape's resident form after the sweeps, and with partials */
   double *y, *yd, *xb;
 };
@@ -185,9 +187,17 @@ static void ade_bench(const struct bench_problem *p, struct ade_result *r)
     r->fwdrev_s[1] = bench_time(NULL, ade_fwdrev, NULL, &c);
     ade_fwd(&c); /* leave y and yd from the tangent sweep */
     r->resident[0] = (double)ade_tape_resident_bytes(c.tape);
-    ade_rev(&c); /* untimed: a sweep at the recorded point adds its partials */
+    ade_rev(&c); /* untimed: the second sweep at the recorded point adds its partials */
+    ade_rev(&c);
     r->resident[1] = (double)ade_tape_resident_bytes(c.tape);
   }
+  ade_drop(&c);
+  c.opts.keep = 1; /* the default level, the tape left decoded */
+  r->reck_s = bench_time(NULL, ade_record, ade_drop, &c);
+  ade_record(&c);
+  r->firstk_s[0] = bench_time(ade_fresh, ade_fwd, NULL, &c);
+  r->firstk_s[1] = bench_time(ade_fresh, ade_rev, NULL, &c);
+  r->firstk_s[2] = bench_time(ade_fresh, ade_fwdrev, NULL, &c);
   ade_drop(&c);
   r->ok = c.status >= 0;
   free(c.x);
@@ -323,8 +333,30 @@ static void print_times(const struct row *rows, int k)
          " (after an untimed zos_forward(keep = 1)).\n"
          "fwd+rev: adelim ade_adjoint(x) vs ADOL-C zos_forward(keep = 1) + fos_reverse.\n"
          "first: each timed sweep runs on a tape recorded (untimed) just before it.\n\n");
+  printf("With o.keep = 1 (the recorder leaves the resident form behind; ADOL-C: trace_on(tag, 1)):\n"
+         "recording relative to the plain evaluation, first sweeps after it in ms, and ratios\n\n");
+  printf("| problem | adelim keep | ADOL-C keep=1 | adelim keep / ADOL-C keep=1 | adelim keep / adelim |"
+         " fwd first | / ADOL-C fwd | rev first | / ADOL-C rev | fwd+rev first | / ADOL-C fwd+rev |\n");
+  printf("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+  for (int i = 0; i < k; i++) {
+    const struct row *r = &rows[i];
+    const int a = r->a.ok && r->a.records > 0, c = HAVE_C(r);
+    printf("| %s |", r->p->name);
+    cell("%.1f", r->a.reck_s / r->plain_s, a);
+    cell("%.1f", C_(r, rec_keep_s) / r->plain_s, c);
+    cell("%.2f", r->a.reck_s / C_(r, rec_keep_s), a && c);
+    cell("%.2f", r->a.reck_s / r->a.rec_s, a);
+    cell("%.4f", 1e3 * r->a.firstk_s[0], a);
+    cell("%.2f", r->a.firstk_s[0] / C_(r, fwd_s), a && c);
+    cell("%.4f", 1e3 * r->a.firstk_s[1], a);
+    cell("%.2f", r->a.firstk_s[1] / C_(r, rev_s), a && c);
+    cell("%.4f", 1e3 * r->a.firstk_s[2], a);
+    cell("%.2f", r->a.firstk_s[2] / C_(r, fwdrev_s), a && c);
+    printf("\n");
+  }
+  printf("\n");
   printf("Resident form (ade_tape_resident_bytes; built by a tape's second sweep), after sweeps at x\n"
-         "and after one more at the recorded point (which adds the partials there):\n");
+         "and after two more at the recorded point (the second adds the partials there):\n");
   for (int i = 0; i < k; i++) {
     const struct row *r = &rows[i];
     if (r->a.ok && r->a.records > 0)
@@ -460,7 +492,8 @@ static void run_problem(struct row *r)
 static void usage(const char *argv0)
 {
   fprintf(stderr,
-          "usage: %s [-s pde_steps] [-k min_runs] [-b budget_seconds] [problem...]\n"
+          "usage: %s [-C] [-s pde_steps] [-k min_runs] [-b budget_seconds] [problem...]\n"
+          "-C: thread CPU time instead of wall time\n"
           "problems: speelpenning bratu2d pde1d (default: all)\n",
           argv0);
 }
@@ -469,8 +502,10 @@ int main(int argc, char **argv)
 {
   size_t steps = 0;
   int opt, want[BENCH_NPROBLEMS] = {0}, any = 0;
-  while ((opt = getopt(argc, argv, "s:k:b:h")) != -1) {
-    if (opt == 's')
+  while ((opt = getopt(argc, argv, "s:k:b:Ch")) != -1) {
+    if (opt == 'C')
+      bench_timing.cpu = 1;
+    else if (opt == 's')
       steps = (size_t)strtoull(optarg, NULL, 10);
     else if (opt == 'k')
       bench_timing.kmin = atoi(optarg);

@@ -38,6 +38,7 @@ typedef void (*bench_step)(void *ctx);
 struct bench_timing {
   int kmin, kmax;
   double budget;
+  int cpu; /* nonzero: bench_now is the calling thread's CPU time */
 };
 extern struct bench_timing bench_timing;
 double bench_now(void);

@@ -6,7 +6,8 @@ BENCH_CFLAGS = $(AM_CFLAGS) $(ADE_DEPS_CFLAGS) -O2
 BENCH_LDADD = libadelim.la $(ADE_DEPS_LIBS)
 
 # Makefile.am does not initialize EXTRA_PROGRAMS; this is its one definition.
-EXTRA_PROGRAMS = %D%/bench_tape %D%/bench_bigtape %D%/bench_threads %D%/bench_overhead %D%/bench_stream
+EXTRA_PROGRAMS = %D%/bench_tape %D%/bench_bigtape %D%/bench_threads %D%/bench_overhead %D%/bench_stream \
+	%D%/bench_record
 
 # bench_tape: adelim against ADOL-C on the problems of problems.h.
 %C%_bench_tape_SOURCES = %D%/bench_tape.c %D%/bench_util.c %D%/bench_util.h \
@@ -43,6 +44,12 @@ endif
 %C%_bench_stream_CFLAGS = $(BENCH_CFLAGS)
 %C%_bench_stream_LDADD = $(BENCH_LDADD)
 
+# bench_record: one tape recorded R times (instructions per tape, callgrind).
+%C%_bench_record_SOURCES = %D%/bench_record.c %D%/bench_util.c %D%/bench_util.h %D%/problems.h
+%C%_bench_record_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_record_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_record_LDADD = $(BENCH_LDADD)
+
 # bench_overhead: instructions per gradient call on a small tape (callgrind).
 %C%_bench_overhead_SOURCES = %D%/bench_overhead.c
 %C%_bench_overhead_CPPFLAGS = $(BENCH_CPPFLAGS)
@@ -57,7 +64,7 @@ endif
 %C%_bench_threads_LDADD = $(BENCH_LDADD)
 %C%_bench_threads_LDFLAGS = -pthread
 
-EXTRA_DIST += %D%/.gitignore doc/benchmarks.md %D%/perf_loop.sh
+EXTRA_DIST += %D%/.gitignore doc/benchmarks.md %D%/perf_loop.sh %D%/bench_limits.sh
 # automake cleans no EXTRA_PROGRAMS by itself.
 CLEANFILES += $(EXTRA_PROGRAMS)
 

@@ -209,6 +209,6 @@ int cli_cmd_mission(const cli_cmd *self, int argc, char **argv);
 extern const char cli_mission_usage[];
 /* `adelim compare --mission FILE`: every mission planner on one GraphML
  * DAG, one row each (bnb and best within time_limit seconds). */
-int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit, int threads, int fmt);
+int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit, double budget, int fmt);
 
 #endif /* ADE_CLI_H */

@@ -15,7 +15,8 @@ const char cli_compare_usage[] =
     "                      [--time-limit SECONDS] [--budget SECONDS] [--parts P]\n"
     "                      [--all] TAPE\n"
     "       adelim compare --hessian [--weights W1,...] [--format F] [--json] TAPE\n"
-    "       adelim compare --mission [--time-limit S] [--format F] [--json] FILE.graphml|TAPE\n"
+    "       adelim compare --mission [--time-limit S] [--budget S] [--format F] [--json]\n"
+    "                      FILE.graphml|TAPE\n"
     "\n"
     "Compute the Jacobian of the tape at its recorded point by every method\n"
     "and print one table, a row per method as it finishes, then the\n"
@@ -62,7 +63,8 @@ const char cli_compare_usage[] =
     "                    standard error and left out\n"
     "  --time-limit S    seconds per ordering (default 10) and per optimizer\n"
     "                    variant (default 1); no effect with --hessian\n"
-      "  --budget S        seconds for the whole comparison (default 30)\n"
+    "  --budget S        seconds for the whole comparison (default 30; Jacobians\n"
+    "                    and --mission)\n"
     "  --parts P         also two-level elimination over the tape's parts, as\n"
     "                    'adelim jacobian --parts P' with the best heuristic\n"
     "                    (P: regions, callsites, repeats, auto): a row\n"
@@ -81,9 +83,11 @@ const char cli_compare_usage[] =
     "                    DAG of vector elementals (or a tape's regions)\n"
     "                    instead: cost, proven optimal,\n"
     "                    seconds and search nodes, one row each in method\n"
-    "                    order (bnb and best stop after --time-limit, default\n"
-    "                    10 s: their cost is then marked *; dp is n/a unless\n"
-    "                    the DAG is a chain)\n"
+    "                    order as it finishes, then the cheapest (json: an\n"
+    "                    object: file, the methods array, best, by_cost);\n"
+    "                    bnb and best search within --time-limit (default\n"
+    "                    10 s) and their share of --budget: their cost is\n"
+    "                    then marked *; dp is n/a unless the DAG is a chain\n"
     "  --weights W       with --hessian: comma-separated weights, one per\n"
     "                    dependent (required when the tape has more than one)\n"
     "  -h, --help        print this help\n";
@@ -908,7 +912,7 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
       (budget && (rc = parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
     return rc;
   if (!budget) c.budget = BUDGET;
-  if (budget && (hessian || mission)) return cli_usage_error(self, "--budget applies to Jacobians");
+  if (budget && hessian) return cli_usage_error(self, "--budget applies to Jacobians and missions");
   c.order_limit = limit ? c.time_limit : ORDER_LIMIT;
   if (!limit) c.time_limit = 1.0;
   if (json && strcmp(format, "text") != 0 && fmt != CLI_JSON)
@@ -916,7 +920,7 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   if (json) fmt = CLI_JSON;
   if (mission && (hessian || c.optimize || weights))
     return cli_usage_error(self, "--mission goes without --hessian, --optimize and --weights");
-  if (mission) return cli_compare_mission(self, c.path, limit ? c.time_limit : 10.0, 1, fmt);
+  if (mission) return cli_compare_mission(self, c.path, limit ? c.time_limit : 10.0, c.budget, fmt);
   if (c.parts && ade_parts_parse(c.parts) < 0)
     return cli_usage_error(self, "unknown --parts '%s' (regions, callsites, repeats or auto)", c.parts);
   if (c.parts && (hessian || mission)) return cli_usage_error(self, "--parts applies to Jacobians");

@@ -23,7 +23,9 @@ const char cli_jacobian_usage[] =
     "\n"
     "  --method NAME   auto (the default): the least fma of vertex-markowitz,\n"
     "                  vertex-relative, vertex-reverse, vertex-forward and\n"
-    "                  CPR (doc/elimination.md); cpr-forward, cpr-reverse;\n"
+    "                  CPR (doc/elimination.md); when the c-graph is over\n"
+    "                  the memory limit, it streams (--stream) instead;\n"
+    "                  cpr-forward, cpr-reverse;\n"
     "                  an elimination ordering:\n"
     "                  vertex-forward, vertex-reverse, vertex-markowitz,\n"
     "                  vertex-relative, edge-forward, edge-reverse,\n"
@@ -33,10 +35,11 @@ const char cli_jacobian_usage[] =
     "                  hierarchy, anneal, dp-bfft, dp-bffa, dp-bfrt, dp-bfra,\n"
     "                  optionally with a kind suffix (bnb-face)\n"
     "  --kind K        the optimizer's kind: vertex, edge (default), face\n"
-    "  --time-limit S  stop the optimizer, or a greedy edge or face ordering\n"
-    "                  or face sweep, after S seconds (the best complete\n"
-    "                  sequence found so far is used; it is then not proven\n"
-    "                  optimal)\n"
+    "  --time-limit S  stop the optimizer (its start heuristic included;\n"
+    "                  with --parts all its searches), or a greedy edge or\n"
+    "                  face ordering or face sweep, after S seconds (the best\n"
+    "                  complete sequence found so far is used; it is then\n"
+    "                  not proven optimal)\n"
     "  --node-limit N  stop the optimizer after N search nodes\n"
     "  --threads N     branch and bound in N threads\n"
     "  --hierarchy H   the filters of the hierarchy optimizer, e.g.\n"
@@ -409,7 +412,11 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);
   o.seq = seq ? seq : chosen;
   if (method >= 0 && method < ADE_ORDER_COUNT) o.time_limit = lim.time_limit; /* an ordering: it takes the clock */
-  if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) < 0)
+  if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) == ADE_ENOMEM && !given && method == ADE_ELIM_AUTO && !a.seq &&
+      !a.parts && !a.save) { /* the default method and no room for the c-graph: stream instead */
+    fprintf(stderr, "adelim jacobian: %s; streaming instead (--stream)\n", cli_errmsg());
+    rc = run_stream(&a, &lim, tape);
+  } else if (rc < 0 && st < 0)
     rc = a.seq ? cli_file_error(a.seq, "cannot apply to the tape", st, CLI_IO_SEQ)
                : cli_tape_error(a.tape, "jacobian", st);
   if (rc < 0 && a.save && !a.seq && !chosen && (r.method < 0 || r.method >= ADE_ORDER_COUNT))

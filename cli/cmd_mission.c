@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <adelim.h>
 
@@ -196,34 +197,90 @@ static void mrow_cells(const void *ctx, size_t i, char out[][CLI_CELL]) {
   snprintf(out[4], CLI_CELL, "%" PRIu64, r->nodes);
 }
 
-static void mrow_json(const mrow *rows, int n) {
-  cli_json j;
-  cli_json_init(&j, stdout);
-  cli_json_open(&j, NULL, '[', 0);
-  for (int i = 0; i < n; i++) {
-    cli_json_open(&j, NULL, '{', 1);
-    cli_json_str(&j, "method", ade_mission_method_name(rows[i].method));
-    if (rows[i].ok) {
-      cli_json_u64(&j, "cost", rows[i].cost);
-      cli_json_bool(&j, "proven_optimal", rows[i].proven);
-      cli_json_num(&j, "seconds", rows[i].seconds);
-      cli_json_u64(&j, "nodes", rows[i].nodes);
-      cli_json_bool(&j, "limited", rows[i].limited);
-    } else {
-      cli_json_null(&j, "cost");
-    }
-    cli_json_close(&j);
+static void mrow_json(cli_json *j, const mrow *r) {
+  cli_json_open(j, NULL, '{', 1);
+  cli_json_str(j, "method", ade_mission_method_name(r->method));
+  if (r->ok) {
+    cli_json_u64(j, "cost", r->cost);
+    cli_json_bool(j, "proven_optimal", r->proven);
+    cli_json_num(j, "seconds", r->seconds);
+    cli_json_u64(j, "nodes", r->nodes);
+    cli_json_bool(j, "limited", r->limited);
+  } else {
+    cli_json_null(j, "cost");
   }
-  cli_json_close(&j);
+  cli_json_close(j);
 }
 
-int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit, int threads, int fmt) {
+static double mnow(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The search limit of method k of `rest` still to run (bnb and best search;
+ * the others plan at once): twice its fair share of the budget left, at
+ * most the per-method limit, at least 1 ms (the search then returns its
+ * start, marked limited). */
+static double mission_limit(double per_method, double deadline, int rest) {
+  double left = deadline - mnow();
+  return fmin(per_method, fmax(fmin(2.0 * left / (double)rest, left), 1e-3));
+}
+
+/* Progress on stderr before each method once the run has taken
+ * ADELIM_PROGRESS_AFTER seconds (default 1), in compare's words. */
+static double progress_after(void) {
+  const char *e = getenv("ADELIM_PROGRESS_AFTER");
+  char *end = NULL;
+  double q = e ? strtod(e, &end) : 1.0;
+  return e && (end == e || *end || !(q >= 0)) ? 1.0 : q;
+}
+
+/* The summary after the rows: the cheapest plan (json: "best" and every
+ * method by cost, "by_cost"; text, markdown: the cheapest). */
+static void mission_summary(cli_json *j, const mrow *rows, int fmt) {
+  int order[ADE_MISSION_NMETHODS], n = 0;
+  for (int m = 0; m < ADE_MISSION_NMETHODS; m++) { /* insertion sort by cost, stable */
+    if (!rows[m].ok) continue;
+    int k = n++;
+    for (; k > 0 && rows[order[k - 1]].cost > rows[m].cost; k--) order[k] = order[k - 1];
+    order[k] = m;
+  }
+  if (fmt == CLI_JSON) {
+    cli_json_close(j);
+    if (n) {
+      cli_json_open(j, "best", '{', 1);
+      cli_json_str(j, "method", ade_mission_method_name(rows[order[0]].method));
+      cli_json_u64(j, "cost", rows[order[0]].cost);
+      cli_json_close(j);
+    } else {
+      cli_json_null(j, "best");
+    }
+    cli_json_open(j, "by_cost", '[', 1);
+    for (int k = 0; k < n; k++) cli_json_str(j, NULL, ade_mission_method_name(rows[order[k]].method));
+    cli_json_close(j);
+    cli_json_close(j);
+  } else if (n && fmt != CLI_CSV) {
+    printf("\ncheapest: %s (%" PRIu64 " fma)\n", ade_mission_method_name(rows[order[0]].method),
+           rows[order[0]].cost);
+  }
+}
+
+/* compare --mission: every planner, each row printed as it finishes (text,
+ * markdown, csv; json: an element of the open "methods" array), bnb and
+ * best within the per-method time limit and the budget. */
+int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit, double budget, int fmt) {
   static const char *const heads[] = {"method", "cost", "proven", "seconds", "nodes"};
+  static const int minw[] = {15, 8, 6, 7, 5};
+  char cl[CLI_GRID_MAXCOLS][CLI_CELL];
   mrow rows[ADE_MISSION_NMETHODS];
   ade_mission *d = NULL;
   ade_tape *t = NULL;
+  cli_stream out;
+  cli_json j;
   int rc;
   (void)self;
+  double start = mnow(), quiet = progress_after(), deadline = start + budget;
   if ((rc = read_dag(path, &d, &t)) >= 0) {
     ade_mission_free(d);
     ade_tape_free(t);
@@ -231,21 +288,43 @@ int cli_compare_mission(const cli_cmd *self, const char *path, double time_limit
   }
   ade_mission_limits l;
   ade_mission_limits_init(&l);
-  l.time_limit = time_limit;
-  l.threads = threads;
+  l.threads = 1;
   l.progress = on_progress;
+  cli_json_init(&j, stdout);
+  if (fmt == CLI_JSON) {
+    cli_json_open(&j, NULL, '{', 0);
+    cli_json_str(&j, "file", path);
+    cli_json_open(&j, "methods", '[', 0);
+    fflush(stdout);
+  } else if (fmt == CLI_TEXT) {
+    cli_stream_start(&out, stdout, heads, minw, 5, 1);
+  } else {
+    cli_grid_head(stdout, fmt, heads, 5, 1);
+  }
   for (int m = 0; m < ADE_MISSION_NMETHODS; m++) {
     ade_mplan *p = NULL;
+    double elapsed = mnow() - start;
+    if (elapsed > quiet)
+      fprintf(stderr, "adelim: compare: %s (%d of %d), %.1f s elapsed\n", ade_mission_method_name(m), m + 1,
+              ADE_MISSION_NMETHODS, elapsed);
     l.progress_ud = (void *)ade_mission_method_name(m);
+    l.time_limit = mission_limit(time_limit, deadline, m >= ADE_MISSION_BNB ? ADE_MISSION_NMETHODS - m : 2);
     int st = ade_mission_plan(d, m, &l, &p);
     rows[m] = (mrow){m, st == ADE_OK, ade_mplan_proven(p), ade_mplan_limited(p), ade_mplan_cost(p),
                      ade_mplan_nodes(p), ade_mplan_seconds(p)};
     if (st < 0 && !(m == ADE_MISSION_DP && st == ADE_EINVAL))
       cli_error("%s: %s: %s", path, ade_mission_method_name(m), cli_errmsg());
     ade_mplan_free(p);
+    if (fmt == CLI_JSON) {
+      mrow_json(&j, &rows[m]);
+      fflush(stdout);
+      continue;
+    }
+    mrow_cells(rows, (size_t)m, cl);
+    if (fmt == CLI_TEXT) cli_stream_row(&out, cl);
+    else cli_grid_row(stdout, fmt, cl, 5);
   }
-  if (fmt == CLI_JSON) mrow_json(rows, ADE_MISSION_NMETHODS);
-  else cli_grid_print(stdout, fmt, heads, 5, 1, ADE_MISSION_NMETHODS, mrow_cells, rows);
+  mission_summary(&j, rows, fmt);
   ade_mission_free(d);
   ade_tape_free(t);
   return cli_finish(CLI_OK);

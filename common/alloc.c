@@ -18,6 +18,11 @@ void ade_set_allocator(ade_alloc_fn fn, void *ud) {
 
 int ade__alloc_hooked(void) { return hook != NULL; }
 
+void ade__alloc_get(ade_alloc_fn *fn, void **ud) {
+  *fn = hook;
+  *ud = hook_ud;
+}
+
 void *ade__realloc(void *p, size_t size) {
   if (hook) return hook(hook_ud, p, size);
   if (size == 0) {

@@ -11,6 +11,8 @@ void *ade__calloc(size_t n, size_t size);
 void *ade__realloc(void *p, size_t size);
 /* Whether the calling thread has an allocator hook (ade_set_allocator). */
 int ade__alloc_hooked(void);
+/* The calling thread's hook and its argument (NULL, NULL: none). */
+void ade__alloc_get(void *(**fn)(void *, void *, size_t), void **ud);
 void ade__free(void *p);
 char *ade__strdup(const char *s);
 /* n * size, or SIZE_MAX on overflow (so the allocation fails cleanly). */

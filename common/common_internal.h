@@ -89,7 +89,11 @@ static inline void ade__st32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 static inline void ade__st64(unsigned char *p, uint64_t v) {
+#if defined __BYTE_ORDER__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, 8); /* one store: gcc merges the byte loop below only when unrolled */
+#else
   for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+#endif
 }
 static inline uint32_t ade__ld32(const unsigned char *p) {
   uint32_t v = 0;
@@ -118,6 +122,18 @@ static inline double ade__ldf64(const unsigned char *p) {
 }
 
 #define ADE__MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* Branch hints and rarely run functions, kept out of the hot paths' way
+ * (GCC and Clang; plain code elsewhere). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ADE__LIKELY(x) __builtin_expect(!!(x), 1)
+#define ADE__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ADE__COLD __attribute__((cold, noinline))
+#else
+#define ADE__LIKELY(x) (x)
+#define ADE__UNLIKELY(x) (x)
+#define ADE__COLD
+#endif
 #define ADE__MAX(a, b) ((a) > (b) ? (a) : (b))
 
 #endif

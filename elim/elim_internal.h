@@ -91,6 +91,7 @@ typedef struct ade__planinfo {
   const size_t *chunk_ops, *init, *rowptr, *col, *out;
   const ade__planrec *prog;
   int method;       /* the ordering it was compiled by, -1: a given sequence */
+  size_t nbatch;    /* lane groups run (plan.c): batches of components sharing one template */
 } ade__planinfo;
 void ade__plan_info(const ade_elim_plan *p, ade__planinfo *info);
 /* ade_plan_codegen, writing loops over tables for plans of more than

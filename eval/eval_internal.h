@@ -41,6 +41,8 @@ typedef struct ade__res {
   _Atomic(double *) d; /* nref: partials at the recorded point (constants' unused), or NULL */
   size_t *cref, *ccst; /* nchunks + 1: each chunk's first slot and constant */
   _Atomic(ade__tmap *) tmap; /* tangent slots (ade__res_tmap), or NULL */
+  _Atomic int dlazy;   /* a scalar reverse sweep at the recorded point ran without d
+                        * (ade__res_reverse1_rec): the next one computes d */
   size_t bytes;        /* all of the above but d and tmap */
 } ade__res;
 
@@ -94,6 +96,7 @@ void ade__res_tangent(const ade__res *r, const ade__tmap *m, const double *x, do
 /* Reverse sweeps with partials D (r->d: the recorded point) over dense
  * adjoints A seeded at the dependents: one per variable, or q. */
 void ade__res_reverse1(const ade__res *r, const double *D, double *A);
+void ade__res_reverse1_rec(const ade__res *r, double *A); /* at the recorded point, without D */
 void ade__res_reverse_dense(const ade__res *r, const double *D, size_t q, double *A);
 /* Chunk c linearized at V (NULL: the recorded point, partials D) from r. */
 int ade__res_lin(const ade__res *r, const double *D, const ade_tape *t, size_t c, const double *V,

@@ -143,6 +143,37 @@ static int res_build(ade_tape *t, ade__res **out) {
 static char seen_mark;
 #define RES_SEEN ((ade__res *)(void *)&seen_mark)
 
+/* The form the recorder left on owner o (o->keep: ade__kept, the same
+ * arrays), taken as o's resident form by the first caller that finds it;
+ * dropped if the small struct cannot be had (sweeps then decode). A
+ * builder racing with it loses or wins as two builders do. */
+static void res_adopt(ade_tape *o) {
+  if (!atomic_load_explicit(&o->kept, memory_order_acquire)) return;
+  ade__kept *k = atomic_exchange_explicit(&o->kept, NULL, memory_order_acq_rel);
+  if (!k) return;
+  ade__res *r = ade__calloc(1, sizeof *r);
+  if (r) {
+    *r = (ade__res){.n = k->n, .nrun = k->nrun, .nref = k->nref, .nact = k->nact, .ncst = k->ncst,
+                    .op = k->op, .rop = k->rop, .rlen = k->rlen, .ref = k->ref, .act = k->act,
+                    .cst = k->cst, .val = k->val, .cref = k->cref, .ccst = k->ccst};
+    atomic_init(&r->d, NULL);
+    atomic_init(&r->tmap, NULL);
+    atomic_init(&r->dlazy, 0);
+    r->bytes = r->n * 1 + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->nact * 4 + r->ncst * 8 +
+               (k->nchunk + 1) * 2 * sizeof(size_t);
+    memset(k, 0, sizeof *k); /* the arrays are r's now */
+  }
+  ade__kept_free(k);
+  if (!r) return;
+  ade__res *none = NULL, *seen = RES_SEEN;
+  if (!atomic_compare_exchange_strong(&o->resident, &none, r) &&
+      !atomic_compare_exchange_strong(&o->resident, &seen, r)) {
+    ade__res_free(r); /* a build got there first */
+    return;
+  }
+  o->eval_free[ADE__EV_RES] = ade__res_drop; /* the owner frees it */
+}
+
 /* The resident form of t's owner, if it fits the memory limit: built by
  * the second sweep that asks for it (a tape swept once pays no more than
  * decoding: fresh pages for all of it would cost more than they save
@@ -151,6 +182,7 @@ static char seen_mark;
  * and the others free theirs. */
 const ade__res *ade__res_get(ade_tape *t) {
   ade_tape *o = t->owner ? t->owner : t;
+  res_adopt(o);
   ade__res *r = atomic_load_explicit(&o->resident, memory_order_acquire), *none = NULL;
   if (r && r != RES_SEEN) return r->bytes <= t->memlimit ? r : NULL;
   if (t->state != ADE__FINISHED || !t->meta.complete || res_bound(t) > t->memlimit) return NULL;
@@ -196,6 +228,7 @@ const ade__res *ade__res_find(const ade_tape *t) {
 
 const ade__res *ade__res_peek(const ade_tape *t) {
   const ade_tape *o = t->owner ? t->owner : t;
+  res_adopt((ade_tape *)o); /* the tape's own state, shared by its readers */
   ade__res *r = atomic_load_explicit(&((ade_tape *)o)->resident, memory_order_acquire);
   return r == RES_SEEN ? NULL : r;
 }
@@ -499,6 +532,24 @@ void ade__res_reverse1(const ade__res *r, const double *D, double *A) {
         RES_REV1(3);
       }
       break;
+    }
+  }
+}
+
+/* ade__res_reverse1 at the recorded point without its partials there:
+ * each record's partials computed from the recorded values where its
+ * adjoint is nonzero (as ade__res_d computes them: the same bits), so a
+ * first sweep needs neither their pass nor their 8 bytes per operand. */
+void ade__res_reverse1_rec(const ade__res *r, double *A) {
+  const uint32_t *ref = r->ref + r->nref;
+  const double *cs = r->cst + r->ncst, *V = r->val;
+  uint64_t rid = r->n + 1;
+  for (size_t u = r->nrun; u-- > 0;) {
+    const uint32_t len = r->rlen[u];
+    switch (r->rop[u]) {
+#define RES_REVR(N, s, K, F)                                                     case ADE_OP_##N:                                                                 for (uint32_t e = 0; e < len; e++) {                                             rid--, ref -= (K);                                                             for (int j_ = 0; j_ < (K); j_++) cs -= !ref[j_];                               const double ad = A[rid];                                                      if (RES_PASSIVE(N, F) || !(K) || ad == 0.0) continue;                          double a[ADE__MAX_ARITY + 1], d[ADE__MAX_ARITY + 1], h[6];                     const double *c_ = cs;                                                         for (int j_ = 0; j_ < (K); j_++) a[j_] = ref[j_] ? V[ref[j_]] : *c_++;         ade__der_##N(a, V[rid], d, h);                                                 (void)h;                                                                       for (int j_ = 0; j_ < (K); j_++)                                                 if (ref[j_]) A[ref[j_]] += d[j_] * ad;                                     }                                                                              break;
+      ADE_OPS(RES_REVR)
+#undef RES_REVR
     }
   }
 }

@@ -255,7 +255,8 @@ static int reverse(sweep *s, size_t q, const double *Yb, double *Xb, adjstore *A
   }
   if (s->res && A->dense) { /* partials at x from the forward pass, or the recorded ones */
     const double *D = s->D, *V = s->V ? s->V : s->res->val;
-    if (q == 1) ade__res_reverse1(s->res, D, A->dense);
+    if (q == 1 && !D) ade__res_reverse1_rec(s->res, A->dense);
+    else if (q == 1) ade__res_reverse1(s->res, D, A->dense);
     else ade__res_reverse_dense(s->res, D, q, A->dense);
     for (size_t i = 0; i < m->nindep; i++)
       for (size_t l = 0; l < q; l++) Xb[i * q + l] = A->dense[m->indep[i] * q + l];
@@ -322,8 +323,15 @@ static int setup(sweep *s, ade_tape *t, const double *x, size_t nvec, size_t q, 
     return st;
   int live = A && nV + nv * nvec > t->memlimit / sizeof(double);
   s->res = s->point ? NULL : ade__res_get(t);
-  const double *Drec = s->res && !x && nvec ? ade__res_d(t, s->res) : NULL; /* partials there */
-  if (s->res && !x && nvec && !Drec) s->res = NULL;
+  /* The first scalar reverse sweep at the recorded point computes the
+   * partials where it needs them (ade__res_reverse1_rec) unless a sweep
+   * has stored them; the next stores them (ade__res_d), as the second
+   * sweep builds the form: a first sweep on a tape the recorder left
+   * decoded (o->keep) reads no more than the form. */
+  const int lazy = s->res && A && nvec == 1 && !x && !atomic_load_explicit(&s->res->d, memory_order_acquire) &&
+                   !atomic_exchange(&((ade__res *)s->res)->dlazy, 1);
+  const double *Drec = s->res && !x && nvec && !lazy ? ade__res_d(t, s->res) : NULL; /* partials there */
+  if (s->res && !x && nvec && !Drec && !lazy) s->res = NULL;
   size_t nD = A && x && s->res ? s->res->nref : 0;
   s->tm = s->res && !A && nvec ? ade__res_tmap(t, s->res) : NULL; /* tangents in its slots */
   size_t nT = s->tm ? s->tm->nslot : nv;

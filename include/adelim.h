@@ -68,6 +68,16 @@ typedef void *(*ade_alloc_fn)(void *ud, void *ptr, size_t size);
  * leaves its arguments as they were (tapes, graphs, sequences stay usable);
  * only a recording fails for good (ade_trace_off). */
 ADE_API void ade_set_allocator(ade_alloc_fn fn, void *ud);
+/*! ade_thread_release: free what the calling thread keeps from one
+ * recording to its next: the recorder's column buffers (up to a chunk's
+ * worth, a few MiB for the default 65,536 records) and a zstd compression
+ * context, which ade_trace_off and ade_tape_save keep so that the thread's
+ * next small tape pays neither again. A thread's exit frees them too; a
+ * program's main thread, or one that wants the memory back earlier, calls
+ * this. Only memory of the default allocator is kept: nothing while the
+ * thread has a hook (ade_set_allocator). Safe to call at any time, also
+ * while a tape records (it keeps its own). */
+ADE_API void ade_thread_release(void);
 
 /* ------------------------------------------------------------------ tapes */
 
@@ -95,6 +105,17 @@ typedef struct ade_tape_options {
   int defer;           /* nonzero (memory tapes only): record chunks raw, as
                         * fast as level 0, and compress them at level when
                         * the tape is saved (ade_tape_save); default 0 */
+  int keep;            /* nonzero: the recorder also leaves the tape decoded in
+                        * memory (the resident form of section "Sweeps" of
+                        * the user guide, built from each chunk as it is
+                        * written), so that the first sweep after
+                        * ade_trace_off decodes no chunk (ADOL-C's
+                        * trace_on(tag, 1)). It counts against the tape's
+                        * memory limit (ade_tape_set_memory_limit, which may
+                        * be set while recording): beyond it, or at an
+                        * elemental call, the form is dropped and sweeps
+                        * decode the chunks as without it. Same results,
+                        * bit for bit. Default 0 */
 } ade_tape_options;
 
 /*! ade_tape_options_init: fill *o with the defaults. */

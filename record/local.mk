@@ -5,6 +5,8 @@ libadelim_core_la_SOURCES += \
 	%D%/ops.c \
 	%D%/tape.c \
 	%D%/writer.c \
+	%D%/keep.c \
+	%D%/thread.c \
 	%D%/callsite.c \
 	%D%/reader.c \
 	%D%/inspect.c \

@@ -148,6 +148,17 @@ static inline ade__opsrc ade__op_source(unsigned op) {
   return (ade__opsrc){NULL, {NULL, NULL}, NULL};
 }
 
+/* op's row flags (ADE__STORE, ADE__PASSIVE): a constant where op is one,
+ * where ade__optab[op].flags is a load. */
+ADE__INLINE unsigned ade__op_flags(unsigned op) {
+  switch (op) {
+#define ADE__OP_FLAGS(N, s, k, f) case ADE_OP_##N: return (f);
+    ADE_OPS(ADE__OP_FLAGS)
+#undef ADE__OP_FLAGS
+  }
+  return 0;
+}
+
 /* 0 or the ade_diag_kind of op at (a, r); non-finite results included. */
 ADE__INLINE int ade__op_check(unsigned op, const double *a, double r) {
   switch (op) {

@@ -25,6 +25,21 @@ void ade__serial_release(uint64_t serial);
 #define ADE__SPARES 8
 
 /* The recorder: column buffers of the open chunk and its lookup tables. */
+/* The decoded form a recording with o->keep leaves behind (keep.c): the
+ * arrays of the evaluator's resident form (eval_internal.h, ade__res, which
+ * says what each holds), filled from each chunk's raw columns as the writer
+ * finishes it and handed over whole to the evaluator by the first sweep
+ * that looks for a resident form (so that it decodes no chunk). */
+typedef struct ade__kept {
+  size_t n, nrun, nref, nact, ncst, nchunk;
+  uint8_t *op, *rop;
+  uint32_t *rlen, *ref, *act;
+  double *cst, *val;
+  size_t *cref, *ccst;
+  size_t cap[9]; /* capacities of op, rop, rlen, ref, act, cst, val, cref, ccst */
+} ade__kept;
+void ade__kept_free(ade__kept *k);
+
 typedef struct ade__writer {
   ade__buf col[ADE__NCOLS];
   uint32_t n;          /* records in the open chunk */
@@ -34,17 +49,23 @@ typedef struct ade__writer {
   uint32_t *rstack;    /* open regions (indices into meta.regions) */
   size_t rdepth, rcap;
   uint64_t opcount[256]; /* of the open chunk, added to the footer's at flush */
-  uint64_t stored;     /* values stored in the open chunk */
-  /* Ordinary records (ade__append) that fit the columns without growing
-   * them: one check per record instead of one per column. An elemental
-   * call writes any amount and sets it to 0. */
-  uint32_t room;
+  /* The fast path of an ordinary record (writer.c, append_fast): quick
+   * records may take it before the slow path (ade__append) must look:
+   * they fit the columns without growing them, none of them fills the
+   * chunk, and the tape records no call sites and has no error (0 then).
+   * base is the id of the open chunk's first record (serial included),
+   * so an operand id is in the open chunk iff id - base < n. */
+  uint32_t quick;
+  uint64_t base;
   ade__buf scratch[2];
   int status;          /* sticky error */
   char errmsg[512];
   const struct ade_elemental **enames; /* elementals named on this tape so far */
   uint32_t *estring;   /* ... and their names' string indices */
   size_t nenames, enamecap;
+  /* With o->keep: the records of the chunks written so far, decoded;
+   * dropped (NULL) beyond the tape's memory limit or at an elemental call. */
+  ade__kept *keep;
 } ade__writer;
 
 /* A decoded chunk: records [first, first + n) with operands and values. */
@@ -192,6 +213,7 @@ struct ade_tape {
   int nofooter;        /* recorded, but the footer could not be written */
   int deferred;        /* recorded raw, compressed at hdr.level when saved (o->defer) */
   int wlevel;          /* the level chunks are written at: 0 if deferred, else hdr.level */
+  int hooked;          /* created under an allocator hook: its writer and context are not kept */
   char why[512];       /* why the recording failed (ade__tape_usable's message) */
   uint64_t serial;     /* shifted into the high id bits; 0 unless created to record */
   ade__store store;
@@ -234,6 +256,10 @@ struct ade_tape {
    * built by the first sweep that fits it, published here in the owner and
    * shared read only by its clones; its eval_free frees it with the owner. */
   _Atomic(struct ade__res *) resident;
+  /* The recorder's decoded form (o->keep), left by ade_trace_off on a
+   * complete tape until the evaluator takes it as the resident form; the
+   * owner's only (a clone's is NULL). */
+  _Atomic(ade__kept *) kept;
   void (*view_apply)(ade_tape *t, ade__view *v);
   /* Sharing between threads: evaluations run on a clone, a copy of the
    * finished tape with workspaces of its own (everything above from cd on);
@@ -252,6 +278,14 @@ static inline int ade__tape_has_elementals(const ade_tape *t) {
 }
 
 /* Recording. */
+/* The open chunk's records added to the writer's kept form, from its raw
+ * columns (before they are compressed); the form is dropped if they do not
+ * fit the memory limit or hold an elemental call. */
+void ade__kept_chunk(ade_tape *t);
+void ade__kept_drop(ade__writer *w); /* the writer's kept form freed: none from now on */
+/* The writer's kept form left on t (ok: the recording succeeded and the
+ * form is whole and within the limit) or freed. */
+void ade__kept_finish(ade_tape *t, int ok);
 ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
                        int kind, const void *site);
 int ade__site_intern(ade_tape *t, const void *addr, uint32_t *index);
@@ -259,6 +293,15 @@ int ade__site_stack(ade_tape *t, uint32_t **frames, uint32_t *n);
 void ade__record_error(ade_tape *t, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void ade__writer_free(ade__writer *w);
+/* Empty w for another tape: its column, scratch and import buffers stay. */
+void ade__writer_reset(ade__writer *w);
+/* The calling thread's writer and zstd context kept between tapes
+ * (thread.c): put keeps them (or frees them: hooked, a tape created while
+ * the thread had an allocator hook, or the slots are taken); the getters
+ * hand them out (NULL: none kept, or the thread has a hook now). */
+void ade__tcache_put(ade__writer *w, void *cctx, int level, int hooked);
+ade__writer *ade__tcache_writer(void);
+void *ade__tcache_cctx(int level);
 int ade__writer_flush(ade_tape *t);
 extern _Thread_local ade_tape *ade__cur __attribute__((tls_model("initial-exec")));
 static inline ade_tape *ade__current(void) { return ade__cur; }

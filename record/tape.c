@@ -34,6 +34,7 @@ void ade_tape_options_init(ade_tape_options *o) {
   o->chunk_ops = 65536;
   o->capture = 0;
   o->defer = 0;
+  o->keep = 0;
 }
 
 static ade_tape *tape_new(void) {
@@ -72,6 +73,7 @@ void ade_tape_free(ade_tape *t) {
   }
   workspace_free(t);
   ade__serial_release(t->serial >> ADE__ID_BITS);
+  ade__kept_free(atomic_exchange(&t->kept, NULL)); /* a form no sweep took */
   ade__writer_free(t->w);
   ade__store_close(&t->store);
   ade__meta_free(&t->meta);
@@ -108,6 +110,7 @@ static ade_tape *clone_new(const ade_tape *t) {
   memset(&c->pt, 0, sizeof c->pt);
   c->view_apply = NULL;
   atomic_init(&c->resident, NULL); /* the owner's is shared, not copied */
+  atomic_init(&c->kept, NULL);
   for (int i = 0; i < ADE__SPARES; i++) atomic_init(&c->spare[i], NULL);
   return c;
 }
@@ -169,8 +172,11 @@ int ade_tape_create(ade_tape **tp, const ade_tape_options *o) {
     t->wlevel = t->deferred ? 0 : o->level;
     t->hdr.chunk_records = o->chunk_ops;
     t->meta.complete = 1;
-    if (!(t->w = ade__calloc(1, sizeof *t->w)) ||
-        (t->wlevel > 0 && !(t->cctx = ade__zstd_cctx(t->wlevel))))
+    t->hooked = ade__alloc_hooked();
+    if (!(t->w = ade__tcache_writer())) t->w = ade__calloc(1, sizeof *t->w);
+    if (t->wlevel > 0 && !(t->cctx = ade__tcache_cctx(t->wlevel))) t->cctx = ade__zstd_cctx(t->wlevel);
+    if (t->w && o->keep) t->w->keep = ade__calloc(1, sizeof *t->w->keep);
+    if (!t->w || (o->keep && !t->w->keep) || (t->wlevel > 0 && !t->cctx))
       st = ade__fail(ADE_ENOMEM, "out of memory creating a tape");
   }
   if (!st && o->path) st = ade__store_open_file(&t->store, o->path, 1);
@@ -248,11 +254,13 @@ int ade_trace_off(void) {
   if (!t) return ade__fail(ADE_ESTATE, "ade_trace_off: no tape is recording on this thread");
   cur = NULL;
   int fst, st = finish(t, &fst);
+  ade__kept_finish(t, !st && !fst);
   if (st || fst)
     snprintf(t->why, sizeof t->why, "%s", t->w->errmsg[0] ? t->w->errmsg : ade_strerror(st ? st : fst));
   char fmsg[512] = "";
-  ade__writer_free(t->w);
+  ade__tcache_put(t->w, t->cctx, t->wlevel, t->hooked); /* for this thread's next tape */
   t->w = NULL;
+  t->cctx = NULL;
   t->state = ADE__FINISHED;
   fst = commit_file(t, fst);
   if (!st) return fst;
@@ -431,7 +439,9 @@ int ade_tape_bytes(const ade_tape *t, const void **bytes, size_t *size) {
 /* A deferred tape's bytes compressed at its level, atomically onto path. */
 static int save_compressed(const ade_tape *t, const char *path) {
   ade__store out = {.fd = -1};
-  void *dctx = ade__zstd_dctx(), *cctx = ade__zstd_cctx(t->hdr.level);
+  const int hooked = ade__alloc_hooked();
+  void *dctx = ade__zstd_dctx(), *cctx = ade__tcache_cctx(t->hdr.level);
+  if (!cctx) cctx = ade__zstd_cctx(t->hdr.level);
   int st = dctx && cctx ? ade__store_open_file(&out, path, 1)
                         : ade__fail(ADE_ENOMEM, "out of memory saving a tape");
   if (!st) st = ade__tape_recode(&t->store, dctx, &t->hdr, &t->meta, cctx, &out);
@@ -441,7 +451,7 @@ static int save_compressed(const ade_tape *t, const char *path) {
   }
   ade__store_close(&out);
   ade__zstd_free_dctx(dctx);
-  ade__zstd_free_cctx(cctx);
+  ade__tcache_put(NULL, cctx, t->hdr.level, hooked);
   return st;
 }
 

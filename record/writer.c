@@ -17,7 +17,26 @@ void ade__writer_free(ade__writer *w) {
   ade__free(w->rstack);
   ade__free(w->enames);
   ade__free(w->estring);
+  ade__kept_free(w->keep);
   ade__free(w);
+}
+
+void ade__writer_reset(ade__writer *w) {
+  ade__buf col[ADE__NCOLS], scratch[2];
+  ade__u64map imports = w->imports;
+  memcpy(col, w->col, sizeof col);
+  memcpy(scratch, w->scratch, sizeof scratch);
+  ade__u64map_clear(&imports);
+  ade__u64map_free(&w->sites);
+  ade__free(w->rstack);
+  ade__free(w->enames);
+  ade__free(w->estring);
+  memset(w, 0, sizeof *w);
+  for (int c = 0; c < ADE__NCOLS; c++) col[c].len = 0;
+  scratch[0].len = scratch[1].len = 0;
+  memcpy(w->col, col, sizeof col);
+  memcpy(w->scratch, scratch, sizeof scratch);
+  w->imports = imports;
 }
 
 /* The sticky error: the first one wins; recording continues passively. */
@@ -28,6 +47,7 @@ void ade__record_error(ade_tape *t, int status, const char *fmt, ...) {
   vsnprintf(t->w->errmsg, sizeof t->w->errmsg, fmt, ap);
   va_end(ap);
   t->w->status = status;
+  t->w->quick = 0;
 }
 
 /* ---------------------------------------------------------------- imports */
@@ -76,6 +96,7 @@ int ade__writer_flush(ade_tape *t) {
   /* The index entry is reserved first: a chunk on the store is in the index. */
   if (import_column(w) || ade__meta_reserve_chunk(&t->meta))
     return ade__fail(ADE_ENOMEM, "out of memory writing chunk %zu", t->meta.nchunks);
+  ade__kept_chunk(t); /* o->keep: from the raw columns, before they are compressed */
   int st = ade__chunk_write(&t->store, t->cctx, t->wlevel, (uint32_t)t->meta.nchunks, w->first,
                             w->n, w->col, w->scratch, &e);
   if (st) return st;
@@ -87,12 +108,12 @@ int ade__writer_flush(ade_tape *t) {
   ade__meta_add_chunk(&t->meta, &e);
   for (int op = 0; op < 256; op++) t->meta.opcount[op] += w->opcount[op];
   memset(w->opcount, 0, sizeof w->opcount);
-  t->meta.stored_values += w->stored;
+  t->meta.stored_values += w->col[ADE__COL_VALUES].len / 8; /* every stored value, calls' too */
   t->meta.raw_bytes += e.raw_size;
   t->meta.records = w->first + w->n;
-  w->stored = 0;
   w->first += w->n;
   w->n = 0;
+  w->quick = 0;
   for (int c = 0; c < ADE__NCOLS; c++) w->col[c].len = 0;
   ade__u64map_clear(&w->imports);
   return ADE_OK;
@@ -100,7 +121,7 @@ int ade__writer_flush(ade_tape *t) {
 
 /* ----------------------------------------------------------------- append */
 
-static ade_double passive_with_error(ade_tape *t, double r, int st, const char *what) {
+static ADE__COLD ade_double passive_with_error(ade_tape *t, double r, int st, const char *what) {
   if (t) ade__record_error(t, st, "%s at op %llu", what, (unsigned long long)(t->w->first + t->w->n));
   else ade__fail(st, "%s (no tape is recording on this thread)", what);
   return ade_passive(r);
@@ -126,9 +147,9 @@ static uint32_t col_room(const ade__buf *c) {
 }
 
 /* Grow the columns to hold ROOM_BATCH more records at least (capacities
- * double), then count what fits: out of the way of ade__append's path. */
+ * double): out of the way of the record path. */
 enum { ROOM_BATCH = 64 };
-static __attribute__((noinline)) int room_refill(ade__writer *w) {
+static ADE__COLD int room_refill(ade__writer *w) {
   ade__buf *c = w->col;
   if (ade__buf_reserve(&c[ADE__COL_OPS], ROOM_BATCH * ROOM_OPS) ||
       ade__buf_reserve(&c[ADE__COL_REFS], ROOM_BATCH * ROOM_REFS) ||
@@ -136,22 +157,38 @@ static __attribute__((noinline)) int room_refill(ade__writer *w) {
       ade__buf_reserve(&c[ADE__COL_CONSTS], ROOM_BATCH * ROOM_CONSTS) ||
       ade__buf_reserve(&c[ADE__COL_SITES], ROOM_BATCH * ROOM_SITES))
     return ADE_ENOMEM;
-  w->room = col_room(c);
   return ADE_OK;
 }
 
-/* Append one record; x holds the k operands, r the result. */
+/* How many ordinary records may take the fast path from here: those that
+ * fit the columns, leave the chunk one record short of full (the slow
+ * path flushes it) and stay below 2^44; none while call sites are
+ * captured or the recording has failed. */
+static void quick_set(ade_tape *t) {
+  ade__writer *w = t->w;
+  w->base = t->serial | (w->first + 1);
+  if (w->status || t->hdr.capture) {
+    w->quick = 0;
+    return;
+  }
+  uint64_t q = ADE__MIN((uint64_t)col_room(w->col), (uint64_t)(t->hdr.chunk_records - 1 - w->n));
+  w->quick = (uint32_t)ADE__MIN(q, ADE__ID_MASK - 1 - (w->first + w->n));
+}
+
+/* Append one record; x holds the k operands, r the result: every case
+ * (operands from earlier chunks, call sites, diagnoses, full columns, a
+ * full chunk, errors). append_fast takes the common one. */
 ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, double r,
                        int kind, const void *site) {
   ade__writer *w = t->w;
+  if (w->status) return ade_passive(r);
   uint64_t rid = w->first + w->n + 1;
   if (rid > ADE__ID_MASK) return passive_with_error(t, r, ADE_ETOOBIG, "tape is full (2^44 records)");
   for (int i = 0; i < k; i++)
     if (x[i].id && !check_operand(t, x[i]))
       return passive_with_error(t, r, ADE_ESTATE, "operand from another tape or a finished one");
   ade__buf *c = w->col;
-  if (!w->room && room_refill(w)) return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
-  w->room--; /* flushes empty the columns: the room left stays a lower bound */
+  if (!col_room(c) && room_refill(w)) return passive_with_error(t, r, ADE_ENOMEM, "out of memory");
   c[ADE__COL_OPS].p[c[ADE__COL_OPS].len++] = (unsigned char)op;
   for (int i = 0; i < k; i++) {
     uint64_t local = x[i].id & ADE__ID_MASK;
@@ -167,7 +204,6 @@ ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, dou
   if (ade__optab[op].flags & ADE__STORE) {
     ade__stf64(c[ADE__COL_VALUES].p + c[ADE__COL_VALUES].len, r);
     c[ADE__COL_VALUES].len += 8;
-    w->stored++;
   }
   uint32_t sidx = 0;
   if (t->hdr.capture) {
@@ -187,7 +223,47 @@ ade_double ade__append(ade_tape *t, unsigned op, int k, const ade_double *x, dou
       return ade_passive(r);
     }
   }
+  quick_set(t);
   ade_double res = {r, t->serial | rid};
+  return res;
+}
+
+/* The common record, inlined into every operation: the fast path allows
+ * it (w->quick), nothing is diagnosed, and every operand is a constant or
+ * a record of the open chunk (no import). It writes what ade__append
+ * writes for it, byte for byte; anything else goes there. */
+static inline __attribute__((always_inline)) ade_double append_fast(ade_tape *t, unsigned op, int k,
+                                                                    const ade_double *x, double r,
+                                                                    int kind, const void *site) {
+  ade__writer *w = t->w;
+  const uint64_t n = w->n, base = w->base;
+  int slow = !w->quick || kind;
+#pragma GCC unroll 3
+  for (int i = 0; i < k; i++) slow |= x[i].id && x[i].id - base >= n;
+  if (ADE__UNLIKELY(slow)) return ade__append(t, op, k, x, r, kind, site);
+  const uint64_t rid = base + n;
+  ade__buf *c = w->col;
+  c[ADE__COL_OPS].p[c[ADE__COL_OPS].len++] = (unsigned char)op;
+  unsigned char *ref = c[ADE__COL_REFS].p + c[ADE__COL_REFS].len;
+#pragma GCC unroll 3
+  for (int i = 0; i < k; i++) {
+    if (x[i].id) {
+      ref += ade__varint_put(ref, rid - x[i].id);
+    } else {
+      *ref++ = 0;
+      ade__stf64(c[ADE__COL_CONSTS].p + c[ADE__COL_CONSTS].len, x[i].v);
+      c[ADE__COL_CONSTS].len += 8;
+    }
+  }
+  c[ADE__COL_REFS].len = (size_t)(ref - c[ADE__COL_REFS].p);
+  if (ade__op_flags(op) & ADE__STORE) {
+    ade__stf64(c[ADE__COL_VALUES].p + c[ADE__COL_VALUES].len, r);
+    c[ADE__COL_VALUES].len += 8;
+  }
+  w->opcount[op]++;
+  w->n = (uint32_t)n + 1;
+  w->quick--;
+  ade_double res = {r, rid};
   return res;
 }
 
@@ -217,7 +293,7 @@ static int elem_columns(ade_tape *t, const struct ade_elemental *e, uint32_t nam
   ade__writer *w = t->w;
   ade__buf *c = w->col;
   size_t n = e->n, m = e->m;
-  w->room = 0; /* the call takes room of its own: ordinary records count theirs again */
+  w->quick = 0; /* the call took room of its own: the next record counts again */
   if (ade__buf_reserve(&c[ADE__COL_OPS], m) || ade__buf_reserve(&c[ADE__COL_REFS], 10 * (n + m + 3)) ||
       ade__buf_reserve(&c[ADE__COL_VALUES], 8 * m) || ade__buf_reserve(&c[ADE__COL_CONSTS], 8 * n) ||
       ade__buf_reserve(&c[ADE__COL_SITES], 10 * m))
@@ -279,7 +355,6 @@ int ade__append_elemental(ade_tape *t, const struct ade_elemental *e, const ade_
       elem_columns(t, e, name, x, yv, rid, sidx) || elem_diags(t, e, x, yv, rid, sidx))
     return ade__fail(ADE_ENOMEM, "out of memory recording elemental '%s'", e->name);
   w->opcount[ADE_OP_VECTOR_ELEMENTAL] += e->m;
-  w->stored += e->m;
   w->n += (uint32_t)e->m;
   for (size_t k = 0; k < e->m; k++) y[k] = (ade_double){yv[k], t->serial | (rid + k)};
   if (w->n == t->hdr.chunk_records && (st = ade__writer_flush(t))) {
@@ -304,21 +379,25 @@ static inline __attribute__((always_inline)) ade_double rec(unsigned op, int k,
   double r = ade__op_value(op, a);
   if (!any) return ade_passive(r);
   ade_tape *t = ade__current();
-  if (!t) return passive_with_error(NULL, r, ADE_ESTATE, "active operand");
-  if (t->w->status) return ade_passive(r);
-  /* Diagnose here, where op is a constant: the check folds to a few compares.
+  if (ADE__UNLIKELY(!t)) return passive_with_error(NULL, r, ADE_ESTATE, "active operand");
+  /* A failed recording goes on passively: its quick is 0, and ade__append
+   * returns the passive result. Diagnose here, where op is a constant: the check folds to a few compares.
    * Flag where a non-finite value arises, not everywhere it propagates. */
   int kind = ade__op_check(op, a, r);
   for (int i = 0; i < k && kind == ADE_DIAG_NONFINITE; i++)
     if (!isfinite(a[i])) kind = 0;
-  return ade__append(t, op, k, x, r, kind, site);
+  return append_fast(t, op, k, x, r, kind, site);
 }
 
 ade_double ade_indep(double v) {
   ade_tape *t = ade__current();
-  if (!t || t->w->status) return ade_passive(v);
-  ade_double r = ade__append(t, ADE_OP_INDEP, 0, NULL, v, isfinite(v) ? 0 : ADE_DIAG_NONFINITE, SITE());
-  if (r.id && ade__meta_add_id(&t->meta.indep, &t->meta.nindep, &t->meta.indepcap, r.id & ADE__ID_MASK)) {
+  if (!t) return ade_passive(v);
+  ade_double r = append_fast(t, ADE_OP_INDEP, 0, NULL, v, isfinite(v) ? 0 : ADE_DIAG_NONFINITE, SITE());
+  ade__meta *m = &t->meta;
+  if (!r.id) return r; /* a failed recording */
+  if (ADE__LIKELY(m->nindep < m->indepcap)) {
+    m->indep[m->nindep++] = r.id & ADE__ID_MASK;
+  } else if (ade__meta_add_id(&m->indep, &m->nindep, &m->indepcap, r.id & ADE__ID_MASK)) {
     ade__record_error(t, ADE_ENOMEM, "out of memory adding an independent");
     return ade_passive(v);
   }
@@ -331,9 +410,11 @@ double ade_dep(ade_double y) {
     if (y.id) passive_with_error(NULL, y.v, ADE_ESTATE, "ade_dep on an active value");
     return y.v;
   }
-  if (t->w->status) return y.v;
-  ade_double r = ade__append(t, ADE_OP_DEP, 1, &y, y.v, 0, SITE());
-  if (r.id && ade__meta_add_id(&t->meta.dep, &t->meta.ndep, &t->meta.depcap, r.id & ADE__ID_MASK))
+  ade_double r = append_fast(t, ADE_OP_DEP, 1, &y, y.v, 0, SITE());
+  ade__meta *m = &t->meta;
+  if (!r.id) return y.v; /* a failed recording */
+  if (ADE__LIKELY(m->ndep < m->depcap)) m->dep[m->ndep++] = r.id & ADE__ID_MASK;
+  else if (ade__meta_add_id(&m->dep, &m->ndep, &m->depcap, r.id & ADE__ID_MASK))
     ade__record_error(t, ADE_ENOMEM, "out of memory adding a dependent");
   return y.v;
 }

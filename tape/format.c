@@ -37,6 +37,9 @@ void *ade__zstd_cctx(int level) {
   }
   return c;
 }
+int ade__zstd_cctx_level(void *c, int level) {
+  return ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)) ? ADE_EINVAL : ADE_OK;
+}
 void *ade__zstd_dctx(void) { return ZSTD_createDCtx_advanced(zmem); }
 void ade__zstd_free_cctx(void *c) { ZSTD_freeCCtx(c); }
 void ade__zstd_free_dctx(void *d) { ZSTD_freeDCtx(d); }
@@ -199,6 +202,36 @@ static int frame_read(const ade__store *s, void *dctx, uint64_t off, const char 
 
 static int is_double_col(int c) { return c == ADE__COL_VALUES || c == ADE__COL_CONSTS; }
 
+/* The payload of cols (column directory, then the columns, doubles
+ * shuffled) into p, total bytes. */
+static void payload_fill(unsigned char *p, const ade__buf cols[ADE__NCOLS]) {
+  unsigned char *q = p + 4 + 4 * ADE__NCOLS;
+  ade__st32(p, ADE__NCOLS);
+  for (int c = 0; c < ADE__NCOLS; c++) {
+    ade__st32(p + 4 + 4 * c, (uint32_t)cols[c].len);
+    if (is_double_col(c)) ade__shuffle8(q, cols[c].p, cols[c].len / 8);
+    else if (cols[c].len) memcpy(q, cols[c].p, cols[c].len);
+    q += cols[c].len;
+  }
+}
+
+/* A raw frame built where it goes, at the end of a memory store: no
+ * scratch copy (what frame_write writes for level 0). */
+static int frame_in_place(ade__store *s, frame *f, const ade__buf cols[ADE__NCOLS], size_t total,
+                          uint64_t *offset) {
+  if (ade__buf_reserve(&s->mem, ADE__FRAME_SIZE + total)) return ade__fail(ADE_ENOMEM, "out of memory growing the tape");
+  unsigned char *hdr = s->mem.p + s->mem.len, *raw = hdr + ADE__FRAME_SIZE;
+  payload_fill(raw, cols);
+  f->codec = 0;
+  f->raw_size = f->stored_size = (uint32_t)total;
+  f->sum = XXH64(raw, total, 0);
+  frame_encode(hdr, f);
+  *offset = s->size;
+  s->mem.len += ADE__FRAME_SIZE + total;
+  s->size += ADE__FRAME_SIZE + total;
+  return ADE_OK;
+}
+
 int ade__chunk_write(ade__store *s, void *cctx, int level, uint32_t index, uint64_t first,
                      uint32_t records, const ade__buf cols[ADE__NCOLS], ade__buf scratch[2],
                      ade__chunkent *ent) {
@@ -206,19 +239,17 @@ int ade__chunk_write(ade__store *s, void *cctx, int level, uint32_t index, uint6
   size_t total = 4 + 4 * ADE__NCOLS;
   for (int c = 0; c < ADE__NCOLS; c++) total += cols[c].len;
   if (total > ADE__MAX_CHUNK_BYTES) return ade__fail(ADE_ETOOBIG, "chunk %u exceeds 1 GiB", index);
-  raw->len = 0;
-  if (ade__buf_reserve(raw, total)) return ade__fail(ADE_ENOMEM, "out of memory writing chunk %u", index);
-  ade__st32(raw->p, ADE__NCOLS);
-  unsigned char *p = raw->p + 4 + 4 * ADE__NCOLS;
-  for (int c = 0; c < ADE__NCOLS; c++) {
-    ade__st32(raw->p + 4 + 4 * c, (uint32_t)cols[c].len);
-    if (is_double_col(c)) ade__shuffle8(p, cols[c].p, cols[c].len / 8);
-    else if (cols[c].len) memcpy(p, cols[c].p, cols[c].len);
-    p += cols[c].len;
-  }
-  raw->len = total;
   frame f = {{'A', 'D', 'C', 'K'}, index, records, 0, 0, first, 0, 0};
-  int st = frame_write(s, cctx, level, &f, raw, &scratch[1], &ent->offset);
+  int st;
+  if (level == 0 && s->fd < 0) {
+    st = frame_in_place(s, &f, cols, total, &ent->offset);
+  } else {
+    raw->len = 0;
+    if (ade__buf_reserve(raw, total)) return ade__fail(ADE_ENOMEM, "out of memory writing chunk %u", index);
+    payload_fill(raw->p, cols);
+    raw->len = total;
+    st = frame_write(s, cctx, level, &f, raw, &scratch[1], &ent->offset);
+  }
   ent->first = first;
   ent->records = records;
   ent->raw_size = f.raw_size;

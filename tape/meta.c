@@ -62,7 +62,20 @@ void ade__meta_free(ade__meta *m) {
 
 /* ------------------------------------------------------------- serialize */
 
-static int put(ade__buf *b, uint64_t v) { return ade__buf_varint(b, v); }
+/* After meta_reserve: room for every varint, so no check per value. */
+static int put(ade__buf *b, uint64_t v) {
+  b->len += ade__varint_put(b->p + b->len, v);
+  return ADE_OK;
+}
+
+/* Room for m's footer: 10 bytes per varint at most, and the strings. */
+static int meta_reserve(ade__buf *b, const ade__meta *m) {
+  size_t v = 6 + 4 * m->nchunks + 2 + m->nindep + m->ndep + 257 + 1 + m->nstrings + 1 + 5 * m->nregions + 1 +
+             4 * m->ndiags, bytes = 0;
+  for (size_t i = 0; i < m->nstrings; i++) bytes += strlen(m->strings[i]);
+  for (size_t i = 0; i < m->nregions; i++) v += m->regions[i].nframes;
+  return ade__buf_reserve(b, ade__mul_size(v, 10) + bytes) ? ADE_ENOMEM : ADE_OK;
+}
 
 static int put_ids(ade__buf *b, const uint64_t *ids, size_t n) {
   int st = put(b, n);
@@ -71,7 +84,7 @@ static int put_ids(ade__buf *b, const uint64_t *ids, size_t n) {
 }
 
 int ade__meta_encode(ade__buf *b, const ade__meta *m) {
-  int st = put(b, (uint64_t)m->complete) || put(b, (uint64_t)(-m->status)) ||
+  int st = meta_reserve(b, m) || put(b, (uint64_t)m->complete) || put(b, (uint64_t)(-m->status)) ||
            put(b, m->records) || put(b, m->stored_values) || put(b, m->raw_bytes) ||
            put(b, m->nchunks);
   for (size_t i = 0; i < m->nchunks && !st; i++) {

@@ -68,12 +68,53 @@ void ade__store_close(ade__store *s) {
   ade__buf_free(&s->mem);
 }
 
+/* Transpose the 8 x 8 byte matrix x (row j = x[j], column k = byte k, in
+ * little-endian order) in place: three rounds of block swaps (4 x 4, 2 x 2,
+ * 1 x 1 bytes), Hacker's Delight 7-3 on bytes instead of bits. */
+static inline void transpose8(uint64_t x[8]) {
+#define SWAP(j, d, mask)                                                       \
+  do {                                                                         \
+    uint64_t t = ((x[j] >> (d)) ^ x[(j) + (d) / 8]) & UINT64_C(mask);          \
+    x[j] ^= t << (d);                                                          \
+    x[(j) + (d) / 8] ^= t;                                                     \
+  } while (0)
+  SWAP(0, 32, 0x00000000ffffffff); SWAP(1, 32, 0x00000000ffffffff);
+  SWAP(2, 32, 0x00000000ffffffff); SWAP(3, 32, 0x00000000ffffffff);
+  SWAP(0, 16, 0x0000ffff0000ffff); SWAP(1, 16, 0x0000ffff0000ffff);
+  SWAP(4, 16, 0x0000ffff0000ffff); SWAP(5, 16, 0x0000ffff0000ffff);
+  SWAP(0, 8, 0x00ff00ff00ff00ff); SWAP(2, 8, 0x00ff00ff00ff00ff);
+  SWAP(4, 8, 0x00ff00ff00ff00ff); SWAP(6, 8, 0x00ff00ff00ff00ff);
+#undef SWAP
+}
+
+/* Eight values at a time by a byte transpose (little-endian hosts; the
+ * byte loop elsewhere and for the last n % 8). */
 void ade__shuffle8(unsigned char *dst, const unsigned char *src, size_t n) {
+  size_t i = 0;
+#if defined __BYTE_ORDER__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x[8];
+    memcpy(x, src + 8 * i, sizeof x);
+    transpose8(x);
+#pragma GCC unroll 8
+    for (size_t k = 0; k < 8; k++) memcpy(dst + k * n + i, &x[k], 8);
+  }
+#endif
   for (size_t k = 0; k < 8; k++)
-    for (size_t i = 0; i < n; i++) dst[k * n + i] = src[8 * i + k];
+    for (size_t j = i; j < n; j++) dst[k * n + j] = src[8 * j + k];
 }
 
 void ade__unshuffle8(unsigned char *dst, const unsigned char *src, size_t n) {
+  size_t i = 0;
+#if defined __BYTE_ORDER__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x[8];
+#pragma GCC unroll 8
+    for (size_t k = 0; k < 8; k++) memcpy(&x[k], src + k * n + i, 8);
+    transpose8(x);
+    memcpy(dst + 8 * i, x, sizeof x);
+  }
+#endif
   for (size_t k = 0; k < 8; k++)
-    for (size_t i = 0; i < n; i++) dst[8 * i + k] = src[k * n + i];
+    for (size_t j = i; j < n; j++) dst[8 * j + k] = src[k * n + j];
 }

@@ -120,6 +120,8 @@ int ade__chunk_read(const ade__store *s, void *dctx, const ade__meta *m, size_t 
 int ade__tape_recode(const ade__store *in, void *dctx, const ade__header *h, const ade__meta *m,
                      void *cctx, ade__store *out);
 void *ade__zstd_cctx(int level);
+/* Set context c's level; ADE_EINVAL if zstd refuses it. */
+int ade__zstd_cctx_level(void *c, int level);
 void *ade__zstd_dctx(void);
 void ade__zstd_free_cctx(void *c);
 void ade__zstd_free_dctx(void *d);

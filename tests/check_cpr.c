@@ -523,6 +523,83 @@ START_TEST(plans) {
 END_TEST
 
 /* A plan refuses another tape and a J of another shape. */
+/* Equal values (a zero's sign may differ: 0 + -0 is +0). */
+static void same_values(const ade_sparse *P, const ade_sparse *J, const char *what, int o) {
+  ck_assert_uint_eq(P->nnz, J->nnz);
+  size_t k = 0;
+  while (k < J->nnz && P->val[k] == J->val[k]) k++;
+  ck_assert_msg(k == J->nnz, "%s, %s: plan value %zu is %.17g, not %.17g", what, ade_order_name(o), k, P->val[k],
+                J->val[k]);
+}
+
+/* k copies of p on disjoint inputs, the one at k / 2 replaced by q's. */
+static ade_tape *mixed_blocks(const randprog *p, const randprog *q, int k, const double *x) {
+  ade_tape *t = begin();
+  double y[8];
+  for (int b = 0; b < k; b++) rp_eval(b == k / 2 ? q : p, x + b * p->n, y, 1);
+  end();
+  return t;
+}
+
+/* Lane groups (plan.c): components whose steps are the same program on
+ * their own slots run 4 at a time through one template. Tapes of 4 to 12
+ * copies of a random program (one of them another program's): every
+ * ordering's plan gives ade_jacobian's values at the recorded point and,
+ * at a new point, the values ade_jacobian gives on the tape recorded there
+ * (the same arithmetic in the same order; the elimination, not the plan),
+ * also through the chunks beyond the memory limit; forward mode's
+ * Jacobian there; and batches are made. */
+START_TEST(lane_groups) {
+  uint64_t rs = 4242;
+  size_t batches = 0, vf_batches = 0;
+  for (uint64_t seed = 1; seed <= 12; seed++) {
+    randprog p = rp_make(seed * 31, 3, 2, 8 + (int)(seed * 7 % 25)), q = rp_make(seed * 37 + 5, 3, 2, 12);
+    const int k = 4 + (int)(seed % 9);
+    double x[3 * 12], x2[3 * 12];
+    for (int i = 0; i < 3 * k; i++) x[i] = ade_test_uniform(&rs, -1.2, 1.2), x2[i] = ade_test_uniform(&rs, -1.2, 1.2);
+    ade_tape *t = mixed_blocks(&p, &q, k, x), *t2 = mixed_blocks(&p, &q, k, x2);
+    double *Jf2 = forward_jacobian(t, x2);
+    for (int o = 0; o < ADE_ORDER_COUNT; o++) {
+      ade_elim_plan *plan = NULL;
+      ade_sparse *P = NULL, *J = NULL, *J2 = NULL;
+      ade__planinfo info;
+      ck_assert_msg(ade_elim_plan_create(&plan, t, o, NULL, NULL) == ADE_OK, "%s", ade_errmsg());
+      ade__plan_info(plan, &info);
+      batches += info.nbatch;
+      if (o == ADE_ORDER_VERTEX_FORWARD) vf_batches += info.nbatch;
+      ck_assert_int_eq(ade_elim_plan_pattern(plan, &P), ADE_OK);
+      ck_assert_int_eq(ade_jacobian(t, o, NULL, &J, NULL), ADE_OK);
+      ck_assert_int_eq(ade_jacobian(t2, o, NULL, &J2, NULL), ADE_OK);
+      ck_assert_int_eq(ade_elim_plan_jacobian(plan, t, NULL, P), ADE_OK);
+      same_values(P, J, "recorded point", o);
+      for (int rep = 0; rep < 2; rep++) { /* the second run: the plan's map of the resident form */
+        ck_assert_int_eq(ade_elim_plan_jacobian(plan, t, x2, P), ADE_OK);
+        same_values(P, J2, "new point", o);
+      }
+      /* no resident form, no value array: partials chunk by chunk (load_inputs), the same bits */
+      double *v = malloc(P->nnz * sizeof *v + 1);
+      memcpy(v, P->val, P->nnz * sizeof *v);
+      ade_tape_set_memory_limit(t, 0);
+      ck_assert_int_eq(ade_elim_plan_jacobian(plan, t, x2, P), ADE_OK);
+      ade_tape_set_memory_limit(t, (size_t)256 << 20);
+      ck_assert_mem_eq(v, P->val, P->nnz * sizeof *v);
+      free(v);
+      double *D = dense(P);
+      assert_close(D, Jf2, P->m * P->n, 1e-10, "lane groups at a new point");
+      free(D);
+      ade_sparse_free(P), ade_sparse_free(J), ade_sparse_free(J2);
+      ade_elim_plan_free(plan);
+    }
+    free(Jf2);
+    ade_tape_free(t), ade_tape_free(t2);
+    rp_free(&p), rp_free(&q);
+  }
+  /* vertex-forward eliminates in tape order: each copy's steps together */
+  ck_assert_uint_ge(vf_batches, 12);
+  ck_assert_uint_gt(batches, vf_batches);
+}
+END_TEST
+
 START_TEST(plan_errors) {
   ade_tape *t = tridiagonal(6), *u = tridiagonal(7);
   ade_elim_plan *plan = NULL;
@@ -650,7 +727,7 @@ END_TEST
  * ordering and plans: ADE_ENOMEM, nothing leaked. */
 START_TEST(out_of_memory) {
   randprog p = rp_make(17, 2, 2, 12);
-  double x[6] = {0.4, -0.3, 1.1, 0.8, -0.6, 0.2};
+  double x[8] = {0.4, -0.3, 1.1, 0.8, -0.6, 0.2, 0.7, -0.9};
   for (int what = 0; what < 6; what++) {
     int ok = 0;
     for (long k = 0; !ok && k < 100000; k++) {
@@ -665,7 +742,7 @@ START_TEST(out_of_memory) {
       int st = ade_tape_create(&t, NULL);
       if (!st) {
         st = ade_trace_on(t);
-        for (int blk = 0; blk < 3; blk++) rp_eval(&p, x + 2 * blk, y, 1);
+        for (int blk = 0; blk < (what == 4 ? 4 : 3); blk++) rp_eval(&p, x + 2 * blk, y, 1); /* 4: a lane group */
         int off = ade_trace_off();
         st = st ? st : off;
       }
@@ -676,6 +753,9 @@ START_TEST(out_of_memory) {
       if (!st && what >= 4) { /* a plan, then its Jacobian at the recorded point and at x */
         ade_elim_plan *plan = NULL;
         st = ade_elim_plan_create(&plan, t, what == 4 ? ADE_ORDER_VERTEX_MARKOWITZ : ADE_ORDER_FACE_GREEDY, NULL, NULL);
+        ade__planinfo info = {0};
+        if (!st) ade__plan_info(plan, &info);
+        if (!st && what == 4) ck_assert_uint_eq(info.nbatch, 1);
         if (!st) st = ade_elim_plan_pattern(plan, &J);
         if (!st) st = ade_elim_plan_jacobian(plan, t, NULL, J);
         if (!st) st = ade_elim_plan_jacobian(plan, t, x, J);
@@ -714,6 +794,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, many_components);
   tcase_add_test(tc, dot_output);
   tcase_add_test(tc, plans);
+  tcase_add_test(tc, lane_groups);
   tcase_add_test(tc, plan_errors);
   suite_add_tcase(s, tc);
   tc = tcase_create("errors");

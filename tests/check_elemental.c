@@ -741,6 +741,41 @@ START_TEST(test_memory_limit) {
 }
 END_TEST
 
+/* A recording with o->keep leaves no decoded form on a tape with an
+ * elemental call (its calls sweep through the chunks' views), also when
+ * the call comes chunks after the start: sweeps decode, with the bits of
+ * the same tape recorded without it. */
+START_TEST(test_keep_dropped) {
+  register_all();
+  const double x0[3] = {0.3, 0.5, -0.2};
+  double g[2][3], f[2];
+  for (int keep = 0; keep < 2; keep++) {
+    ade_tape *t = NULL;
+    ade_tape_options o;
+    ade_tape_options_init(&o);
+    o.chunk_ops = 64;
+    o.keep = keep;
+    ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+    ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+    ade_double v[3], a[3];
+    for (int i = 0; i < 3; i++) v[i] = ade_indep(x0[i]);
+    for (int k = 0; k < 300; k++) v[k % 3] = ade_add(ade_mul(v[k % 3], ade_passive(0.5)), ade_sin(v[(k + 1) % 3]));
+    ck_assert_int_eq(t->w->keep != NULL, keep); /* kept so far */
+    ck_assert_int_eq(ade_elemental_call(E[E_SMOOTH], v, a), ADE_OK);
+    ade_double s = ade_add(ade_mul(a[0], a[1]), a[2]);
+    for (int k = 0; k < 100; k++) s = ade_add(ade_mul(s, ade_passive(0.5)), a[k % 3]);
+    ade_dep(s);
+    ck_assert_msg(ade_trace_off() == ADE_OK, "%s", ade_errmsg());
+    ck_assert_ptr_null(atomic_load(&t->kept));
+    ck_assert_uint_eq(ade_tape_resident_bytes(t), 0);
+    ck_assert_int_eq(ade_gradient(t, NULL, &f[keep], g[keep]), ADE_OK);
+    ade_tape_free(t);
+  }
+  ck_assert_mem_eq(g[0], g[1], sizeof g[0]);
+  ck_assert(f[0] == f[1]);
+}
+END_TEST
+
 /* A failing callback's status reaches the caller: negative ADE codes as
  * they are, anything else as ADE_EINVAL; the message names the callback. */
 START_TEST(test_failing_callbacks) {
@@ -916,6 +951,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_hessian_refused);
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_memory_limit);
+  tcase_add_test(tc, test_keep_dropped);
   tcase_add_test(tc, test_failing_callbacks);
   tcase_add_test(tc, test_many_names);
   tcase_add_test(tc, test_out_of_memory);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hessian_internal.h"
 #include "testutil.h"
@@ -83,9 +84,10 @@ typedef struct prog {
 /* Record prog at x: each step's kind and operands from the seed; values
  * that grow beyond 4 pass through tanh (decided while recording: the tape,
  * not the program, is what the sweeps evaluate). */
+static ade_tape_options rec_opt = {NULL, 3, 65536, 0, 0, 0}; /* path, defer and keep for record */
+
 static ade_tape *record(const prog *p, const double *x, uint32_t chunk_ops, int level) {
-  ade_tape_options o;
-  ade_tape_options_init(&o);
+  ade_tape_options o = rec_opt;
   o.chunk_ops = chunk_ops;
   o.level = level;
   ade_tape *t = NULL;
@@ -354,9 +356,13 @@ START_TEST(resident_layout) {
   size_t base = r->n + (r->n + 1) * 8 + r->nrun * 5 + r->nref * 4 + r->nact * 4 + r->ncst * 8 +
                 (t->meta.nchunks + 1) * 2 * sizeof(size_t);
   ck_assert_uint_eq(ade__res_bytes(r), base);
-  double xb[3], yb[2] = {0.5, -1.25};
+  double xb[3], xb2[3], yb[2] = {0.5, -1.25};
   ck_assert_int_eq(ade_adjoint(t, NULL, yb, xb), ADE_OK);
-  ck_assert_ptr_nonnull(atomic_load(&r->d));
+  ck_assert_ptr_null(atomic_load(&r->d)); /* the first computes the partials where it needs them */
+  ck_assert_uint_eq(ade__res_bytes(r), base);
+  ck_assert_int_eq(ade_adjoint(t, NULL, yb, xb2), ADE_OK);
+  ck_assert_ptr_nonnull(atomic_load(&r->d)); /* the second stores them */
+  ck_assert_mem_eq(xb, xb2, sizeof xb);
   ck_assert_uint_eq(ade__res_bytes(r), base + r->nref * 8);
   /* A limit of exactly its bytes keeps it; one byte less drops it. */
   size_t bytes = ade__res_bytes(r);
@@ -561,6 +567,233 @@ START_TEST(hessian_runs_equal_records) {
 }
 END_TEST
 
+/* ------------------------------------------------------- o->keep */
+
+/* The form a recording with o->keep leaves: the arrays decoding builds. */
+static void res_same(const ade__res *a, const ade__res *b, size_t nchunks) {
+  ck_assert_uint_eq(a->n, b->n);
+  ck_assert_uint_eq(a->nrun, b->nrun);
+  ck_assert_uint_eq(a->nref, b->nref);
+  ck_assert_uint_eq(a->nact, b->nact);
+  ck_assert_uint_eq(a->ncst, b->ncst);
+  ck_assert_uint_eq(a->bytes, b->bytes);
+  ck_assert_mem_eq(a->op, b->op, a->n);
+  ck_assert_mem_eq(a->rop, b->rop, a->nrun);
+  ck_assert_mem_eq(a->rlen, b->rlen, a->nrun * sizeof *a->rlen);
+  ck_assert_mem_eq(a->ref, b->ref, a->nref * sizeof *a->ref);
+  ck_assert_mem_eq(a->act, b->act, a->nact * sizeof *a->act);
+  ck_assert_mem_eq(a->cst, b->cst, a->ncst * sizeof *a->cst);
+  ck_assert_mem_eq(a->val, b->val, (a->n + 1) * sizeof *a->val);
+  ck_assert_mem_eq(a->cref, b->cref, (nchunks + 1) * sizeof *a->cref);
+  ck_assert_mem_eq(a->ccst, b->ccst, (nchunks + 1) * sizeof *a->ccst);
+}
+
+/* No workspace of t (its idle clones) has decoded a chunk. */
+static void no_chunk_decoded(ade_tape *t) {
+  int spares = 0;
+  for (int i = 0; i < ADE__SPARES; i++) {
+    const ade_tape *c = atomic_load(&t->spare[i]);
+    if (!c) continue;
+    spares++;
+    ck_assert_uint_eq(c->view.cap, 0);
+    ck_assert_uint_eq(c->scratch_view.cap, 0);
+    ck_assert_uint_eq(c->cd.plain.cap, 0);
+  }
+  ck_assert_int_gt(spares, 0);
+}
+
+/* A recording with o->keep (in memory, deferred, or into a file) leaves
+ * the resident form decoding would build, array for array; the first
+ * sweeps after ade_trace_off decode no chunk, and every sweep gives the
+ * bits of the same program recorded without it. */
+START_TEST(kept_equals_decoded) {
+  uint64_t s = 0x6ee90000u + (uint64_t)_i;
+  prog p = {2 + (int)(ade_test_rand(&s) % 4), 1 + (int)(ade_test_rand(&s) % 3), 60 + (int)(ade_test_rand(&s) % 120),
+            ade_test_rand(&s), 0};
+  if (_i % 4 == 0) p.m = 1;
+  double x[8], X[3 * 8];
+  for (int i = 0; i < p.n; i++) {
+    x[i] = ade_test_uniform(&s, -1.3, 1.3);
+    X[i] = x[i] * (1 + 1e-9);
+    X[p.n + i] = ade_test_uniform(&s, -1.3, 1.3);
+    X[2 * p.n + i] = x[i];
+  }
+  const uint32_t chunk = 1 + (uint32_t)(ade_test_rand(&s) % 64);
+  const int level = _i % 3 ? 3 : 0;
+  ade_tape *t0 = record(&p, x, chunk, level);
+  char path[] = "/tmp/check_eval_keep_XXXXXX";
+  if (_i % 4 == 2) {
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    rec_opt.path = path;
+  }
+  rec_opt.defer = _i % 4 == 1;
+  rec_opt.keep = 1;
+  ade_tape *t1 = record(&p, x, chunk, level);
+  rec_opt = (ade_tape_options){NULL, 3, 65536, 0, 0, 0};
+  ck_assert_ptr_nonnull(atomic_load(&t1->kept));
+  /* the first sweeps of one kind each at the recorded point */
+  size_t n = (size_t)p.n, m = (size_t)p.m;
+  double xb[8], xb0[8], yb[3] = {0.75, -1.5, 0.375}, xd[8], yd[3], yd0[3];
+  for (size_t i = 0; i < n; i++) xd[i] = 0.5 - 0.25 * (double)i;
+  ck_assert_int_ge(ade_adjoint(t1, NULL, yb, xb), 0);
+  no_chunk_decoded(t1);
+  ck_assert_ptr_nonnull(resident(t1));
+  ck_assert_ptr_null(atomic_load(&resident(t1)->d)); /* partials where needed, none stored */
+  ck_assert_int_ge(ade_tangent(t1, NULL, xd, NULL, yd), 0);
+  no_chunk_decoded(t1);
+  ck_assert_int_ge(ade_adjoint(t0, NULL, yb, xb0), 0); /* streams */
+  ck_assert_int_ge(ade_tangent(t0, NULL, xd, NULL, yd0), 0);
+  ck_assert_mem_eq(xb, xb0, n * sizeof *xb);
+  ck_assert_mem_eq(yd, yd0, m * sizeof *yd);
+  /* then everything */
+  ade_elim_plan *p0 = NULL, *p1 = NULL;
+  ck_assert_int_ge(ade_elim_plan_create(&p0, t0, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL), 0);
+  ck_assert_int_ge(ade_elim_plan_create(&p1, t1, ADE_ORDER_VERTEX_MARKOWITZ, NULL, NULL), 0);
+  results a = {0}, b = {0};
+  run_all(t0, p0, X, 3, &a);
+  run_all(t1, p1, X, 3, &b);
+  results_eq(&a, &b, "decoded vs kept");
+  ck_assert_ptr_null(atomic_load(&t1->kept));
+  const ade__res *r0 = resident(t0), *r1 = resident(t1);
+  ck_assert_ptr_nonnull(r0);
+  ck_assert_ptr_nonnull(r1);
+  ck_assert_uint_eq(t0->meta.nchunks, t1->meta.nchunks);
+  res_same(r0, r1, t0->meta.nchunks);
+  ck_assert_uint_eq(ade_tape_resident_bytes(t0), ade_tape_resident_bytes(t1));
+  ade_elim_plan_free(p0);
+  ade_elim_plan_free(p1);
+  ade_tape_free(t0);
+  ade_tape_free(t1);
+  if (_i % 4 == 2) unlink(path);
+  free(a.v), free(b.v);
+}
+END_TEST
+
+/* The form counts against the memory limit while recording (dropped
+ * there once it would exceed it) and after (dropped by a lower limit);
+ * without it sweeps decode, with the same bits. A tape saved and loaded
+ * again has none until its second sweep, as any loaded tape. */
+START_TEST(kept_memory_limit) {
+  prog p = {3, 2, 2000, 99, 0};
+  double x[3] = {0.61, -0.83, 1.17}, xb[3], want[3], yb[2] = {0.5, -1.25};
+  ade_tape *t0 = record(&p, x, 256, 3);
+  ck_assert_int_ge(ade_adjoint(t0, NULL, yb, want), 0);
+  const size_t records = (size_t)t0->meta.records;
+  for (int k = 0; k < 4; k++) {
+    ade_tape_options o = rec_opt;
+    o.chunk_ops = 256;
+    o.keep = 1;
+    ade_tape *t = NULL;
+    ck_assert_int_eq(ade_tape_create(&t, &o), ADE_OK);
+    /* 0: no room at all; 1: room for the first chunks only; 2, 3: room */
+    const size_t lim[4] = {0, records * 20, (size_t)256 << 20, (size_t)256 << 20};
+    ade_tape_set_memory_limit(t, lim[k]);
+    ck_assert_int_eq(ade_trace_on(t), ADE_OK);
+    uint64_t s = p.seed;
+    ade_double v[2003];
+    for (int i = 0; i < p.n; i++) v[i] = ade_indep(x[i]);
+    for (int i = 0; i < p.nsteps; i++) {
+      int avail = p.n + i, kind = i < NKINDS ? i : (int)(ade_test_rand(&s) % NKINDS);
+      int a = avail - 1 - (int)(ade_test_rand(&s) % (uint64_t)(avail < 5 ? avail : 5));
+      int b = (int)(ade_test_rand(&s) % (uint64_t)avail), c = (int)(ade_test_rand(&s) % (uint64_t)avail);
+      ade_double r = step(kind, v[a], v[b], v[c], ade_test_uniform(&s, 0.3, 1.7));
+      v[p.n + i] = fabs(ade_val(r)) > 4 ? ade_tanh(r) : r;
+      if (k == 1 && i == 300) /* the first chunk fits, the tape does not */
+        ck_assert_ptr_nonnull(t->w->keep);
+    }
+    ade_dep(v[p.n]);
+    ade_dep(v[p.n + p.nsteps - 1]);
+    ck_assert_int_eq(ade_trace_off(), ADE_OK);
+    ck_assert_uint_eq(t->meta.records, records);
+    ade_tape_set_memory_limit(t, (size_t)256 << 20);
+    size_t bytes = ade_tape_resident_bytes(t);
+    if (k < 2) ck_assert_uint_eq(bytes, 0);
+    else ck_assert_uint_gt(bytes, records * 9);
+    if (k == 3) { /* a limit below it after the recording drops it */
+      ade_tape_set_memory_limit(t, bytes - 1);
+      ck_assert_uint_eq(ade_tape_resident_bytes(t), 0);
+    }
+    ck_assert_int_ge(ade_adjoint(t, NULL, yb, xb), 0);
+    ck_assert_mem_eq(xb, want, sizeof xb);
+    if (k == 2) {
+      char path[] = "/tmp/check_eval_keep_XXXXXX";
+      int fd = mkstemp(path);
+      ck_assert_int_ge(fd, 0);
+      close(fd);
+      ck_assert_int_eq(ade_tape_save(t, path), ADE_OK);
+      ade_tape *l = NULL;
+      ck_assert_int_eq(ade_tape_load(&l, path), ADE_OK);
+      ck_assert_uint_eq(ade_tape_resident_bytes(l), 0);
+      ck_assert_int_ge(ade_adjoint(l, NULL, yb, xb), 0);
+      ck_assert_uint_eq(ade_tape_resident_bytes(l), 0);
+      ck_assert_mem_eq(xb, want, sizeof xb);
+      ade_tape_free(l);
+      unlink(path);
+    }
+    ade_tape_free(t);
+  }
+  ade_tape_free(t0);
+}
+END_TEST
+
+/* Out of memory at every allocation of a recording with o->keep and its
+ * first sweeps: either the recording fails with ADE_ENOMEM, or the form is
+ * dropped (a failed allocation of its own) and the sweeps decode, or a
+ * sweep fails with ADE_ENOMEM; the results are the bits of a recording
+ * without it, and nothing leaks. */
+START_TEST(kept_out_of_memory) {
+  prog p = {3, 2, 150, 5, 0};
+  double x[3] = {0.61, -0.83, 1.17}, xb[3], want[3], yd[2], ywant[2], yb[2] = {0.5, -1.25}, xd[3] = {1, -2, 0.5};
+  ade_tape *t0 = record(&p, x, 40, 3);
+  ck_assert_int_ge(ade_adjoint(t0, NULL, yb, want), 0);
+  ck_assert_int_ge(ade_tangent(t0, NULL, xd, NULL, ywant), 0);
+  ade_tape_free(t0);
+  ade_test_alloc al = {-1, 0, 0};
+  int kept = 0;
+  for (long k = 0;; k++) {
+    al.fail_at = k, al.count = 0, al.live = 0;
+    ade_set_allocator(ade_test_alloc_fn, &al);
+    ade_tape_options o = rec_opt;
+    o.chunk_ops = 40;
+    o.keep = 1;
+    ade_tape *t = NULL;
+    int st = ade_tape_create(&t, &o);
+    if (!st) {
+      ade_trace_on(t);
+      uint64_t s = p.seed;
+      ade_double v[153];
+      for (int i = 0; i < p.n; i++) v[i] = ade_indep(x[i]);
+      for (int i = 0; i < p.nsteps; i++) {
+        int avail = p.n + i, kind = i < NKINDS ? i : (int)(ade_test_rand(&s) % NKINDS);
+        int a = avail - 1 - (int)(ade_test_rand(&s) % (uint64_t)(avail < 5 ? avail : 5));
+        int b = (int)(ade_test_rand(&s) % (uint64_t)avail), c = (int)(ade_test_rand(&s) % (uint64_t)avail);
+        ade_double r = step(kind, v[a], v[b], v[c], ade_test_uniform(&s, 0.3, 1.7));
+        v[p.n + i] = fabs(ade_val(r)) > 4 ? ade_tanh(r) : r;
+      }
+      ade_dep(v[p.n]);
+      ade_dep(v[p.n + p.nsteps - 1]);
+      st = ade_trace_off();
+    }
+    int has = !st && atomic_load(&t->kept) != NULL;
+    if (!st) st = ade_adjoint(t, NULL, yb, xb);
+    if (st >= 0) st = ade_tangent(t, NULL, xd, NULL, yd);
+    if (st >= 0) {
+      ck_assert_mem_eq(xb, want, sizeof xb);
+      ck_assert_mem_eq(yd, ywant, sizeof yd);
+      kept += has;
+    }
+    ade_tape_free(t);
+    ade_set_allocator(NULL, NULL);
+    ck_assert_msg(al.live == 0, "k=%ld: %ld blocks leaked", k, al.live);
+    if (st < 0) ck_assert_msg(st == ADE_ENOMEM, "k=%ld: %s: %s", k, ade_errname(st), ade_errmsg());
+    if (al.count <= k) break; /* no allocation failed: the run is whole */
+  }
+  ck_assert_int_gt(kept, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("eval");
   TCase *tc = tcase_create("resident");
@@ -570,6 +803,9 @@ int main(void) {
   tcase_add_test(tc, resident_shared_by_clones);
   tcase_add_loop_test(tc, tangent_slots, 0, 12);
   tcase_add_loop_test(tc, hessian_runs_equal_records, 0, 16);
+  tcase_add_loop_test(tc, kept_equals_decoded, 0, 12);
+  tcase_add_test(tc, kept_memory_limit);
+  tcase_add_test(tc, kept_out_of_memory);
   suite_add_tcase(s, tc);
   return ade_test_run(s);
 }

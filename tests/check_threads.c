@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "randprog.h"
+#include "record_internal.h"
 
 #define NTHREADS 4
 #define NPOINTS 3
@@ -174,11 +175,76 @@ START_TEST(test_threads_share_a_tape) {
 }
 END_TEST
 
+/* Tapes recorded with o->keep, left decoded by the recorder: the threads'
+ * first sweeps race to take the form (in memory, in a file, dropped by a
+ * limit of 0), and every result is the bits of the same tapes recorded
+ * without it. */
+START_TEST(test_threads_kept_tapes) {
+  static shared s;
+  uint64_t seed = 78;
+  randprog p = rp_make(13, N, M, 60), q = rp_make(14, N, 1, 60);
+  double x0[N];
+  for (int i = 0; i < N; i++) x0[i] = ade_test_uniform(&seed, -1.2, 1.3);
+  for (int k = 0; k < NPOINTS; k++)
+    for (int i = 0; i < N; i++) s.x[k][i] = x0[i] + (k ? ade_test_uniform(&seed, -0.1, 0.1) : 0.0);
+  char path[] = "/tmp/check_threads_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  for (int keep = 0; keep < 2; keep++) {
+    ade_tape_options o;
+    ade_tape_options_init(&o);
+    o.keep = keep;
+    o.chunk_ops = 16;
+    s.tape[T_MEM] = rp_record(&p, x0, &o);
+    o.path = path;
+    s.tape[T_FILE] = rp_record(&p, x0, &o);
+    o.path = NULL;
+    o.chunk_ops = 9;
+    s.tape[T_LIMIT] = rp_record(&p, x0, &o);
+    ade_tape_set_memory_limit(s.tape[T_LIMIT], 0);
+    o.chunk_ops = 13;
+    s.tape[T_GRAD] = rp_record(&q, x0, &o);
+    for (int k = 0; k < NTAPES; k++) /* left by the recorder, not yet taken */
+      ck_assert_int_eq(atomic_load(&s.tape[k]->kept) != NULL, keep && k != T_LIMIT);
+    if (!keep) {
+      for (int k = 0; k < NTAPES; k++)
+        for (int i = 0; i < NPOINTS; i++) {
+          out w = {s.want[k][i], 0, 0};
+          evaluate(s.tape[k], k == T_GRAD, s.x[i], &w);
+          ck_assert_int_eq(w.bad, 0);
+          s.len[k][i] = w.n;
+        }
+    } else {
+      pthread_t th[NTHREADS];
+      job jobs[NTHREADS];
+      for (int i = 0; i < NTHREADS; i++) {
+        jobs[i] = (job){&s, i, 2, 0, 0};
+        ck_assert_int_eq(pthread_create(&th[i], NULL, worker, &jobs[i]), 0);
+      }
+      for (int i = 0; i < NTHREADS; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_int_eq(jobs[i].failures, 0);
+        ck_assert_int_eq(jobs[i].mismatches, 0);
+      }
+      for (int k = 0; k < NTAPES; k++) ck_assert_ptr_null(atomic_load(&s.tape[k]->kept));
+      ck_assert_uint_gt(ade_tape_resident_bytes(s.tape[T_MEM]), 0);
+      ck_assert_uint_eq(ade_tape_resident_bytes(s.tape[T_LIMIT]), 0);
+    }
+    for (int k = 0; k < NTAPES; k++) ade_tape_free(s.tape[k]);
+  }
+  unlink(path);
+  rp_free(&p);
+  rp_free(&q);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_create("share");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_threads_share_a_tape);
+  tcase_add_test(tc, test_threads_kept_tapes);
   suite_add_tcase(s, tc);
   return ade_test_run(s);
 }

@@ -57,6 +57,14 @@ check_PROGRAMS += %D%/check_elemental
 %C%_check_elemental_LDFLAGS = -pthread
 TESTS += %D%/check_elemental
 
+check_PROGRAMS += %D%/check_writer
+%C%_check_writer_SOURCES = %D%/check_writer.c %D%/randprog.h
+%C%_check_writer_CPPFLAGS = $(TEST_CPPFLAGS)
+%C%_check_writer_CFLAGS = $(TEST_CFLAGS) -pthread
+%C%_check_writer_LDADD = $(TEST_LDADD)
+%C%_check_writer_LDFLAGS = -pthread
+TESTS += %D%/check_writer
+
 include tests/fuzz/local.mk
 
 # Build an example against the installed library through pkg-config.

@@ -285,6 +285,7 @@ static int edge_start(const ade_cgraph *g, const ade_opt_limits *l, const ade__c
   ade_opt_limits sub = *l;
   ade_elim_seq *v = NULL, *e = NULL;
   memset(&rv, 0, sizeof rv);
+  if (ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: the start as it is */
   sub.time_limit = ade__clock_share(clk, 1.0 / 3);
   sub.progress = NULL;
   int st = ade__opt_anneal(g, ADE_SEQ_VERTEX, &sub, &v, &rv);

@@ -373,6 +373,7 @@ static int seed(const ade_cgraph *g, int kind, const ade_opt_limits *l, const ad
   ade_opt_limits sub = *l;
   ade_opt_report r;
   ade_elim_seq *lo = NULL, *conv = NULL;
+  if (ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: the start as it is */
   sub.progress = NULL;
   sub.time_limit = ade__clock_share(clk, 1.0 / 3);
   sub.node_limit = l->node_limit / 3 + (l->node_limit ? 1 : 0);

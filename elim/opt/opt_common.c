@@ -106,15 +106,25 @@ static int large(const ade_cgraph *g) { return g->nv > ADE__SG_MAX_SLOTS; }
 static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
   int st = ADE_OK;
   double deadline = clk ? clk->deadline : 0;
-  for (int o = 0; !st && o < ADE_ORDER_COUNT; o++) {
+  /* Under a limit the candidates stop when it expires: first the sweep of
+   * the cheaper vector mode (never above m|E| or n|E|, and the cheapest to
+   * compute and to convert), then vertex Markowitz (most often the best
+   * vertex ordering), then the other sweep and the rest. */
+  int rev = g->m < g->n;
+  const int first[3] = {rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ,
+                        rev ? ADE_ORDER_VERTEX_FORWARD : ADE_ORDER_VERTEX_REVERSE};
+  for (int i = 0; !st && i < ADE_ORDER_COUNT; i++) {
     ade_elim_seq *s = NULL;
+    int o = i < 3 ? first[i] : i;
     int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
     if (k != kind || (large(g) && o >= ADE_ORDER_EDGE_MARKOWITZ)) continue;
+    if (*best && clk && ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: no more candidates */
     st = ade__elim_order(g, o, deadline, &s, NULL);
     if (st == ADE_ELIMIT) st = ADE_OK; /* out of time: not a candidate */
     keep_best(best, s);
   }
   ade_elim_seq *h = NULL;
+  if (!st && *best && clk && ade__clock_expired(clk, 0)) return ADE_OK;
   if (!st && !large(g)) st = ade__opt_hierarchy(g, kind, NULL, clk, &h, NULL);
   keep_best(best, h);
   for (int m = ADE_OPT_DP_BFFT; !st && kind == ADE_SEQ_EDGE && m <= ADE_OPT_DP_BFRA; m++) {
@@ -128,11 +138,24 @@ static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade
   return st;
 }
 
+/* Out of time before any candidate: the sweep of the cheaper vector mode
+ * in the kind (an ordering at a deadline already past returns it at once,
+ * as ade_elim_order_limited does), at the cost of about one elimination. */
+static int sweep_of_kind(const ade_cgraph *g, int kind, ade_elim_seq **best) {
+  static const int sweep[3][2] = {{ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_REVERSE},
+                                  {ADE_ORDER_EDGE_FORWARD, ADE_ORDER_EDGE_REVERSE},
+                                  {ADE_ORDER_FACE_FORWARD, ADE_ORDER_FACE_REVERSE}};
+  int limited = 0, o = sweep[kind][g->m < g->n];
+  return ade__elim_order(g, o, kind == ADE_SEQ_VERTEX ? 0 : 1e-9, best, &limited);
+}
+
 /* The cheapest sequence of the kind among the orderings, the default
  * hierarchy, (edges) the DP variants and (edges, faces) the best of the
- * less general kind. */
+ * less general kind. Under clk (may be NULL) it stops trying
+ * candidates when the clock expires. */
 int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
   ade_elim_seq *b = NULL, *lower = NULL, *conv = NULL;
+  if (clk && ade__clock_expired(clk, 0)) return sweep_of_kind(g, kind, best);
   int st = kind == ADE_SEQ_VERTEX ? ADE_OK : ade__opt_heuristic(g, kind - 1, clk, &lower);
   if (!st && lower)
     st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lower, &conv) : ade__seq_edge_to_face(g, lower, &conv, NULL);

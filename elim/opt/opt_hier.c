@@ -1,4 +1,4 @@
-/* opt_hier.c: heuristic hierarchies (locality-heuristics paper): filters applied in turn to the eliminable targets, each keeping its most favourable class. */
+/* opt_hier.c: heuristic hierarchies (locality-heuristics paper): filters applied in turn to the eliminable targets, each keeping its most favourable class; keys kept incrementally in a heap, with the rescan as the reference. */
 #include <stdlib.h>
 
 #include "opt_internal.h"
@@ -75,6 +75,17 @@ typedef struct hs {
   size_t nc, ccap;
   const ade__clock *clk;   /* may be NULL */
   int limited;
+  /* incremental keys (not with scan, the rescanning reference) */
+  int scan;
+  int gl[MAXH], ngl, pre[MAXH], fill; /* the global filters, their prefix lengths */
+  ade__pq q;               /* every target's global key tuple, lazily */
+  ade__ix pl, sl;          /* P and S of the last elimination as lists */
+  ade__ix dv, pairs, in, out, fs; /* what a step changes */
+  unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
+  int twin;                /* faces: a filter reads ade__dual_twin */
+  uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
+  int cut;                 /* stopped so */
+  size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
 } hs;
 
 /* Topological ranks, the lowest index first among the ready vertices (so
@@ -243,8 +254,55 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
   return c->dir != h->last_dir && sd > 1 ? 1 : sd;
 }
 
-static void set_keys(hs *h, int f) {
+/* The rank of dual vertex a's junction (cached per dual vertex). */
+static int64_t junction_rank(hs *h, size_t a) {
+  if (a < h->jrcap && h->jr[a] != SIZE_MAX) return (int64_t)h->jr[a];
+  size_t r = h->rank[ade__graph_vertex(h->g, h->c->v[a].ctgt)];
+  if (a < h->jrcap) h->jr[a] = r;
+  return (int64_t)r;
+}
+
+/* The key of a filter other than sibling and succpred (those depend on
+ * the last elimination and on the other targets): a function of the
+ * target and the current graph alone. absorb: whether face k is
+ * absorption, or -1 (not known yet). */
+static void filter_key(hs *h, int f, const cand *k, int absorb, int64_t *key) {
   const ade_cgraph *c = h->c;
+  key[0] = key[1] = key[2] = 0;
+  if (h->kind == ADE_SEQ_VERTEX) {
+    const ade__vtx *v = &c->v[k->x];
+    int64_t mk = (int64_t)(v->nin * v->nout);
+    switch (f) {
+    case F_MARKOWITZ: key[0] = mk; break;
+    case F_RELATIVE: key[0] = mk - h->dd[k->x]; break;
+    case F_FILLIN: key[0] = vertex_fill(c, v); break;
+    case F_FORWARD: key[0] = (int64_t)h->rank[k->x]; break;
+    default: key[0] = -(int64_t)h->rank[k->x];
+    }
+  } else if (h->kind == ADE_SEQ_EDGE) {
+    const ade__edge *e = &c->e[k->x];
+    int64_t ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
+    int64_t cost = (int64_t)(k->dir == ADE_FRONT ? c->v[e->dst].nout : c->v[e->src].nin);
+    switch (f) {
+    case F_MARKOWITZ: key[0] = cost; break;
+    case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); break;
+    case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; break;
+    default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir;
+    }
+  } else {
+    const ade__vtx *a = &c->v[k->x], *b = &c->v[k->y];
+    int64_t rc = f == F_FORWARD || f == F_REVERSE ? junction_rank(h, k->x) : 0;
+    if (absorb < 0 && (f == F_ABSORB || f == F_COST)) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
+    switch (f) {
+    case F_ABSORB: key[0] = !absorb; break;
+    case F_COST: key[0] = absorb ? 0 : (int64_t)(a->nin + b->nout); break;
+    case F_FORWARD: key[0] = rc, key[1] = a->id, key[2] = b->id; break;
+    default: key[0] = -rc, key[1] = -a->id, key[2] = -b->id;
+    }
+  }
+}
+
+static void set_keys(hs *h, int f) {
   if (f == F_SUCCPRED) {
     if (h->have_last) succpred(h);
     else
@@ -254,41 +312,14 @@ static void set_keys(hs *h, int f) {
   }
   for (size_t i = 0; i < h->nc; i++) {
     cand *k = &h->cv[i];
-    int64_t *key = k->key;
-    key[0] = key[1] = key[2] = 0;
-    if (h->kind == ADE_SEQ_VERTEX) {
-      const ade__vtx *v = &c->v[k->x];
-      int64_t mk = (int64_t)(v->nin * v->nout);
-      switch (f) {
-      case F_SIBLING: key[0] = h->have_last ? -vertex_sibling(h, v) : 0; break;
-      case F_MARKOWITZ: key[0] = mk; break;
-      case F_RELATIVE: key[0] = mk - h->dd[k->x]; break;
-      case F_FILLIN: key[0] = vertex_fill(c, v); break;
-      case F_FORWARD: key[0] = (int64_t)h->rank[k->x]; break;
-      default: key[0] = -(int64_t)h->rank[k->x];
-      }
-    } else if (h->kind == ADE_SEQ_EDGE) {
-      const ade__edge *e = &c->e[k->x];
-      int64_t ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
-      int64_t cost = (int64_t)(k->dir == ADE_FRONT ? c->v[e->dst].nout : c->v[e->src].nin);
-      switch (f) {
-      case F_SIBLING: key[0] = h->have_last ? -edge_sibling(h, k) : 0; break;
-      case F_MARKOWITZ: key[0] = cost; break;
-      case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); break;
-      case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; break;
-      default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir;
-      }
-    } else {
-      const ade__vtx *a = &c->v[k->x], *b = &c->v[k->y];
-      int64_t rc = (int64_t)h->rank[ade__graph_vertex(h->g, a->ctgt)];
-      int absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
-      switch (f) {
-      case F_ABSORB: key[0] = !absorb; break;
-      case F_COST: key[0] = absorb ? 0 : (int64_t)(a->nin + b->nout); break;
-      case F_FORWARD: key[0] = rc, key[1] = a->id, key[2] = b->id; break;
-      default: key[0] = -rc, key[1] = -a->id, key[2] = -b->id;
-      }
+    if (f != F_SIBLING) {
+      filter_key(h, f, k, -1, k->key);
+      continue;
     }
+    k->key[1] = k->key[2] = 0;
+    k->key[0] = !h->have_last                 ? 0
+                : h->kind == ADE_SEQ_VERTEX ? -vertex_sibling(h, &h->c->v[k->x])
+                                            : -edge_sibling(h, k);
   }
 }
 
@@ -317,16 +348,27 @@ static int candidates(hs *h) {
   return st;
 }
 
-static void mark_list(hs *h, unsigned *mark, const size_t *list, size_t n, int src) {
+/* Mark the sources (src) or targets of the edges in list, and with the
+ * incremental keys also list them in l. */
+static int mark_list(hs *h, unsigned *mark, const size_t *list, size_t n, int src, ade__ix *l) {
+  int st = ADE_OK;
   for (size_t k = 0; k < n; k++) {
     const ade__edge *e = &h->c->e[list[k]];
     mark[src ? e->src : e->dst] = h->stamp;
+    if (!h->scan && !st) st = ade__ix_push(l, src ? e->src : e->dst);
   }
+  return st;
+}
+
+static int mark_one(hs *h, unsigned *mark, size_t v, ade__ix *l) {
+  mark[v] = h->stamp;
+  return h->scan ? ADE_OK : ade__ix_push(l, v);
 }
 
 /* Remember P and S of the chosen elimination for the locality filters. */
-static void remember(hs *h, const cand *k) {
+static int remember(hs *h, const cand *k) {
   const ade_cgraph *c = h->c;
+  int st = ADE_OK;
   if (++h->stamp == 0) {
     memset(h->pm, 0, (c->nv + 1) * sizeof *h->pm);
     memset(h->sm, 0, (c->nv + 1) * sizeof *h->sm);
@@ -334,22 +376,24 @@ static void remember(hs *h, const cand *k) {
   }
   h->have_last = 1;
   h->last_dir = k->dir;
+  h->pl.n = h->sl.n = 0;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
-    mark_list(h, h->pm, v->in, v->nin, 1);
-    mark_list(h, h->sm, v->out, v->nout, 0);
+    st = mark_list(h, h->pm, v->in, v->nin, 1, &h->pl);
+    if (!st) st = mark_list(h, h->sm, v->out, v->nout, 0, &h->sl);
     h->np = v->nin, h->ns = v->nout;
   } else if (h->kind == ADE_SEQ_EDGE) {
     const ade__edge *e = &c->e[k->x];
     const ade__vtx *i = &c->v[e->src], *j = &c->v[e->dst];
     if (k->dir == ADE_FRONT) {
-      h->pm[e->src] = h->stamp, h->np = 1;
-      mark_list(h, h->sm, j->out, j->nout, 0), h->ns = j->nout;
+      st = mark_one(h, h->pm, e->src, &h->pl), h->np = 1;
+      if (!st) st = mark_list(h, h->sm, j->out, j->nout, 0, &h->sl), h->ns = j->nout;
     } else {
-      mark_list(h, h->pm, i->in, i->nin, 1), h->np = i->nin;
-      h->sm[e->dst] = h->stamp, h->ns = 1;
+      st = mark_list(h, h->pm, i->in, i->nin, 1, &h->pl), h->np = i->nin;
+      if (!st) st = mark_one(h, h->sm, e->dst, &h->sl), h->ns = 1;
     }
   }
+  return st;
 }
 
 static int step(hs *h, const cand *k, ade_elim_seq *s) {
@@ -369,42 +413,47 @@ static int step(hs *h, const cand *k, ade_elim_seq *s) {
 
 /* ------------------------------------------------- the cheap completion */
 
-/* Vertices: the live intermediates by rank (ord: vertices of g by rank);
- * edges: the same vertices, each by front elimination of its in-edges
- * (Rule 3). */
-static int finish_vertices(hs *h, const size_t *ord, ade_elim_seq *s) {
+/* Vertices: the live intermediates by rank (ord: vertices of g by rank),
+ * last first with rev; edges: the same vertices, each by front
+ * elimination of its in-edges (Rule 3), with rev by back elimination of
+ * its out-edges (Rule 4). */
+static int finish_vertices(hs *h, const size_t *ord, size_t nord, int rev, ade_elim_seq *s) {
   ade_cgraph *c = h->c;
   int st = ADE_OK;
-  for (size_t r = 0; !st && r < h->g->nv && ord[r] != ADE__NONE; r++) {
-    size_t v = ord[r];
-    cand k = {v, 0, ADE_FRONT, {0, 0, 0}};
+  for (size_t r = 0; !st && r < nord; r++) {
+    size_t v = ord[rev ? nord - 1 - r : r];
+    cand k = {v, 0, rev ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
     if (h->kind == ADE_SEQ_VERTEX && c->v[v].alive && c->v[v].kind == ADE__Z) st = step(h, &k, s);
-    while (!st && h->kind == ADE_SEQ_EDGE && c->v[v].alive && c->v[v].kind == ADE__Z && c->v[v].nin) {
-      k.x = c->v[v].in[0];
+    while (!st && h->kind == ADE_SEQ_EDGE && c->v[v].alive && c->v[v].kind == ADE__Z && (rev ? c->v[v].nout : c->v[v].nin)) {
+      k.x = rev ? c->v[v].out[0] : c->v[v].in[0];
       st = step(h, &k, s);
     }
   }
   return st;
 }
 
-/* An intermediate face out of dual vertex u, or ADE__NONE. */
-static size_t face_out(const ade_cgraph *d, size_t u) {
+/* An intermediate face out of (rev: into) dual vertex u, as its other
+ * end, or ADE__NONE. */
+static size_t face_at(const ade_cgraph *d, size_t u, int rev) {
   const ade__vtx *v = &d->v[u];
-  for (size_t k = 0; v->alive && v->kind == ADE__Z && k < v->nout; k++)
-    if (d->v[d->e[v->out[k]].dst].kind == ADE__Z) return d->e[v->out[k]].dst;
+  size_t n = rev ? v->nin : v->nout;
+  for (size_t k = 0; v->alive && v->kind == ADE__Z && k < n; k++) {
+    size_t w = rev ? d->e[v->in[k]].src : d->e[v->out[k]].dst;
+    if (d->v[w].kind == ADE__Z) return w;
+  }
   return ADE__NONE;
 }
 
 /* Every face through each junction by rank. A fill-in of a face at
  * junction c ends after c, and in-faces of fill-ins come from vertices
  * ending before c, which have no intermediate out-face left: one pass. */
-static int finish_faces(hs *h, const size_t *ord, ade_elim_seq *s) {
+static int finish_faces(hs *h, const size_t *ord, size_t nord, ade_elim_seq *s) {
   ade__dual_index x;
   int st = ade__dual_index_init(&x, h->g, h->c);
-  for (size_t r = 0; !st && r < h->g->nv && ord[r] != ADE__NONE; r++)
+  for (size_t r = 0; !st && r < nord; r++)
     for (size_t u = x.first[ord[r]]; !st && u != ADE__NONE; u = x.next[u]) {
       size_t o;
-      while (!st && (o = face_out(h->c, u)) != ADE__NONE) {
+      while (!st && (o = face_at(h->c, u, 0)) != ADE__NONE) {
         cand k = {u, o, 0, {0, 0, 0}};
         st = step(h, &k, s);
         if (!st) st = ade__dual_index_sync(&x, h->g, h->c);
@@ -414,22 +463,456 @@ static int finish_faces(hs *h, const size_t *ord, ade_elim_seq *s) {
   return st;
 }
 
-/* The limit: the remaining targets in forward order, without rescanning. */
+/* The same backward: every face through each junction, last rank first,
+ * by the dual vertices starting there (csrc), each rid of its
+ * intermediate in-faces. A fill-in of face (o, u) at junction c starts
+ * where o does, before c, so it is listed and met later; its successors
+ * are u's, which have no intermediate in-face left: one pass. bys: the
+ * dual vertices by start (first per c-graph vertex, next per dual vertex). */
+static int finish_faces_rev(hs *h, const size_t *ord, size_t nord, ade_elim_seq *s) {
+  ade_cgraph *d = h->c;
+  size_t *first = ade__alloc((h->g->nv + 1) * sizeof *first), *next = NULL, cap = 0, seen = 0;
+  int st = first ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a dual index");
+  for (size_t j = 0; !st && j <= h->g->nv; j++) first[j] = ADE__NONE;
+  for (size_t r = 0; !st && r < nord; r++) {
+    if (d->nv > cap && ade__grow((void **)&next, &cap, d->nv, sizeof *next))
+      st = ade__fail(ADE_ENOMEM, "out of memory for a dual index of %zu", d->nv);
+    for (; !st && seen < d->nv; seen++) { /* list the new dual vertices at their start */
+      size_t j = ade__graph_vertex(h->g, d->v[seen].csrc);
+      if (j == ADE__NONE) continue;
+      next[seen] = first[j];
+      first[j] = seen;
+    }
+    for (size_t u = st ? ADE__NONE : first[ord[nord - 1 - r]]; !st && u != ADE__NONE; u = next[u]) {
+      size_t o;
+      while (!st && (o = face_at(d, u, 1)) != ADE__NONE) {
+        cand k = {o, u, 0, {0, 0, 0}};
+        st = step(h, &k, s);
+      }
+    }
+  }
+  ade__free(first);
+  ade__free(next);
+  return st;
+}
+
+/* The limit: the remaining targets in the order of the cheaper vector
+ * mode (reverse when m < n, else forward), without rescanning. */
 static int finish(hs *h, ade_elim_seq *s) {
-  size_t nv = h->g->nv, *ord = ade__alloc((nv + 1) * sizeof *ord);
+  size_t nv = h->g->nv, *ord = ade__alloc((nv + 1) * sizeof *ord), nord = 0;
+  int rev = h->g->m < h->g->n;
   if (!ord) return ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   for (size_t v = 0; v <= nv; v++) ord[v] = ADE__NONE;
   for (size_t v = 0; v < nv; v++)
-    if (h->rank[v] != SIZE_MAX) ord[h->rank[v]] = v;
-  int st = h->kind == ADE_SEQ_FACE ? finish_faces(h, ord, s) : finish_vertices(h, ord, s);
+    if (h->rank[v] != SIZE_MAX) ord[h->rank[v]] = v, nord++;
+  int st = h->kind != ADE_SEQ_FACE ? finish_vertices(h, ord, nord, rev, s)
+           : rev                   ? finish_faces_rev(h, ord, nord, s)
+                                   : finish_faces(h, ord, nord, s);
   ade__free(ord);
+  return st;
+}
+
+/* ------------------------------------------------- incremental keys */
+
+/* The filters split in two. Sibling and succpred (history filters) judge
+ * a target by the last elimination, and are non-zero only near it. Every
+ * other filter (global filters) has a key that is a function of the
+ * target and the current graph. Keeping the least of a global filter's
+ * key among the survivors of the global filters before it is keeping the
+ * least of the tuple of their keys: one heap over the tuple of the global
+ * filters' keys, in the order of the chain (a repeated one keeps all and
+ * is left out), gives by its least tuple T* every prefix's least tuple,
+ * and so the survivors of each filter as long as no history filter has
+ * narrowed them ("implicit": the targets whose prefix equals T*'s). A
+ * history filter on implicit survivors looks only at the targets near
+ * the last elimination that are among them; if it narrows, the
+ * survivors are listed ("explicit") and the remaining filters run on the
+ * list exactly as in the rescanning reference. doc/elimination.md has
+ * the proof that both choose the same target. */
+
+static int is_global(int f) { return f != F_SIBLING && f != F_SUCCPRED; }
+
+/* Longs a global filter's key takes in the tuple. */
+static int key_width(const hs *h, int f) {
+  return (f == F_FORWARD || f == F_REVERSE) && h->kind != ADE_SEQ_VERTEX ? 3 : 1;
+}
+
+/* The distinct global filters in order, and per position of the chain
+ * the length of the tuple prefix of the global filters before it. */
+static void plan_chain(hs *h, const int *f, int nf) {
+  int len = 0;
+  h->ngl = 0;
+  for (int i = 0; i < nf; i++) {
+    h->pre[i] = len;
+    int seen = !is_global(f[i]);
+    for (int k = 0; !seen && k < h->ngl; k++) seen = h->gl[k] == f[i];
+    if (seen) continue;
+    h->gl[h->ngl++] = f[i];
+    h->fill |= f[i] == F_FILLIN;
+    h->twin |= f[i] == F_ABSORB || f[i] == F_COST;
+    len += key_width(h, f[i]);
+  }
+}
+
+/* At most markowitz, relative, fillin and a tie-breaker (vertices),
+ * markowitz, fillin and 3 (edges), absorb, cost and 3 (faces). */
+#if ADE__PQ_KEYS < 5
+#error "the hierarchy's key tuples need 5 longs"
+#endif
+
+static void gkey(hs *h, const cand *k, long *key) {
+  int64_t t[3];
+  int len = 0, absorb = -1;
+  if (h->kind == ADE_SEQ_FACE && h->twin) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
+  for (int g = 0; g < h->ngl; g++) {
+    filter_key(h, h->gl[g], k, absorb, t);
+    for (int w = 0; w < key_width(h, h->gl[g]); w++) key[len++] = (long)t[w];
+  }
+  while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+/* Heap index of a target: the vertex; 2 slot + direction (edges); the
+ * dual edge's slot (faces). 0 if x names no target now. */
+static int cand_of(const hs *h, size_t x, cand *k) {
+  const ade_cgraph *c = h->c;
+  memset(k, 0, sizeof *k);
+  if (h->kind == ADE_SEQ_VERTEX) {
+    k->x = x;
+    return x < c->nv && c->v[x].alive && c->v[x].kind == ADE__Z;
+  }
+  size_t e = h->kind == ADE_SEQ_EDGE ? x / 2 : x;
+  if (e >= c->eslots || c->e[e].src == ADE__NONE) return 0;
+  const ade__edge *y = &c->e[e];
+  if (h->kind == ADE_SEQ_EDGE) {
+    k->x = e, k->dir = (int)(x % 2);
+    return c->v[k->dir == ADE_FRONT ? y->dst : y->src].kind == ADE__Z;
+  }
+  k->x = y->src, k->y = y->dst;
+  return c->v[y->src].kind == ADE__Z && c->v[y->dst].kind == ADE__Z;
+}
+
+/* Queue x with its tuple, unless an entry of x no greater is queued
+ * (a tuple that went up is put right when it reaches the top). */
+static int qpush_key(hs *h, const long *key, size_t x) {
+  if (x < h->q.tcap && h->q.last[x].x && !ade__pq_less(key, h->q.last[x].k)) return ADE_OK;
+  return ade__pq_push(&h->q, key, x);
+}
+
+static int qpush(hs *h, size_t x) {
+  cand k;
+  long key[ADE__PQ_KEYS];
+  if (!cand_of(h, x, &k)) return ADE_OK;
+  gkey(h, &k, key);
+  return qpush_key(h, key, x);
+}
+
+/* The edges of v whose tuples read v's lists: front (a, v) and back (v,
+ * b) by |S_v| and |P_v| (Markowitz); with fillin every edge at v. */
+static int qpush_edges(hs *h, size_t v) {
+  const ade__vtx *V = &h->c->v[v];
+  int st = ADE_OK;
+  for (size_t a = 0; !st && a < V->nin; a++) {
+    st = qpush(h, 2 * V->in[a] + ADE_FRONT);
+    if (!st && h->fill) st = qpush(h, 2 * V->in[a] + ADE_BACK);
+  }
+  for (size_t b = 0; !st && b < V->nout; b++) {
+    st = qpush(h, 2 * V->out[b] + ADE_BACK);
+    if (!st && h->fill) st = qpush(h, 2 * V->out[b] + ADE_FRONT);
+  }
+  return st;
+}
+
+/* The least tuple T* (key) and its target (*x), left queued. Stale
+ * entries go back with their current tuple: every target keeps an entry
+ * no greater than its tuple (a tuple that may have dropped is pushed
+ * after each step), so a current top is the least of all. 0: none left. */
+static int qtop(hs *h, size_t *x, long *key, int *st) {
+  ade__pqent t;
+  cand k;
+  while (!*st && h->q.n) {
+    int live = cand_of(h, h->q.a[0].x, &k);
+    if (live) gkey(h, &k, key);
+    if (live && !memcmp(key, h->q.a[0].k, sizeof h->q.a[0].k)) {
+      *x = h->q.a[0].x;
+      return 1;
+    }
+    ade__pq_pop(&h->q, &t);
+    if (live) *st = qpush_key(h, key, t.x);
+  }
+  return 0;
+}
+
+static int add_near(hs *h, const cand *k, const long *tkey, int pre) {
+  long key[ADE__PQ_KEYS];
+  if (pre) gkey(h, k, key);
+  return pre && memcmp(key, tkey, (size_t)pre * sizeof *key) ? ADE_OK : add_cand(h, k->x, k->y, k->dir);
+}
+
+/* The targets near the last elimination among the implicit survivors
+ * (tuple prefix pre equal to T*'s): for sibling those that may have a
+ * positive sibling degree (vertices: a successor in S-, found from S-;
+ * edges: front (i, j) with i in P-, back (i, j) with j in S-), for
+ * succpred the targets in P- and S-. Into h->cv, each once. */
+static int near_targets(hs *h, int f, const long *tkey, int pre) {
+  const ade_cgraph *c = h->c;
+  int st = ADE_OK;
+  h->nc = 0;
+  if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
+  for (int side = 0; side < 2; side++) {
+    const ade__ix *l = side ? &h->sl : &h->pl;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &c->v[l->a[k]];
+      if (!v->alive) continue;
+      if (h->kind == ADE_SEQ_EDGE) { /* f is sibling */
+        for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) {
+          size_t e = side ? v->in[a] : v->out[a];
+          cand x = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
+          if (c->v[side ? c->e[e].src : c->e[e].dst].kind == ADE__Z) st = add_near(h, &x, tkey, pre);
+        }
+        continue;
+      }
+      size_t nu = f == F_SUCCPRED ? 1 : side ? v->nin : 0;
+      for (size_t a = 0; !st && a < nu; a++) {
+        size_t u = f == F_SUCCPRED ? l->a[k] : c->e[v->in[a]].src;
+        cand x = {u, 0, 0, {0, 0, 0}};
+        if (h->vm[u] == h->vstamp || !c->v[u].alive || c->v[u].kind != ADE__Z) continue;
+        h->vm[u] = h->vstamp;
+        st = add_near(h, &x, tkey, pre);
+      }
+    }
+  }
+  return st;
+}
+
+/* The target the filters choose, into *k (0: none left). T* is looked
+ * up only when needed: for a history filter behind a global one, or when
+ * no history filter narrowed (so a chain that starts with sibling often
+ * needs no heap operation at all). */
+static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
+  long tkey[ADE__PQ_KEYS];
+  int implicit = 1, have_top = 0;
+  for (int i = 0; !*st && i < nf && (implicit || h->nc > 1); i++) {
+    if (implicit && (is_global(f[i]) || !h->have_last)) continue;
+    if (implicit) {
+      if (h->pre[i] && !have_top && !(have_top = qtop(h, top, tkey, st))) return 0;
+      if ((*st = near_targets(h, f[i], tkey, h->pre[i])) || !h->nc) continue;
+      set_keys(h, f[i]);
+      int narrows = 0;
+      for (size_t c = 0; c < h->nc; c++) narrows |= f[i] == F_SIBLING ? h->cv[c].key[0] < 0 : h->cv[c].key[0] == 0;
+      if (!narrows) continue;
+      implicit = 0;
+    } else {
+      set_keys(h, f[i]);
+    }
+    keep_least(h);
+  }
+  if (*st) return 0;
+  if (!implicit) {
+    *k = h->cv[0];
+    return 1;
+  }
+  return (have_top || qtop(h, top, tkey, st)) && cand_of(h, *top, k);
+}
+
+static int mark_v(hs *h, size_t v) {
+  if (h->vm[v] == h->vstamp) return ADE_OK;
+  h->vm[v] = h->vstamp;
+  return ade__ix_push(&h->dv, v);
+}
+
+static int mark_adjacent(hs *h, size_t v, int in, int out) {
+  const ade__vtx *V = &h->c->v[v];
+  int st = mark_v(h, v);
+  for (size_t a = 0; !st && in && a < V->nin; a++) st = mark_v(h, h->c->e[V->in[a]].src);
+  for (size_t b = 0; !st && out && b < V->nout; b++) st = mark_v(h, h->c->e[V->out[b]].dst);
+  return st;
+}
+
+/* Before the step on vertices or edges: the vertices whose in- or
+ * out-list it can change (dv), and the pairs (u, w) it can join (fill-in
+ * keys read which edges exist). Vertex v: v, P_v, S_v; pairs P_v x S_v.
+ * Front (i, j): i, j, S_j, and P_j in case j goes; pairs {i} x S_j. Back
+ * (i, j): i, j, P_i, and S_i in case i goes; pairs P_i x {j}. */
+static int delta(hs *h, const cand *k) {
+  const ade_cgraph *c = h->c;
+  int st;
+  h->dv.n = h->pairs.n = 0;
+  if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
+  if (h->kind == ADE_SEQ_VERTEX) {
+    const ade__vtx *v = &c->v[k->x];
+    st = mark_adjacent(h, k->x, 1, 1);
+    for (size_t a = 0; !st && h->fill && a < v->nin; a++)
+      for (size_t b = 0; !st && b < v->nout; b++) {
+        st = ade__ix_push(&h->pairs, c->e[v->in[a]].src);
+        if (!st) st = ade__ix_push(&h->pairs, c->e[v->out[b]].dst);
+      }
+    return st;
+  }
+  size_t i = c->e[k->x].src, j = c->e[k->x].dst, w = k->dir == ADE_FRONT ? j : i;
+  const ade__vtx *W = &c->v[w];
+  st = mark_adjacent(h, w, 1, 1);
+  if (!st) st = mark_v(h, k->dir == ADE_FRONT ? i : j);
+  for (size_t a = 0; !st && h->fill && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
+    st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
+    if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
+  }
+  return st;
+}
+
+/* Pair (u, w) joined: the targets through a triangle u -> p -> w, whose
+ * fill-in counts the edge (vertices: p; edges: front (u, p), back (p,
+ * w)). The shorter of S_u and P_w is walked. */
+static int triangles(hs *h, size_t u, size_t w) {
+  const ade_cgraph *c = h->c;
+  const ade__vtx *U = &c->v[u], *W = &c->v[w];
+  int st = ADE_OK, byin = W->nin <= U->nout;
+  if (!U->alive || !W->alive) return ADE_OK;
+  for (size_t k = 0; !st && k < (byin ? W->nin : U->nout); k++) {
+    size_t p = byin ? c->e[W->in[k]].src : c->e[U->out[k]].dst;
+    size_t e1 = byin ? ade__graph_find(c, u, p) : U->out[k], e2 = byin ? W->in[k] : ade__graph_find(c, p, w);
+    if (e1 == ADE__NONE || e2 == ADE__NONE) continue;
+    if (h->kind == ADE_SEQ_VERTEX) {
+      st = qpush(h, p);
+      continue;
+    }
+    st = qpush(h, 2 * e1 + ADE_FRONT);
+    if (!st) st = qpush(h, 2 * e2 + ADE_BACK);
+  }
+  return st;
+}
+
+/* After the step: fresh tuples for every target whose tuple can have
+ * changed: (vertices) those in dv, (edges) those on an edge of a vertex
+ * in dv, and with fillin the triangles of the pairs. */
+static int refresh(hs *h) {
+  int st = ADE_OK;
+  for (size_t k = 0; !st && k < h->dv.n; k++) {
+    size_t v = h->dv.a[k];
+    if (!h->c->v[v].alive) continue;
+    st = h->kind == ADE_SEQ_VERTEX ? qpush(h, v) : qpush_edges(h, v);
+  }
+  for (size_t k = 0; !st && k < h->pairs.n; k += 2) st = triangles(h, h->pairs.a[k], h->pairs.a[k + 1]);
+  return st;
+}
+
+/* Append to fs the intermediate faces (x, y) that dual vertex v absorbs:
+ * P_x = P_v and S_y = S_v (as absorbed_by in elim/order.c). */
+static int absorbed_by(hs *h, size_t v) {
+  ade_cgraph *d = h->c;
+  const ade__vtx *V = &d->v[v];
+  int st = ADE_OK;
+  if (!V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 2);
+  size_t p0 = d->e[V->in[0]].src;
+  for (size_t a = 0; a < V->nin; a++) {
+    size_t p = d->e[V->in[a]].src;
+    d->mark[p] = s;
+    if (d->v[p].nout < d->v[p0].nout) p0 = p;
+  }
+  for (size_t b = 0; b < V->nout; b++) d->mark[d->e[V->out[b]].dst] = s + 1;
+  for (size_t c = 0; !st && c < d->v[p0].nout; c++) {
+    const ade__vtx *X = &d->v[d->e[d->v[p0].out[c]].dst];
+    int ok = X->kind == ADE__Z && X->nin == V->nin;
+    for (size_t a = 0; ok && a < X->nin; a++) ok = d->mark[d->e[X->in[a]].src] == s;
+    for (size_t o = 0; !st && ok && o < X->nout; o++) {
+      const ade__vtx *Y = &d->v[d->e[X->out[o]].dst];
+      int same = Y->kind == ADE__Z && Y->nout == V->nout;
+      for (size_t b = 0; same && b < Y->nout; b++) same = d->mark[d->e[Y->out[b]].dst] == s + 1;
+      if (same) st = ade__ix_push(&h->fs, X->out[o]);
+    }
+  }
+  return st;
+}
+
+static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix *l) {
+  int st = ADE_OK;
+  for (size_t a = 0; !st && in && a < d->v[v].nin; a++) st = ade__ix_push(l, d->e[d->v[v].in[a]].src);
+  for (size_t b = 0; !st && out && b < d->v[v].nout; b++) st = ade__ix_push(l, d->e[d->v[v].out[b]].dst);
+  return st;
+}
+
+/* Before face step (a, b) (Rule 1): the in-lists of b, S_a and S_b and
+ * the out-lists of a, P_a and P_b change (fill-in, isolation or merge). */
+static int face_delta(hs *h, const cand *k) {
+  h->in.n = h->out.n = 0;
+  int st = ade__ix_push(&h->in, k->y);
+  if (!st) st = ade__ix_push(&h->out, k->x);
+  if (!st) st = push_adjacent(h->c, k->x, 0, 1, &h->in);
+  if (!st) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
+  if (!st) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
+  if (!st) st = push_adjacent(h->c, k->y, 1, 0, &h->out);
+  return st;
+}
+
+/* After it: a face's tuple drops only if it turns absorbing or |P_a| or
+ * |S_b| drops, that is, if P_a or S_b changed or a vertex now has P_a
+ * and S_b (as face_touched in elim/order.c); the faces at the changed
+ * and new vertices and those these absorb get fresh tuples. */
+/* Room in the junction ranks for every dual vertex. */
+static int grow_jr(hs *h) {
+  size_t old = h->jrcap;
+  if (h->c->nv <= old) return ADE_OK;
+  if (ade__grow((void **)&h->jr, &h->jrcap, h->c->nv, sizeof *h->jr))
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu junction ranks", h->c->nv);
+  for (size_t i = old; i < h->jrcap; i++) h->jr[i] = SIZE_MAX;
+  return ADE_OK;
+}
+
+static int face_refresh(hs *h, size_t nv0) {
+  ade_cgraph *d = h->c;
+  int st = ade__graph_marks(d);
+  if (!st) st = grow_jr(h);
+  for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
+    st = ade__ix_push(&h->in, v);
+    if (!st) st = ade__ix_push(&h->out, v);
+  }
+  h->fs.n = 0;
+  for (int side = 0; !st && side < 2; side++) {
+    const ade__ix *l = side ? &h->out : &h->in;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &d->v[l->a[k]];
+      if (!v->alive || v->kind != ADE__Z) continue;
+      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(&h->fs, side ? v->in[a] : v->out[a]);
+      if (!st) st = absorbed_by(h, l->a[k]);
+    }
+  }
+  for (size_t k = 0; !st && k < h->fs.n; k++) st = qpush(h, h->fs.a[k]);
+  return st;
+}
+
+static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
+  int st = h->kind == ADE_SEQ_FACE ? ade__graph_marks(h->c) : ADE_OK;
+  if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
+  size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
+  h->q.track = 1;
+  plan_chain(h, f, nf);
+  for (size_t x = 0; !st && x < n; x++) st = qpush(h, x);
+  while (!st) {
+    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
+      size_t len = s->len;
+      st = finish(h, s);
+      h->limited = s->len > len;
+      break;
+    }
+    cand k;
+    size_t top = ADE__NONE, nv0 = h->c->nv;
+    if (!choose(h, f, nf, &k, &top, &st)) break;
+    st = remember(h, &k);
+    if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
+    if (!st) st = step(h, &k, s);
+    if (!st && h->ceiling && h->c->fma > h->ceiling) {
+      h->cut = 1;
+      break;
+    }
+    if (!st) st = h->kind == ADE_SEQ_FACE ? face_refresh(h, nv0) : refresh(h);
+  }
   return st;
 }
 
 static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = ADE_OK;
   while (!st) {
-    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in forward order */
+    if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
       st = finish(h, s);
       h->limited = s->len > len;
@@ -442,14 +925,37 @@ static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
       keep_least(h);
     }
     cand k = h->cv[0];
-    remember(h, &k);
-    st = step(h, &k, s);
+    st = remember(h, &k);
+    if (!st) st = step(h, &k, s);
+    if (!st && h->ceiling && h->c->fma > h->ceiling) {
+      h->cut = 1;
+      break;
+    }
   }
   return st;
 }
 
-int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
-                       int *limited) {
+static void hs_free(hs *h) {
+  ade_cgraph_free(h->c);
+  ade__free(h->rank);
+  ade__free(h->pm);
+  ade__free(h->sm);
+  ade__free(h->dd);
+  ade__free(h->cv);
+  ade__free(h->vm);
+  ade__free(h->jr);
+  ade__pq_free(&h->q);
+  ade__ix_free(&h->pl);
+  ade__ix_free(&h->sl);
+  ade__ix_free(&h->dv);
+  ade__ix_free(&h->pairs);
+  ade__ix_free(&h->in);
+  ade__ix_free(&h->out);
+  ade__ix_free(&h->fs);
+}
+
+static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
+                     uint64_t ceiling, ade_elim_seq **seq, int *limited, int *cut) {
   hs h;
   int f[MAXH], nf = 0;
   ade_elim_seq *s = NULL;
@@ -457,6 +963,8 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
   h.g = g;
   h.kind = kind;
   h.clk = clk;
+  h.scan = scan;
+  h.ceiling = ceiling;
   int st = parse(spec ? spec : ade__hier_default(kind), kind, f, &nf);
   if (!st) st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&h.c, g) : ade_cgraph_copy(&h.c, g);
   if (!st) {
@@ -465,7 +973,8 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
     h.pm = ade__calloc(n, sizeof *h.pm);
     h.sm = ade__calloc(n, sizeof *h.sm);
     h.dd = ade__calloc(g->nv + 1, sizeof *h.dd);
-    if (!h.rank || !h.pm || !h.sm || !h.dd) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
+    h.vm = ade__calloc(n, sizeof *h.vm);
+    if (!h.rank || !h.pm || !h.sm || !h.dd || !h.vm) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   }
   if (!st) st = ranks(g, h.rank);
   for (int i = 0; !st && i < nf; i++)
@@ -474,16 +983,45 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
       break;
     }
   if (!st) st = ade_seq_create(&s, kind);
-  if (!st) st = run(&h, f, nf, s);
+  if (!st) st = scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
+  if (!st && h.ceiling && s->cost > h.ceiling) h.cut = 1; /* also after a completion at the limit */
   if (!st && limited) *limited = h.limited;
-  ade_cgraph_free(h.c);
-  ade__free(h.rank);
-  ade__free(h.pm);
-  ade__free(h.sm);
-  ade__free(h.dd);
-  ade__free(h.cv);
-  if (st) ade_seq_free(s);
+  if (!st && cut) *cut = h.cut;
+  hs_free(&h);
+  if (st || h.cut) ade_seq_free(s);
   else *seq = s;
+  return st;
+}
+
+int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
+                           ade_elim_seq **seq, int *limited) {
+  return hierarchy(g, kind, spec, clk, scan, 0, seq, limited, NULL);
+}
+
+/* The sweep of the cheaper vector mode's direction (reverse when m < n)
+ * as vertices, edges (Rule 3 or 4 on each vertex) or faces (each
+ * vertex's faces), which costs what the vertex sweep does. */
+static int sweep(const ade_cgraph *g, int kind, ade_elim_seq **s) {
+  int rev = g->m < g->n;
+  int o = kind == ADE_SEQ_VERTEX ? (rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD)
+          : kind == ADE_SEQ_EDGE ? (rev ? ADE_ORDER_EDGE_REVERSE : ADE_ORDER_EDGE_FORWARD)
+                                 : (rev ? ADE_ORDER_FACE_REVERSE : ADE_ORDER_FACE_FORWARD);
+  return ade__order_raw(g, o, 0, s);
+}
+
+int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
+                       int *limited) {
+  ade_elim_seq *v = NULL, *s = NULL;
+  int cut = 0, lim = 0;
+  int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
+  if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
+  if (!st && cut) {
+    if (kind == ADE_SEQ_VERTEX) s = v, v = NULL;
+    else st = sweep(g, kind, &s);
+  }
+  ade_seq_free(v);
+  if (!st && limited) *limited = lim;
+  if (!st) *seq = s;
   return st;
 }

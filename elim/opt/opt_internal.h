@@ -153,9 +153,17 @@ int ade__exhaustive(const ade_cgraph *g, int kind, const ade_opt_limits *l, int 
 int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
                  ade_opt_report *r);
 /* clk (may be NULL): when it expires, the remaining targets are taken in
- * forward order without rescanning, and *limited (may be NULL) is set. */
+ * forward order without rescanning, and *limited (may be NULL) is set.
+ * Once the hierarchy's cost exceeds that of the vertex sweep in the
+ * cheaper vector mode's direction (reverse when m < n), that sweep is
+ * returned instead (in the kind; doc/optimizers.md). */
 int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
                        int *limited);
+/* The hierarchy's own sequence, without the comparison with the sweep;
+ * keys kept incrementally in a heap, or with scan the reference that
+ * rescans every target at each step (the tests check both choose alike). */
+int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
+                           ade_elim_seq **seq, int *limited);
 int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
                     ade_opt_report *r);
 int ade__opt_dp(const ade_cgraph *g, int method, ade_elim_seq **seq, uint64_t *cost);

@@ -117,12 +117,17 @@ static int part_graph(pwork *w, const size_t *Z, size_t nz, ade_cgraph **hp) {
   return st;
 }
 
-/* Vertex sequence for h by method (< 0: the best heuristic). */
-static int solve(const ade_cgraph *h, int method, const ade_opt_limits *l, const ade__clock *clk, ade_elim_seq **s,
-                 int *limited) {
+/* Vertex sequence for h by method (< 0: the best heuristic, on clk). The
+ * method searches within the fraction frac of the time left on clk: the
+ * classes of the first level a third each, the second level half, the
+ * comparison with one level the rest, so the whole keeps to the limit. */
+static int solve(const ade_cgraph *h, int method, const ade_opt_limits *l, const ade__clock *clk, double frac,
+                 ade_elim_seq **s, int *limited) {
   ade_opt_report r;
+  ade_opt_limits sub = *l;
   if (method < 0) return ade__opt_heuristic(h, ADE_SEQ_VERTEX, clk, s);
-  int st = ade_optimize(h, ADE_SEQ_VERTEX, method, l, s, &r);
+  sub.time_limit = ade__clock_share(clk, frac);
+  int st = ade_optimize(h, ADE_SEQ_VERTEX, method, &sub, s, &r);
   *limited |= r.limited;
   return st;
 }
@@ -131,7 +136,7 @@ static int solve(const ade_cgraph *h, int method, const ade_opt_limits *l, const
 static int solve_class(const ade_cgraph *h, int method, const ade_opt_limits *l, const ade__clock *clk, pclass *k,
                        int *limited) {
   ade_elim_seq *s = NULL;
-  int st = solve(h, method, l, clk, &s, limited);
+  int st = solve(h, method, l, clk, 1.0 / 3, &s, limited);
   if (!st && !(k->step = ade__alloc((s->len + 1) * sizeof *k->step)))
     st = ade__fail(ADE_ENOMEM, "out of memory for a sequence of %zu steps", s->len);
   for (size_t t = 0; !st && t < s->len; t++) k->step[t] = ade__graph_vertex(h, s->step[t].a);
@@ -287,7 +292,7 @@ static int second_level(const ade_cgraph *g, int method, const ade_opt_limits *l
   if (!st) st = ade_seq_apply(a, *s, NULL);
   if (!st) st = compact(a, &c); /* the second level's own graph and cost */
   ade_cgraph_free(a);
-  if (!st) st = solve(c, method, l, clk, &o, &r->limited);
+  if (!st) st = solve(c, method, l, clk, 0.5, &o, &r->limited);
   if (!st) st = second_edges(c, method, clk, o, &e);
   if (!st && e) st = to_edges(g, s);
   const ade_elim_seq *w = e ? e : o;
@@ -306,7 +311,7 @@ static int second_level(const ade_cgraph *g, int method, const ade_opt_limits *l
 static int keep_flat(const ade_cgraph *g, int method, const ade_opt_limits *l, const ade__clock *clk, ade_elim_seq **s,
                      ade_parts_report *r) {
   ade_elim_seq *f = NULL;
-  int st = solve(g, method, l, clk, &f, &r->limited);
+  int st = solve(g, method, l, clk, 1.0, &f, &r->limited);
   if (!st) st = ade__seq_finish(g, f, &r->flat_cost);
   r->two_level = st || r->cost <= r->flat_cost;
   if (!st && !r->two_level) ade_seq_free(*s), *s = f, f = NULL, r->cost = r->flat_cost;

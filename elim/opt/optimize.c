@@ -166,6 +166,15 @@ static int opt_split(const ade_cgraph *g, int kind, int method, const ade_opt_li
   return ADE_OK;
 }
 
+/* A graph the searches cannot hold (ade__sg_init: more than
+ * ADE__SG_MAX_SLOTS vertices, of the dual for faces, which has a vertex per
+ * edge): known before their start, which they would compute first and
+ * ade_optimize then again. */
+static int too_big(const ade_cgraph *g, int kind, int method) {
+  if (method != ADE_OPT_EXHAUSTIVE && method != ADE_OPT_BNB && method != ADE_OPT_ANNEAL) return 0;
+  return (kind == ADE_SEQ_FACE ? g->nedges : g->nalive) > ADE__SG_MAX_SLOTS;
+}
+
 int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits, ade_elim_seq **seq,
                  ade_opt_report *report) {
   ade_opt_limits def;
@@ -188,7 +197,8 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   ade__clock clk;
   ade__clock_start(&clk, limits);
   int split = 0, st = opt_split(g, kind, method, limits, &s, &r, &split);
-  if (!st && !split) switch (method) {
+  if (!st && !split && too_big(g, kind, method)) st = ADE_ETOOBIG; /* the start once, below */
+  else if (!st && !split) switch (method) {
   case ADE_OPT_EXHAUSTIVE: st = ade__opt_exhaustive(g, kind, limits, &s, &r); break;
   case ADE_OPT_BNB: st = ade__opt_bnb(g, kind, limits, &s, &r); break;
   case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &clk, &s, &r.limited); break;

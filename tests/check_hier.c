@@ -1,0 +1,279 @@
+/* check_hier.c: the heuristic hierarchies' incremental keys against the rescanning reference (the checking mode), on random graphs and the papers' examples, and their time limit. */
+#include <string.h>
+
+#include "opt_internal.h"
+#include "randprog.h"
+
+/* The filters of each kind other than the tie-breakers. */
+static const char *const vf[] = {"sibling", "succpred", "markowitz", "relative", "fillin"};
+static const char *const ef[] = {"sibling", "markowitz", "fillin"};
+static const char *const ff[] = {"absorb", "cost"};
+
+/* A random hierarchy of kind: 0-4 filters (repeats allowed), then forward
+ * or reverse. */
+static void random_chain(uint64_t *rs, int kind, char *buf, size_t cap) {
+  const char *const *f = kind == ADE_SEQ_VERTEX ? vf : kind == ADE_SEQ_EDGE ? ef : ff;
+  size_t nf = kind == ADE_SEQ_VERTEX ? 5 : kind == ADE_SEQ_EDGE ? 3 : 2, n = ade_test_rand(rs) % 5;
+  buf[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    strncat(buf, f[ade_test_rand(rs) % nf], cap - strlen(buf) - 1);
+    strncat(buf, ",", cap - strlen(buf) - 1);
+  }
+  strncat(buf, ade_test_rand(rs) % 2 ? "forward" : "reverse", cap - strlen(buf) - 1);
+}
+
+/* The checking mode: the incremental hierarchy makes the choices of the
+ * rescanning reference, step by step, and its sequence is complete and
+ * costs what the engines count. */
+static void same_choices(const ade_cgraph *g, int kind, const char *spec, const char *what) {
+  ade_elim_seq *inc = NULL, *ref = NULL;
+  ade_cgraph *d = NULL;
+  int done = 0;
+  uint64_t cost = 0;
+  ck_assert_msg(ade__opt_hierarchy_raw(g, kind, spec, NULL, 0, &inc, NULL) == ADE_OK, "%s: %s", spec, ade_errmsg());
+  ck_assert_msg(ade__opt_hierarchy_raw(g, kind, spec, NULL, 1, &ref, NULL) == ADE_OK, "%s: %s", spec, ade_errmsg());
+  ck_assert_msg(ade_seq_length(inc) == ade_seq_length(ref), "%s %s: %zu steps, reference %zu", what, spec,
+                ade_seq_length(inc), ade_seq_length(ref));
+  for (size_t k = 0; k < ade_seq_length(inc); k++) {
+    const ade_elim_step *x = ade_seq_step(inc, k), *y = ade_seq_step(ref, k);
+    ck_assert_msg(x->a == y->a && x->b == y->b && x->dir == y->dir,
+                  "%s %s step %zu: (%ld, %ld, %d), reference (%ld, %ld, %d)", what, spec, k + 1, x->a, x->b, x->dir,
+                  y->a, y->b, y->dir);
+  }
+  ck_assert_uint_eq(ade_seq_cost(inc), ade_seq_cost(ref));
+  if (kind == ADE_SEQ_FACE) ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+  ck_assert_msg(ade_seq_validate(d ? d : g, inc, &done, &cost) == ADE_OK, "%s %s: %s", what, spec, ade_errmsg());
+  ck_assert(done);
+  ck_assert_uint_eq(cost, ade_seq_cost(inc));
+  /* the optimizer: the hierarchy's sequence, or the sweep of the cheaper
+   * direction if that costs less (in every kind what the vertex sweep
+   * costs) */
+  ade_elim_seq *opt = NULL, *vs = NULL;
+  ck_assert_int_eq(ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &vs),
+                   ADE_OK);
+  ck_assert_int_eq(ade__opt_hierarchy(g, kind, spec, NULL, &opt, NULL), ADE_OK);
+  uint64_t want = ade_seq_cost(inc) <= ade_seq_cost(vs) ? ade_seq_cost(inc) : ade_seq_cost(vs);
+  ck_assert_msg(ade_seq_cost(opt) == want, "%s %s: %llu, want %llu", what, spec, (unsigned long long)ade_seq_cost(opt),
+                (unsigned long long)want);
+  ck_assert_msg(ade_seq_validate(d ? d : g, opt, &done, &cost) == ADE_OK, "%s %s: %s", what, spec, ade_errmsg());
+  ck_assert(done);
+  ck_assert_uint_eq(cost, want);
+  ade_cgraph_free(d);
+  ade_seq_free(opt);
+  ade_seq_free(vs);
+  ade_seq_free(inc);
+  ade_seq_free(ref);
+}
+
+/* Every kind (faces on graphs of at most max_face_edges edges), the
+ * default hierarchies and nchains random ones. */
+static void check_graph(const ade_cgraph *g, uint64_t *rs, int nchains, size_t max_face_edges, const char *what) {
+  char spec[256];
+  for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
+    if (kind == ADE_SEQ_FACE && g->nedges > max_face_edges) continue;
+    same_choices(g, kind, ade__hier_default(kind), what);
+    for (int c = 0; c < nchains; c++) {
+      random_chain(rs, kind, spec, sizeof spec);
+      same_choices(g, kind, spec, what);
+    }
+  }
+}
+
+static ade_cgraph *graph(size_t n, const long *x, size_t m, const long *y, size_t ne, const long (*e)[2]) {
+  long src[64], dst[64];
+  for (size_t k = 0; k < ne; k++) src[k] = e[k][0], dst[k] = e[k][1];
+  ade_cgraph *g = NULL;
+  ck_assert_msg(ade_cgraph_from_edges(&g, n, x, m, y, ne, src, dst, NULL) == ADE_OK, "%s", ade_errmsg());
+  return g;
+}
+
+/* A random DAG: n independents, p intermediates, m dependents, each
+ * vertex reading earlier ones with probability dens (at least one); an
+ * intermediate without successor feeds a later vertex. */
+static ade_cgraph *random_dag(uint64_t *rs, size_t n, size_t p, size_t m, double dens) {
+  size_t nid = n + p + m, ne = 0, cap = nid * nid + nid;
+  long *src = malloc(cap * sizeof *src), *dst = malloc(cap * sizeof *dst), x[16], y[16];
+  char *hasout = calloc(nid, 1);
+  for (size_t i = 0; i < n; i++) x[i] = (long)i + 1 - (long)n;
+  for (size_t i = 0; i < m; i++) y[i] = (long)(p + 1 + i);
+  for (size_t t = n; t < nid; t++) {
+    long id = (long)t + 1 - (long)n;
+    size_t lim = t < n + p ? t : n + p, first = ne;
+    for (size_t s = 0; s < lim; s++)
+      if (ade_test_uniform(rs, 0, 1) < dens) src[ne] = (long)s + 1 - (long)n, dst[ne++] = id, hasout[s] = 1;
+    if (ne == first) {
+      size_t s = ade_test_rand(rs) % lim;
+      src[ne] = (long)s + 1 - (long)n, dst[ne++] = id, hasout[s] = 1;
+    }
+  }
+  for (size_t s = n; s < n + p; s++)
+    if (!hasout[s]) src[ne] = (long)s + 1 - (long)n, dst[ne++] = (long)(s + 2 - n + ade_test_rand(rs) % (n + p + m - s - 1));
+  ade_cgraph *g = NULL;
+  ck_assert_msg(ade_cgraph_from_edges(&g, n, x, m, y, ne, src, dst, NULL) == ADE_OK, "%s", ade_errmsg());
+  free(src), free(dst), free(hasout);
+  return g;
+}
+
+START_TEST(random_dags) {
+  uint64_t rs = 2024;
+  for (int it = 0; it < 400; it++) {
+    size_t n = 1 + ade_test_rand(&rs) % 5, m = 1 + ade_test_rand(&rs) % 5, p = 1 + ade_test_rand(&rs) % 14;
+    ade_cgraph *g = random_dag(&rs, n, p, m, ade_test_uniform(&rs, 0.1, 0.5));
+    check_graph(g, &rs, 4, 60, "random dag");
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
+START_TEST(random_tapes) {
+  uint64_t rs = 31;
+  for (uint64_t seed = 1; seed <= 120; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 4);
+    randprog p = rp_make(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 50));
+    double x[8];
+    for (int i = 0; i < n; i++) x[i] = 0.3 + 0.17 * (double)i;
+    ade_tape *t = rp_record(&p, x, NULL);
+    ade_cgraph *g = NULL;
+    ck_assert_msg(ade_cgraph_from_tape(&g, t, NULL) == ADE_OK, "%s", ade_errmsg());
+    check_graph(g, &rs, 3, 80, "random tape");
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    rp_free(&p);
+  }
+}
+END_TEST
+
+/* The papers' examples of the tests (check_opt.c), every hierarchy of
+ * check_opt's list and random ones; the DP paper's numbers (Figure 6:
+ * relative,forward 18 = V_LR, markowitz,forward 22 = V_LM) still met. */
+START_TEST(paper_examples) {
+  static const long lx[] = {-1, 0}, ly[] = {3, 4, 5, 6};
+  static const long le[][2] = {{-1, 1}, {0, 1}, {1, 2}, {1, 6}, {2, 3}, {2, 4}, {2, 5}, {2, 6}};
+  static const long bx[] = {-3, -2, -1, 0}, by[] = {4, 5, 6, 7};
+  static const long be[][2] = {{-3, 1}, {-2, 1}, {-1, 2}, {0, 2}, {1, 3}, {2, 3},
+                               {3, 4},  {3, 5},  {3, 6},  {3, 7}, {1, 4}, {2, 7}};
+  static const long mx[] = {-1, 0}, my[] = {4, 5};
+  static const long me[][2] = {{-1, 1}, {0, 1}, {1, 3}, {1, 2}, {2, 3}, {3, 4}, {3, 5}};
+  static const long dx[] = {-2, -1, 0}, dy[] = {4, 5, 6};
+  static const long de[][2] = {{-2, 2}, {-2, 3}, {-1, 1}, {0, 1}, {1, 2}, {1, 3},
+                               {2, 4},  {2, 5},  {2, 6},  {3, 4}, {3, 5}, {3, 6}};
+  static const char *const fixed[][3] = {
+      {"sibling,succpred,markowitz,reverse", "sibling,markowitz,reverse", "absorb,cost,forward"},
+      {"markowitz,forward", "markowitz,fillin,forward", "cost,reverse"},
+      {"relative,reverse", "fillin,reverse", "absorb,reverse"},
+      {"fillin,markowitz,forward", "sibling,fillin,markowitz,forward", "absorb,cost,reverse"},
+      {"succpred,sibling,relative,forward", "sibling,sibling,reverse", "cost,absorb,forward"}};
+  ade_cgraph *gs[4] = {graph(2, lx, 4, ly, 8, le), graph(4, bx, 4, by, 12, be), graph(2, mx, 2, my, 7, me),
+                       graph(3, dx, 3, dy, 12, de)};
+  uint64_t rs = 7;
+  for (int i = 0; i < 4; i++) {
+    for (int k = 0; k < 5; k++)
+      for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) same_choices(gs[i], kind, fixed[k][kind], "paper");
+    check_graph(gs[i], &rs, 20, 100, "paper");
+  }
+  ade_elim_seq *s = NULL;
+  ck_assert_int_eq(ade__opt_hierarchy_raw(gs[3], ADE_SEQ_VERTEX, "relative,forward", NULL, 0, &s, NULL), ADE_OK);
+  ck_assert_uint_eq(ade_seq_cost(s), 18);
+  ade_seq_free(s);
+  ck_assert_int_eq(ade__opt_hierarchy_raw(gs[3], ADE_SEQ_VERTEX, "markowitz,forward", NULL, 0, &s, NULL), ADE_OK);
+  ck_assert_uint_eq(ade_seq_cost(s), 22);
+  ade_seq_free(s);
+  for (int i = 0; i < 4; i++) ade_cgraph_free(gs[i]);
+}
+END_TEST
+
+/* A chain of L layers of W vertices, each reading two of the layer
+ * before, 4 independents and m dependents: too large to finish in a few
+ * milliseconds on faces. */
+static ade_cgraph *layers(long L, long W, long m) {
+  size_t ne = 0;
+  long x[4] = {-3, -2, -1, 0}, y[4], *src = malloc((size_t)(2 * L * W + W) * sizeof *src);
+  long *dst = malloc((size_t)(2 * L * W + W) * sizeof *dst);
+  for (long i = 0; i < m; i++) y[i] = L * W + 1 + i;
+  for (long t = 0; t < L * W; t++) {
+    long k = t % W;
+    src[ne] = t < W ? x[k % 4] : t + 1 - W, dst[ne++] = t + 1;
+    src[ne] = t < W ? x[(k + 1) % 4] : t + 1 - W - k + (k + 1) % W, dst[ne++] = t + 1;
+  }
+  for (long k = 0; k < W; k++) src[ne] = (L - 1) * W + k + 1, dst[ne++] = y[k % m];
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, 4, x, (size_t)m, y, ne, src, dst, NULL), ADE_OK);
+  free(src), free(dst);
+  return g;
+}
+
+/* An expired clock: the rest in the order of the cheaper vector mode
+ * (forward with m = n = 4, reverse with m = 2 < n), flagged, complete,
+ * costing what the engines count. */
+START_TEST(time_limit) {
+  ade_opt_limits l;
+  for (long m = 2; m <= 4; m += 2) {
+    ade_cgraph *g = layers(40, 50, m);
+    for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
+      ade__clock clk;
+      ade_elim_seq *s = NULL;
+      int limited = 0, done = 0;
+      uint64_t cost = 0;
+      ade_cgraph *d = NULL;
+      ade_opt_limits_init(&l);
+      l.time_limit = 1e-9;
+      ade__clock_start(&clk, &l);
+      while (!ade__clock_expired(&clk, 0)) continue;
+      ck_assert_int_eq(ade__opt_hierarchy_raw(g, kind, NULL, &clk, 0, &s, &limited), ADE_OK);
+      ck_assert(limited);
+      if (kind == ADE_SEQ_FACE) ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+      ck_assert_msg(ade_seq_validate(d ? d : g, s, &done, &cost) == ADE_OK, "%s", ade_errmsg());
+      ck_assert(done);
+      ck_assert_uint_eq(cost, ade_seq_cost(s));
+      ade_cgraph_free(d);
+      ade_seq_free(s);
+    }
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
+/* Out of memory at every allocation: ADE_ENOMEM, nothing leaked. */
+START_TEST(out_of_memory) {
+  static const long bx[] = {-3, -2, -1, 0}, by[] = {4, 5, 6, 7};
+  static const long be[][2] = {{-3, 1}, {-2, 1}, {-1, 2}, {0, 2}, {1, 3}, {2, 3},
+                               {3, 4},  {3, 5},  {3, 6},  {3, 7}, {1, 4}, {2, 7}};
+  static const char *const spec[] = {"sibling,succpred,fillin,relative,reverse", "sibling,fillin,markowitz,forward",
+                                     "absorb,cost,forward"};
+  ade_cgraph *g = graph(4, bx, 4, by, 12, be);
+  for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
+    int ok = 0;
+    for (long k = 0; !ok && k < 100000; k++) {
+      ade_test_alloc a = {k, 0, 0};
+      ade_elim_seq *s = NULL;
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      int st = ade__opt_hierarchy(g, kind, spec[kind], NULL, &s, NULL);
+      ade_seq_free(s);
+      ade_set_allocator(NULL, NULL);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "kind %d k=%ld: %d", kind, k, st);
+      ck_assert_msg(a.live == 0, "kind %d k=%ld: %ld blocks leaked", kind, k, a.live);
+      ok = st == ADE_OK;
+    }
+    ck_assert(ok);
+  }
+  ade_cgraph_free(g);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("hier");
+  TCase *tc = tcase_create("incremental");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, random_dags);
+  tcase_add_test(tc, random_tapes);
+  tcase_add_test(tc, paper_examples);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("limits");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, time_limit);
+  tcase_add_test(tc, out_of_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return ade_test_run(suite()); }
