@@ -1,4 +1,5 @@
 /* bench_hesscolor.c: sparse Hessians at new points: edge pushing against a star-colored plan (pattern and coloring once, compressed forward-over-reverse products per point), and what ADE_HESS_AUTO picks. See doc/benchmarks.md. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <adelim.h>
 
 #include "bench_hessian.h"
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BH_REAL ade_double
 #define BH_CONST(v) ade_passive(v)
@@ -104,7 +106,48 @@ static double timeit(int (*f)(void *), void *ctx) {
   return s[2] < a ? a : s[2] > b ? b : s[2];
 }
 
+static double bench_cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The calls of loop mode, alone in a function for a profiler:
+ * valgrind --tool=callgrind --toggle-collect=bench_loop_calls. */
+__attribute__((noinline)) int bench_loop_calls(int (*f)(void *), void *ctx, long calls);
+__attribute__((noinline)) int bench_loop_calls(int (*f)(void *), void *ctx, long calls) {
+  for (long k = 0; k < calls; k++)
+    if (f(ctx)) return -1;
+  return 0;
+}
+
+/* Loop mode (-L NAME CALLS [ep]): case NAME's star plan (or edge pushing)
+ * at the new point, twice to warm up (resident form, work area), then
+ * CALLS times in bench_loop_calls; prints their thread CPU time per call. */
+static int loop_mode(const char *name, long calls, int ep) {
+  size_t k = 0;
+  while (k < sizeof cases / sizeof cases[0] && strcmp(cases[k].name, name)) k++;
+  if (k == sizeof cases / sizeof cases[0] || calls < 1) return 2;
+  size_t n = cases[k].n;
+  double *x = bench_xmalloc(n, sizeof *x), *x2 = bench_xmalloc(n, sizeof *x2);
+  for (size_t i = 0; i < n; i++) x[i] = point(i, 0), x2[i] = point(i + n, 0.1);
+  struct ctx c = {record((int)k, x), NULL, NULL, {x2, NULL, NULL}};
+  int (*f)(void *) = ep ? call_ep : call_plan;
+  if (ade_hess_plan_create(&c.p, c.t, ADE_HESS_STAR, NULL) || ade_hess_plan_pattern(c.p, &c.H) || f(&c) || f(&c))
+    return 1;
+  double t0 = bench_cpu_now();
+  if (bench_loop_calls(f, &c, calls)) return 1;
+  printf("%s %s: %.4f ms CPU per call\n", name, ep ? "edge-push" : "star plan", 1e3 * (bench_cpu_now() - t0) / (double)calls);
+  ade_sparse_free(c.H);
+  ade_hess_plan_free(c.p);
+  ade_tape_free(c.t);
+  free(x);
+  free(x2);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 3 && !strcmp(argv[1], "-L")) return loop_mode(argv[2], atol(argv[3]), argc > 4 && !strcmp(argv[4], "ep"));
   const char *dir = argc > 1 ? argv[1] : NULL; /* write each pattern there as NAME.mtx */
   printf("| problem | n | nnz(H) | colors | plan create ms | edge-push ms | star ms | edge-push fma | star fma |"
          " ep/star time | auto picks |\n|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -255,10 +255,78 @@ static int chunk_uses(ep *e, const ade__view *v, size_t c) {
   return ADE_OK;
 }
 
+/* Live record rid of the resident form r with K operand slots ref (its
+ * constants from cs on) and slot s: step's work without preaccumulation,
+ * the rule N's partials at the values V inlined for K known (a passive
+ * record has no local partials: processing none changes nothing). */
+#define EP_RES_STEP(N, K, F)                                                   \
+  do {                                                                         \
+    ade__local L_;                                                             \
+    double a_[ADE__MAX_ARITY + 1], d_[ADE__MAX_ARITY + 1], h_[6];              \
+    uint64_t arg_[ADE__MAX_ARITY + 1];                                         \
+    if (((F) & ADE__PASSIVE) || !(K)) break;                                   \
+    for (int j_ = 0; j_ < (K); j_++) {                                         \
+      arg_[j_] = ref[j_];                                                      \
+      a_[j_] = ref[j_] ? V[ref[j_]] : *cs++;                                   \
+    }                                                                          \
+    ade__der_##N(a_, V[rid], d_, h_);                                          \
+    ade__hess_merge((K), arg_, d_, h_, &L_);                                   \
+    st = process(e, s, L_.np, L_.id, L_.d, L_.h);                              \
+  } while (0)
+
+/* The reverse sweep over the resident form r at the values V (r's own if
+ * NULL), runs backward, one dispatch per run of one opcode: the records,
+ * live sets and updates of the sweep over the chunks, in the same order. */
+static int res_sweep(ep *e, const ade__res *r, const double *V, const double *w) {
+  const double *cend = r->cst + r->ncst;
+  const uint32_t *ref = r->ref + r->nref;
+  uint64_t rid = r->n + 1;
+  size_t jd = e->m->ndep;
+  int st = ADE_OK;
+  if (!V) V = r->val;
+  for (size_t u = r->nrun; u-- > 0 && !st;) {
+    const uint32_t len = r->rlen[u];
+    switch (r->rop[u]) {
+#define EP_RES(N, str, K, F)                                                   \
+  case ADE_OP_##N:                                                             \
+    for (uint32_t i = 0; i < len && !st; i++) {                                \
+      uint32_t s;                                                              \
+      rid--, ref -= (K);                                                       \
+      for (int j = 0; j < (K); j++) cend -= !ref[j];                           \
+      if (ADE_OP_##N == ADE_OP_INDEP) continue; /* live to the end */          \
+      if (ADE_OP_##N == ADE_OP_DEP && (w ? w[--jd] : 1.0) != 0) {              \
+        if ((st = slot_get(e, rid, &s))) break;                                \
+        e->adj[s] += w ? w[jd] : 1.0;                                          \
+      }                                                                        \
+      uint64_t *ps = ade__u64map_find(&e->ids, rid);                           \
+      if (!ps) continue; /* not live: no adjoint, no Hessian entries */        \
+      s = (uint32_t)*ps;                                                       \
+      e->step = e->key[s];                                                     \
+      if (e->adj[s] != 0 || e->row[s].n || e->hasdiag[s]) {                    \
+        const double *cs = cend;                                               \
+        EP_RES_STEP(N, K, F);                                                  \
+        if (st) break;                                                         \
+      }                                                                        \
+      slot_kill(e, s);                                                         \
+      if (e->log && e->log->live && e->step < e->log->nkeys) e->log->live[e->step] = e->live; \
+    }                                                                          \
+    break;
+      ADE_OPS(EP_RES)
+#undef EP_RES
+    }
+  }
+  return st;
+}
+
 /* The reverse sweep over the chunks, last to first. */
 static int sweep(ep *e, ade_tape *t, const double *V, const double *w) {
   const ade__meta *m = &t->meta;
   size_t jd = m->ndep;
+  /* The resident form when it fits (not at the tape's bounded-memory
+   * point, whose values live in the chunks' views); statements and the
+   * structural pattern read the chunks. */
+  const ade__res *r = e->stmt || e->structural || t->pt.active ? NULL : ade__res_get(t);
+  if (r) return res_sweep(e, r, V, w);
   for (size_t c = m->nchunks; c-- > 0;) {
     int st = ade__view_load(t, c);
     if (!st) st = chunk_uses(e, &t->view, c);

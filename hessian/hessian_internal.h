@@ -15,6 +15,45 @@ typedef struct ade__local {
   double h[6];
 } ade__local;
 
+/* Drop the operands with no nonzero first or second partial from np
+ * operands (id, d, packed h), compacting in place; @return the new np. */
+int ade__local_drop(int np, uint64_t *id, double *d, double *h);
+
+/* L = the local partials of a record with k operand slots (ids arg, 0 =
+ * a constant) and the rule's partials d, h at its operands: repeated
+ * operands merged (d(a, a)/da = d0 + d1), constants and operands with no
+ * nonzero partial dropped. */
+static inline void ade__hess_merge(int k, const uint64_t *arg, const double *d, const double *h, ade__local *L) {
+  int pos[ADE__MAX_ARITY] = {-1, -1, -1};
+  L->np = 0;
+  memset(L->h, 0, sizeof L->h);
+#pragma GCC unroll 3 /* where k is known (a run's rule inlined), the merging folds */
+  for (int j = 0; j < k; j++) {
+    uint64_t id = arg[j];
+    pos[j] = -1;
+    if (!id) continue;
+    int q = 0;
+    while (q < L->np && L->id[q] != id) q++;
+    if (q == L->np) {
+      L->id[q] = id;
+      L->d[q] = 0;
+      L->np++;
+    }
+    pos[j] = q;
+    L->d[q] += d[j];
+  }
+#pragma GCC unroll 3
+  for (int j = 0; j < k; j++)
+#pragma GCC unroll 3
+    for (int l = 0; l <= j; l++) {
+      if (pos[j] < 0 || pos[l] < 0) continue;
+      int p = pos[j] > pos[l] ? pos[j] : pos[l], q = pos[j] > pos[l] ? pos[l] : pos[j];
+      /* h_jl and h_lj both land on (p, q); the packed table holds one. */
+      L->h[p * (p + 1) / 2 + q] += (j != l && p == q ? 2 : 1) * h[j * (j + 1) / 2 + l];
+    }
+  L->np = ade__local_drop(L->np, L->id, L->d, L->h);
+}
+
 /* Local partials of record i of the loaded view; V (NULL: recorded point)
  * holds the values at a new point. */
 void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local *L);
@@ -24,9 +63,6 @@ void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local
  * can be nonzero. */
 void ade__hess_local_struct(const ade__view *v, uint32_t i, ade__local *L);
 unsigned ade__hess_struct_mask(unsigned op);
-/* Drop the operands with no nonzero first or second partial from np
- * operands (id, d, packed h), compacting in place; @return the new np. */
-int ade__local_drop(int np, uint64_t *id, double *d, double *h);
 
 /* Statement-level preaccumulation (LivarH): a statement is a tree of records
  * of one chunk rooted at a live record; its internal records are each used

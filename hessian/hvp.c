@@ -34,39 +34,83 @@ static inline void tan_record(ade__hvp *f, int k, const uint64_t *arg, const dou
   }
 }
 
-/* Record i of the resident form r: its operands' values at V into a (the
- * constants from *cs on), their ids into arg; @return its arity. */
-static inline int res_operands(const ade__res *r, size_t i, const uint32_t *ref, const double **cs,
-                               const double *V, double *a, uint64_t *arg) {
-  const int k = ade__optab[r->op[i]].arity;
-  for (int j = 0; j < k; j++) {
-    arg[j] = ref[j];
-    a[j] = ref[j] ? V[ref[j]] : *(*cs)++;
+/* LANE(L) for each direction L in [0, p): blocks of 4 with a fixed inner
+ * count, which gcc -O2 vectorises (as eval/resident.c's RES_LANES), then
+ * the rest. Each lane does what the one-direction loop does. */
+#define HVP_LANES(LANE)                                                        \
+  do {                                                                         \
+    size_t l0_ = 0;                                                            \
+    for (; l0_ + 4 <= p; l0_ += 4)                                             \
+      for (size_t u_ = 0; u_ < 4; u_++) LANE(l0_ + u_);                        \
+    for (; l0_ < p; l0_++) LANE(l0_);                                          \
+  } while (0)
+
+/* tan_record for a record of the resident form with K operand slots
+ * (ref: their ids, 0 = constant): lane by lane the same additions.
+ * @return the fma. */
+ADE__INLINE uint64_t tan_run(size_t p, int K, const uint32_t *ref, const double *d, const double *T,
+                             double *restrict Tr) {
+  int j0 = 0;
+  while (j0 < K && !ref[j0]) j0++;
+  if (j0 == K) {
+    for (size_t l = 0; l < p; l++) Tr[l] = 0.0;
+    return 0;
   }
-  return k;
+  const double *restrict A0 = T + (size_t)ref[j0] * p, c0 = d[j0];
+#define HVP_T1(L) Tr[L] = 0.0 + c0 * A0[L]
+  HVP_LANES(HVP_T1);
+#undef HVP_T1
+  uint64_t fma = p;
+  for (int j = j0 + 1; j < K; j++) {
+    if (!ref[j]) continue;
+    const double *restrict Ta = T + (size_t)ref[j] * p, dj = d[j];
+#define HVP_TK(L) Tr[L] += dj * Ta[L]
+    HVP_LANES(HVP_TK);
+#undef HVP_TK
+    fma += p;
+  }
+  return fma;
 }
 
-/* forward over the resident form: the streaming sweep's operations on the
- * decoded arrays (no chunk decoded). */
+/* Whether opcode N is an independent, passive (flags F). */
+#define HVP_INDEP(N) (ADE_OP_##N == ADE_OP_INDEP)
+#define HVP_PASSIVE(F) (((F) & ADE__PASSIVE) != 0)
+
+/* forward over the resident form, one dispatch per run of one opcode (the
+ * rule inlined for K known): the streaming sweep's operations per record,
+ * on the decoded arrays. */
 static void res_forward(ade__hvp *f, const ade__res *r, const double *S) {
   const size_t p = f->p;
-  const double *V = f->V ? f->V : r->val, *cs = r->cst;
+  const double *V = f->V ? f->V : r->val, *cs = r->cst, *T = f->T;
   const uint32_t *ref = r->ref;
+  uint64_t rid = 1, fma = 0;
   size_t ix = 0;
-  for (size_t i = 0; i < r->n; i++) {
-    const unsigned op = r->op[i];
-    double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY], h[6], *Tr = f->T + (i + 1) * p;
-    uint64_t arg[ADE__MAX_ARITY];
-    const int k = res_operands(r, i, ref, &cs, V, a, arg);
-    ref += k;
-    if (op == ADE_OP_INDEP) {
-      memcpy(Tr, S + ix++ * p, p * sizeof *Tr);
-      continue;
+  for (size_t u = 0; u < r->nrun; u++) {
+    const uint32_t len = r->rlen[u];
+    switch (r->rop[u]) {
+#define HVP_FWD(N, s, K, F)                                                    \
+  case ADE_OP_##N:                                                             \
+    for (uint32_t e = 0; e < len; e++, rid++, ref += (K)) {                    \
+      double a[ADE__MAX_ARITY + 1], d[ADE__MAX_ARITY + 1], h[6];               \
+      double *Tr = f->T + rid * p;                                             \
+      if (HVP_INDEP(N)) {                                                      \
+        memcpy(Tr, S + ix++ * p, p * sizeof *Tr);                              \
+        continue;                                                              \
+      }                                                                        \
+      for (int j = 0; j < (K); j++) a[j] = ref[j] ? V[ref[j]] : *cs++;         \
+      if (HVP_PASSIVE(F)) {                                                    \
+        for (size_t l = 0; l < p; l++) Tr[l] = 0.0;                            \
+        continue;                                                              \
+      }                                                                        \
+      ade__der_##N(a, V[rid], d, h);                                           \
+      fma += tan_run(p, (K), ref, d, T, Tr);                                   \
+    }                                                                          \
+    break;
+      ADE_OPS(HVP_FWD)
+#undef HVP_FWD
     }
-    const int ka = k && !(ade__optab[op].flags & ADE__PASSIVE) ? k : 0;
-    if (ka) ade__op_partials(op, a, V[i + 1], d, h);
-    tan_record(f, ka, arg, d, Tr);
   }
+  f->fma += fma;
 }
 
 /* T[id p + q] = the tangent of id in direction q; independent j's from
@@ -140,34 +184,104 @@ static void reverse_record(ade__hvp *f, int k, const uint64_t *arg, const double
   }
 }
 
-/* reverse over the resident form, records backward: each record's
- * constants are the ones before those of the records after it. */
+/* reverse_record for a record of the resident form with K operand slots
+ * (ref: their ids), K known where it is inlined: per direction the same
+ * additions in the same order, lanes in blocks for the vectoriser.
+ * @return the fma. */
+ADE__INLINE uint64_t rev_run(ade__hvp *f, int K, const uint32_t *ref, const double *d, const double *h,
+                             uint64_t rid) {
+  const size_t p = f->p;
+  const double ar = f->A[rid], *restrict Br = f->B + rid * p;
+  uint64_t fma = 0;
+  int curv = 0;
+  /* Unrolled for K known, the rule's constant partials fold (no curvature
+   * test left for a linear operation). */
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; j++) curv |= h[j] != 0;
+  curv &= ar != 0;
+#pragma GCC unroll 3
+  for (int j = 0; j < K; j++) {
+    if (!ref[j]) continue;
+    double *restrict Bu = f->B + (size_t)ref[j] * p, hc[ADE__MAX_ARITY];
+    const double dj = d[j], *restrict T0, *restrict T1, *restrict T2;
+    const double *Tc[ADE__MAX_ARITY];
+    int nc = 0;
+    f->A[ref[j]] += dj * ar;
+    fma += 1 + p;
+#pragma GCC unroll 3
+    for (int l = 0; l < K && curv; l++) {
+      double hl = ar * h[j >= l ? j * (j + 1) / 2 + l : l * (l + 1) / 2 + j];
+      if (!ref[l] || hl == 0) continue;
+      hc[nc] = hl;
+      Tc[nc++] = f->T + (size_t)ref[l] * p;
+      fma += 1 + p;
+    }
+    switch (nc) { /* T and B are disjoint; B_u is not B_r (u < r) */
+    case 0:
+#define HVP_B0(L) Bu[L] += dj * Br[L]
+      HVP_LANES(HVP_B0);
+#undef HVP_B0
+      break;
+    case 1:
+      T0 = Tc[0];
+#define HVP_B1(L) Bu[L] = (Bu[L] + dj * Br[L]) + hc[0] * T0[L]
+      HVP_LANES(HVP_B1);
+#undef HVP_B1
+      break;
+    case 2:
+      T0 = Tc[0], T1 = Tc[1];
+#define HVP_B2(L) Bu[L] = ((Bu[L] + dj * Br[L]) + hc[0] * T0[L]) + hc[1] * T1[L]
+      HVP_LANES(HVP_B2);
+#undef HVP_B2
+      break;
+    default:
+      T0 = Tc[0], T1 = Tc[1], T2 = Tc[2];
+#define HVP_B3(L) Bu[L] = (((Bu[L] + dj * Br[L]) + hc[0] * T0[L]) + hc[1] * T1[L]) + hc[2] * T2[L]
+      HVP_LANES(HVP_B3);
+#undef HVP_B3
+      break;
+    }
+  }
+  return fma;
+}
+
+/* reverse over the resident form, runs backward, one dispatch per run:
+ * each record's constants are the ones before those of the records after
+ * it. */
 static void res_reverse(ade__hvp *f, const ade__res *r, double *HS, double *g) {
   const size_t p = f->p;
-  const double *V = f->V ? f->V : r->val, *cend = r->cst + r->ncst;
+  const double *V = f->V ? f->V : r->val, *cend = r->cst + r->ncst, *w = f->w;
   const uint32_t *ref = r->ref + r->nref;
+  uint64_t rid = r->n + 1, fma = 0;
   size_t ix = f->t->meta.nindep, jd = f->t->meta.ndep;
-  for (size_t i = r->n; i-- > 0;) {
-    const unsigned op = r->op[i];
-    const uint64_t rid = i + 1;
-    const int k = ade__optab[op].arity;
-    double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY], h[6] = {0};
-    uint64_t arg[ADE__MAX_ARITY];
-    ref -= k;
-    for (int j = 0; j < k; j++) cend -= !ref[j];
-    const double *cs = cend;
-    res_operands(r, i, ref, &cs, V, a, arg);
-    if (op == ADE_OP_DEP) f->A[rid] += f->w ? f->w[--jd] : 1.0;
-    if (op == ADE_OP_INDEP) {
-      ix--;
-      memcpy(HS + ix * p, f->B + rid * p, p * sizeof *HS);
-      if (g) g[ix] = f->A[rid];
-      continue;
+  for (size_t u = r->nrun; u-- > 0;) {
+    const uint32_t len = r->rlen[u];
+    switch (r->rop[u]) {
+#define HVP_REV(N, s, K, F)                                                    \
+  case ADE_OP_##N:                                                             \
+    for (uint32_t e = 0; e < len; e++) {                                       \
+      double a[ADE__MAX_ARITY + 1], d[ADE__MAX_ARITY + 1], h[6] = {0};         \
+      rid--, ref -= (K);                                                       \
+      for (int j = 0; j < (K); j++) cend -= !ref[j];                           \
+      if (ADE_OP_##N == ADE_OP_DEP) f->A[rid] += w ? w[--jd] : 1.0;            \
+      if (HVP_INDEP(N)) {                                                      \
+        ix--;                                                                  \
+        memcpy(HS + ix * p, f->B + rid * p, p * sizeof *HS);                   \
+        if (g) g[ix] = f->A[rid];                                              \
+        continue;                                                              \
+      }                                                                        \
+      if (HVP_PASSIVE(F)) continue;                                            \
+      const double *cs = cend;                                                 \
+      for (int j = 0; j < (K); j++) a[j] = ref[j] ? V[ref[j]] : *cs++;         \
+      ade__der_##N(a, V[rid], d, h);                                           \
+      fma += rev_run(f, (K), ref, d, h, rid);                                  \
+    }                                                                          \
+    break;
+      ADE_OPS(HVP_REV)
+#undef HVP_REV
     }
-    if (!k || (ade__optab[op].flags & ADE__PASSIVE)) continue;
-    ade__op_partials(op, a, V[rid], d, h);
-    reverse_record(f, k, arg, d, h, rid);
   }
+  f->fma += fma;
 }
 
 /* HS[j p + q] = (H S)(j, q) for independent j; g (may be NULL) = the gradient. */

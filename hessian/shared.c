@@ -24,35 +24,11 @@ void ade__hess_local(const ade__view *v, uint32_t i, const double *V, ade__local
   unsigned op = v->op[i];
   const int k = ade__optab[op].arity;
   double a[ADE__MAX_ARITY], d[ADE__MAX_ARITY], h[6], r = V ? V[v->first + i + 1] : v->val[i];
-  int pos[ADE__MAX_ARITY];
   L->np = 0;
   if (k == 0 || (ade__optab[op].flags & ADE__PASSIVE)) return;
   ade__view_operands(v, V, i, k, a);
   ade__op_partials(op, a, r, d, h);
-  memset(L->h, 0, sizeof L->h);
-  const uint64_t *arg = ade__view_arg(v, i);
-  for (int j = 0; j < k; j++) { /* merge repeated operands: d(a, a)/da = d0 + d1 */
-    uint64_t id = arg[j];
-    pos[j] = -1;
-    if (!id) continue;
-    int q = 0;
-    while (q < L->np && L->id[q] != id) q++;
-    if (q == L->np) {
-      L->id[q] = id;
-      L->d[q] = 0;
-      L->np++;
-    }
-    pos[j] = q;
-    L->d[q] += d[j];
-  }
-  for (int j = 0; j < k; j++)
-    for (int l = 0; l <= j; l++) {
-      if (pos[j] < 0 || pos[l] < 0) continue;
-      int p = pos[j] > pos[l] ? pos[j] : pos[l], q = pos[j] > pos[l] ? pos[l] : pos[j];
-      /* h_jl and h_lj both land on (p, q); the packed table holds one. */
-      L->h[p * (p + 1) / 2 + q] += (j != l && p == q ? 2 : 1) * h[j * (j + 1) / 2 + l];
-    }
-  L->np = ade__local_drop(L->np, L->id, L->d, L->h);
+  ade__hess_merge(k, ade__view_arg(v, i), d, h, L);
 }
 
 /* Which second partials an operation can have nonzero anywhere: a bit per

@@ -78,6 +78,7 @@ static ade_double step(int k, ade_double a, ade_double b, ade_double c, double q
 typedef struct prog {
   int n, m, nsteps;
   uint64_t seed;
+  int rep; /* > 1: each kind rep steps in a row, in order (runs of one opcode) */
 } prog;
 
 /* Record prog at x: each step's kind and operands from the seed; values
@@ -97,6 +98,7 @@ static ade_tape *record(const prog *p, const double *x, uint32_t chunk_ops, int 
   for (int i = 0; i < p->n; i++) v[i] = ade_indep(x[i]);
   for (int i = 0; i < p->nsteps; i++) {
     int avail = p->n + i, k = i < NKINDS ? i : (int)(ade_test_rand(&s) % NKINDS);
+    if (p->rep > 1) k = i / p->rep % NKINDS;
     int a = avail - 1 - (int)(ade_test_rand(&s) % (uint64_t)(avail < 5 ? avail : 5));
     int b = (int)(ade_test_rand(&s) % (uint64_t)avail), c = (int)(ade_test_rand(&s) % (uint64_t)avail);
     ade_double r = step(k, v[a], v[b], v[c], ade_test_uniform(&s, 0.3, 1.7));
@@ -262,7 +264,7 @@ static const ade__res *resident(ade_tape *t) { return ade__res_peek(t); }
 START_TEST(resident_equals_streaming) {
   uint64_t s = 0x5eed0000u + (uint64_t)_i;
   prog p = {2 + (int)(ade_test_rand(&s) % 4), 1 + (int)(ade_test_rand(&s) % 3), 60 + (int)(ade_test_rand(&s) % 120),
-            ade_test_rand(&s)};
+            ade_test_rand(&s), 0};
   if (_i % 4 == 0) p.m = 1;
   double x[8], X[3 * 8];
   for (int i = 0; i < p.n; i++) {
@@ -320,7 +322,7 @@ END_TEST
 /* The tape covers every opcode (the first NKINDS steps are one of each
  * kind), and the resident form holds each record, with its runs adding up. */
 START_TEST(resident_layout) {
-  prog p = {3, 2, 400, 42};
+  prog p = {3, 2, 400, 42, 0};
   double x[3] = {0.61, -0.83, 1.17};
   ade_tape *t = record(&p, x, 37, 3);
   ade_stats st;
@@ -376,7 +378,7 @@ END_TEST
 
 /* Calls on a tape run on its clones and reuse the one resident form. */
 START_TEST(resident_shared_by_clones) {
-  prog p = {4, 1, 300, 7};
+  prog p = {4, 1, 300, 7, 0};
   double x[4] = {0.3, -0.7, 1.1, 0.45}, g[4], g2[4], f, f2;
   ade_tape *t = record(&p, x, 50, 3);
   ck_assert_int_ge(ade_gradient(t, x, &f, g), 0);
@@ -401,7 +403,7 @@ END_TEST
 START_TEST(tangent_slots) {
   uint64_t s = 0x7a9e0000u + (uint64_t)_i;
   prog p = {2 + (int)(ade_test_rand(&s) % 4), 1 + (int)(ade_test_rand(&s) % 3), 100 + (int)(ade_test_rand(&s) % 200),
-            ade_test_rand(&s)};
+            ade_test_rand(&s), 0};
   double x[8], X[8], xd[8 * 6], yd[3 * 6];
   for (int i = 0; i < p.n; i++) x[i] = ade_test_uniform(&s, -1.3, 1.3), X[i] = ade_test_uniform(&s, -1.3, 1.3);
   for (int i = 0; i < 6 * p.n; i++) xd[i] = ade_test_uniform(&s, -2, 2);
@@ -469,6 +471,101 @@ START_TEST(tangent_slots) {
 }
 END_TEST
 
+/* One Hessian sweep of every kind at the point V (NULL: the recorded one)
+ * into r: vector Hessian-vector products for several widths (both loops of
+ * the direction blocks, fma counts included), and edge pushing with its
+ * report and its log of updates. */
+static void run_second(ade_tape *t, const double *V, const double *w, uint64_t seed, results *r) {
+  static const size_t widths[] = {1, 2, 3, 4, 5, 7, 8, 9};
+  size_t n = ade_tape_num_indep(t);
+  for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+    const size_t p = widths[k];
+    double *S = malloc(sizeof(double) * n * p), *HS = malloc(sizeof(double) * n * p), *g = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n * p; i++) S[i] = ade_test_uniform(&seed, -2, 2);
+    ade__hvp f;
+    note(r, ade__hvp_begin(&f, t, p, NULL));
+    note(r, ade__hvp_run(&f, V, w, S, HS, g));
+    double fma = (double)f.fma;
+    hvp_resident += f.res != NULL;
+    ade__hvp_end(&f);
+    put(r, HS, n * p);
+    put(r, g, n);
+    put(r, &fma, 1);
+    free(S), free(HS), free(g);
+  }
+  ade_sparse *H = NULL;
+  ade_hess_report rep;
+  ade__hlog log;
+  double *g = malloc(sizeof(double) * n);
+  memset(&log, 0, sizeof log);
+  note(r, ade__edge_push(t, V, w, &H, g, &rep, &log));
+  double c[4] = {(double)rep.updates, (double)rep.fma, (double)rep.max_live, (double)log.n};
+  put(r, c, 4);
+  put(r, H->val, H->nnz);
+  for (size_t i = 0; i <= n; i++) {
+    double e = (double)H->rowptr[i];
+    put(r, &e, 1);
+  }
+  for (size_t i = 0; i < H->nnz; i++) {
+    double e = (double)H->col[i];
+    put(r, &e, 1);
+  }
+  for (size_t i = 0; i < 3 * log.n; i++) { /* in sweep order, not sorted */
+    double e = (double)log.e[i];
+    put(r, &e, 1);
+  }
+  put(r, g, n);
+  ade__hlog_free(&log);
+  ade_sparse_free(H);
+  free(g);
+}
+
+/* The Hessian sweeps over the resident form, one dispatch per run of one
+ * opcode, against the per-record sweeps over the chunks (the limit holds
+ * the values but not the resident form): the same bits, fma counts, live
+ * sets and updates in the same order, at the recorded point and at a new
+ * one, on random programs over every opcode with runs of 1 to 7 records
+ * of one kind. */
+START_TEST(hessian_runs_equal_records) {
+  uint64_t s = 0x4e55e000u + (uint64_t)_i;
+  prog p = {2 + (int)(ade_test_rand(&s) % 4), 1 + (int)(ade_test_rand(&s) % 3), 0, ade_test_rand(&s),
+            1 + 2 * (_i % 4)};
+  p.nsteps = NKINDS * p.rep + (int)(ade_test_rand(&s) % 60);
+  double x[8], X[8], w[3];
+  for (int i = 0; i < p.n; i++) x[i] = ade_test_uniform(&s, -1.3, 1.3), X[i] = ade_test_uniform(&s, -1.3, 1.3);
+  for (int i = 0; i < 3; i++) w[i] = ade_test_uniform(&s, -2, 2);
+  ade_tape *t = record(&p, x, 1 + (uint32_t)(ade_test_rand(&s) % 64), 3);
+  for (unsigned op = 0; op < ADE_OP_COUNT; op++)
+    ck_assert_msg(t->meta.opcount[op] > 0, "opcode %s not recorded", ade__optab[op].name);
+  const size_t keep = t->memlimit, nv = (size_t)t->meta.records + 1;
+  double *V = malloc(sizeof(double) * nv);
+  ck_assert_int_ge(ade__replay_values(t, X, V), 0);
+  const ade__res *r = ade__res_now(t);
+  ck_assert_ptr_nonnull(r);
+  uint32_t longest = 0;
+  for (size_t u = 0; u < r->nrun; u++) longest = r->rlen[u] > longest ? r->rlen[u] : longest;
+  ck_assert_uint_ge(longest, (uint32_t)p.rep); /* runs of several records */
+  for (int at = 0; at < 2; at++) {
+    const double *Vx = at ? V : NULL, *wx = p.m > 1 || at ? w : NULL;
+    results a = {0}, b = {0};
+    ade_tape_set_memory_limit(t, keep);
+    ck_assert_ptr_nonnull(ade__res_now(t));
+    hvp_resident = 0;
+    run_second(t, Vx, wx, s, &a);
+    ck_assert_int_gt(hvp_resident, 0);
+    ade_tape_set_memory_limit(t, nv * sizeof(double));
+    ck_assert_ptr_null(resident(t));
+    hvp_resident = 0;
+    run_second(t, Vx, wx, s, &b);
+    ck_assert_int_eq(hvp_resident, 0);
+    ck_assert_ptr_null(resident(t));
+    results_eq(&a, &b, at ? "runs vs records at x" : "runs vs records at the recorded point");
+    free(a.v), free(b.v);
+  }
+  free(V);
+  ade_tape_free(t);
+}
+END_TEST
 
 /* ------------------------------------------------------- o->keep */
 
@@ -512,7 +609,7 @@ static void no_chunk_decoded(ade_tape *t) {
 START_TEST(kept_equals_decoded) {
   uint64_t s = 0x6ee90000u + (uint64_t)_i;
   prog p = {2 + (int)(ade_test_rand(&s) % 4), 1 + (int)(ade_test_rand(&s) % 3), 60 + (int)(ade_test_rand(&s) % 120),
-            ade_test_rand(&s)};
+            ade_test_rand(&s), 0};
   if (_i % 4 == 0) p.m = 1;
   double x[8], X[3 * 8];
   for (int i = 0; i < p.n; i++) {
@@ -579,7 +676,7 @@ END_TEST
  * without it sweeps decode, with the same bits. A tape saved and loaded
  * again has none until its second sweep, as any loaded tape. */
 START_TEST(kept_memory_limit) {
-  prog p = {3, 2, 2000, 99};
+  prog p = {3, 2, 2000, 99, 0};
   double x[3] = {0.61, -0.83, 1.17}, xb[3], want[3], yb[2] = {0.5, -1.25};
   ade_tape *t0 = record(&p, x, 256, 3);
   ck_assert_int_ge(ade_adjoint(t0, NULL, yb, want), 0);
@@ -647,7 +744,7 @@ END_TEST
  * sweep fails with ADE_ENOMEM; the results are the bits of a recording
  * without it, and nothing leaks. */
 START_TEST(kept_out_of_memory) {
-  prog p = {3, 2, 150, 5};
+  prog p = {3, 2, 150, 5, 0};
   double x[3] = {0.61, -0.83, 1.17}, xb[3], want[3], yd[2], ywant[2], yb[2] = {0.5, -1.25}, xd[3] = {1, -2, 0.5};
   ade_tape *t0 = record(&p, x, 40, 3);
   ck_assert_int_ge(ade_adjoint(t0, NULL, yb, want), 0);
@@ -705,6 +802,7 @@ int main(void) {
   tcase_add_test(tc, resident_layout);
   tcase_add_test(tc, resident_shared_by_clones);
   tcase_add_loop_test(tc, tangent_slots, 0, 12);
+  tcase_add_loop_test(tc, hessian_runs_equal_records, 0, 16);
   tcase_add_loop_test(tc, kept_equals_decoded, 0, 12);
   tcase_add_test(tc, kept_memory_limit);
   tcase_add_test(tc, kept_out_of_memory);
