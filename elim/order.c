@@ -91,178 +91,20 @@ static size_t markowitz_scan(const ade_cgraph *c, const int64_t *dd) {
   return best;
 }
 
-/* A lower bound on the cost still to come of a vertex elimination run
- * (doc/elimination.md, "A lower bound for a vertex elimination run"):
- * each intermediate j left costs at least B_j = max(x_j, a_j) max(y_j, b_j)
- * at its own elimination, where x_j = |P_j ∩ X| and y_j = |S_j ∩ Y| now
- * (they never drop: independents and dependents are never eliminated, so
- * they leave P_j or S_j only with j), and, on a trimmed copy, a_j = 2 if
- * no single vertex separates j from the sources of the graph at the start
- * (its immediate dominator is the virtual root), else 1, b_j likewise
- * towards the sinks (0 on an untrimmed copy). Eliminations keep every
- * vertex cut a cut of the earlier graph, and P_j, S_j are such cuts, so
- * |P_j| >= a_j and |S_j| >= b_j whenever j is eliminated. So fma + sum B_j
- * over the intermediates left only grows and ends at the run's cost. */
-typedef struct vbound {
-  uint32_t *x, *y;     /* x_j, y_j per vertex index */
-  unsigned char *a, *b; /* a_j, b_j */
-  uint64_t rest;       /* sum of B_j over the alive intermediates */
-} vbound;
-
-static uint64_t vb_term(const vbound *b, size_t j, uint64_t x, uint64_t y) {
-  return (x > b->a[j] ? x : b->a[j]) * (y > b->b[j] ? y : b->b[j]);
-}
-
-static void vb_count(const ade_cgraph *c, size_t j, uint32_t *x, uint32_t *y) {
-  const ade__vtx *v = &c->v[j];
-  uint32_t a = 0, b = 0;
-  for (size_t k = 0; k < v->nin; k++) a += c->v[c->e[v->in[k]].src].kind == ADE__X;
-  for (size_t k = 0; k < v->nout; k++) b += c->v[c->e[v->out[k]].dst].kind == ADE__Y;
-  *x = a, *y = b;
-}
-
-/* sum B_j from scratch (the checking mode's reference). */
-static uint64_t vb_scratch(const vbound *b, const ade_cgraph *c) {
-  uint64_t r = 0;
-  uint32_t x, y;
-  for (size_t j = 0; j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) vb_count(c, j, &x, &y), r += vb_term(b, j, x, y);
-  return r;
-}
-
-/* One side's a_j (reverse: b_j) for every vertex: 2 where the immediate
- * dominator from a virtual root joined to the roots (independents and
- * vertices without in-edges; reverse: dependents, no out-edges) is that
- * root, else 1. Dominators of a DAG in topological order: the idom of j is
- * the common ancestor of its predecessors in the dominator tree (Cooper,
- * Harvey and Kennedy's intersection). The walks are budgeted; past the
- * budget a vertex's idom is taken to be its first predecessor, which
- * never claims a 2 wrongly (the dominators of j are among that chain).
- * ord: a topological order of k vertices, pos its inverse. */
-static void vb_dominated(const ade_cgraph *c, int reverse, const size_t *ord, const size_t *pos, size_t k,
-                         size_t *idom, unsigned char *out) {
-  size_t root = SIZE_MAX, budget = 16 * (c->nv + c->eslots) + 1024;
-  for (size_t t = 0; t < k; t++) {
-    size_t j = ord[reverse ? k - 1 - t : t];
-    const ade__vtx *v = &c->v[j];
-    size_t deg = reverse ? v->nout : v->nin;
-    if (v->kind == (reverse ? ADE__Y : ADE__X) || !deg) {
-      idom[j] = root, out[j] = 1;
-      continue;
-    }
-    size_t d = reverse ? c->e[v->out[0]].dst : c->e[v->in[0]].src;
-    for (size_t q = 1; q < deg && d != root; q++) {
-      size_t p = reverse ? c->e[v->out[q]].dst : c->e[v->in[q]].src;
-      while (p != d && budget) { /* deeper first: the later position (earlier, reverse) */
-        int pdeep = d == root || (p != root && (reverse ? pos[p] < pos[d] : pos[p] > pos[d]));
-        if (pdeep) p = idom[p];
-        else d = idom[d];
-        budget--;
-      }
-      if (!budget) {
-        d = reverse ? c->e[v->out[0]].dst : c->e[v->in[0]].src;
-        break;
-      }
-    }
-    idom[j] = d;
-    out[j] = d == root ? 2 : 1;
-  }
-}
-
-static int vb_init(vbound *b, const ade_cgraph *c) {
-  size_t nv = c->nv + 1, k = 0;
-  b->rest = 0;
-  b->x = ade__alloc(nv * sizeof *b->x);
-  b->y = ade__alloc(nv * sizeof *b->y);
-  b->a = ade__calloc(nv, 1);
-  b->b = ade__calloc(nv, 1);
-  if (!b->x || !b->y || !b->a || !b->b) return ade__fail(ADE_ENOMEM, "out of memory for the bound of %zu vertices", c->nv);
-  int st = ADE_OK;
-  if (c->trimmed) {
-    size_t *ord = ade__alloc(nv * sizeof *ord), *pos = ade__alloc(nv * sizeof *pos), *idom = ade__alloc(nv * sizeof *idom);
-    st = ord && pos && idom ? ade__cgraph_topo(c, ord, &k) : ade__fail(ADE_ENOMEM, "out of memory for dominators");
-    for (size_t t = 0; !st && t < k; t++) pos[ord[t]] = t;
-    if (!st) vb_dominated(c, 0, ord, pos, k, idom, b->a);
-    if (!st) vb_dominated(c, 1, ord, pos, k, idom, b->b);
-    ade__free(ord);
-    ade__free(pos);
-    ade__free(idom);
-  }
-  for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) vb_count(c, j, &b->x[j], &b->y[j]), b->rest += vb_term(b, j, b->x[j], b->y[j]);
-  return st;
-}
-
-static void vb_free(vbound *b) {
-  ade__free(b->x);
-  ade__free(b->y);
-  ade__free(b->a);
-  ade__free(b->b);
-}
-
-/* Before j is eliminated: each intermediate predecessor u gains the
- * dependents of S_j it does not reach yet, each intermediate successor w
- * the independents of P_j; j's own term goes (its cost enters fma). At
- * most |P_j| |S_j| lookups, the elimination's own cost. */
-static void vb_elim(vbound *b, const ade_cgraph *c, size_t j) {
-  const ade__vtx *v = &c->v[j];
-  b->rest -= vb_term(b, j, b->x[j], b->y[j]);
-  if (b->y[j])
-    for (size_t a = 0; a < v->nin; a++) {
-      size_t u = c->e[v->in[a]].src;
-      if (c->v[u].kind != ADE__Z) continue;
-      uint32_t add = 0;
-      for (size_t k = 0; k < v->nout; k++) {
-        size_t d = c->e[v->out[k]].dst;
-        add += c->v[d].kind == ADE__Y && ade__graph_find(c, u, d) == ADE__NONE;
-      }
-      if (add) b->rest += vb_term(b, u, b->x[u], b->y[u] + add) - vb_term(b, u, b->x[u], b->y[u]), b->y[u] += add;
-    }
-  if (b->x[j])
-    for (size_t k = 0; k < v->nout; k++) {
-      size_t w = c->e[v->out[k]].dst;
-      if (c->v[w].kind != ADE__Z) continue;
-      uint32_t add = 0;
-      for (size_t a = 0; a < v->nin; a++) {
-        size_t i = c->e[v->in[a]].src;
-        add += c->v[i].kind == ADE__X && ade__graph_find(c, i, w) == ADE__NONE;
-      }
-      if (add) b->rest += vb_term(b, w, b->x[w] + add, b->y[w]) - vb_term(b, w, b->x[w], b->y[w]), b->x[w] += add;
-    }
-}
-
-/* ADE__CUT once fma + the bound reaches the ceiling; with check, the
- * incremental bound is compared with a recomputation first. */
-static int vb_over(const vbound *b, const ade_cgraph *c, int check) {
-  if (check && b->rest != vb_scratch(b, c))
-    return ade__fail(ADE_ESTATE, "ordering: incremental cost bound %llu, recomputed %llu",
-                     (unsigned long long)b->rest, (unsigned long long)vb_scratch(b, c));
-  return c->ceiling && c->fma + b->rest >= c->ceiling ? ADE__CUT : ADE_OK;
-}
-
 /* V_LM (lowest Markowitz degree first) or, with dd, V_LR (lowest
  * Markowitz degree relative to the dependency degree); ties by index.
- * scan: the rescanning reference (the tests check both choose alike),
- * which also checks the cost bound (vbound) at every step. With a
- * ceiling, the run stops (ADE__CUT) once the cost so far plus the bound
- * reaches it. */
+ * scan: the rescanning reference (the tests check both choose alike). */
 static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int scan) {
-  vbound vb = {NULL, NULL, NULL, NULL, 0};
-  int bound = c->ceiling || scan;
   if (scan) {
     int64_t *d = relative ? ade__alloc((c->nv + 1) * sizeof *d) : NULL;
     int st = relative && !d ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
     if (!st && relative) st = dependency_degrees(c, d);
-    if (!st) st = vb_init(&vb, c);
-    if (!st) st = vb_over(&vb, c, 1);
     for (size_t j; !st && (j = markowitz_scan(c, d)) != ADE__NONE;) {
       st = ade_seq_push(s, c->v[j].id, 0, 0);
-      if (!st) vb_elim(&vb, c, j);
       if (!st) st = ade__elim_vertex_ix(c, j, NULL);
-      if (!st) st = vb_over(&vb, c, 1);
+      if (!st) st = over(c);
     }
     ade__free(d);
-    vb_free(&vb);
     return st;
   }
   ade__ipq h = {0};
@@ -271,8 +113,6 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
   int64_t *dd = relative ? ade__alloc((c->nv + 1) * sizeof *dd) : NULL;
   int st = relative && !dd ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
   if (!st && relative) st = dependency_degrees(c, dd);
-  if (!st && bound) st = vb_init(&vb, c);
-  if (!st && bound) st = vb_over(&vb, c, 0);
   for (size_t j = 0; !st && j < c->nv; j++)
     if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, j, dd), (long)j}, j);
   /* One entry per intermediate, its key set again whenever its degrees
@@ -284,9 +124,8 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
     nb.n = 0;
     st = adjacent(c, j, 1, 1, &nb);
     if (!st) st = ade_seq_push(s, c->v[j].id, 0, 0);
-    if (!st && bound) vb_elim(&vb, c, j);
     if (!st) st = ade__elim_vertex_ix(c, j, NULL);
-    if (!st) st = bound ? vb_over(&vb, c, 0) : over(c);
+    if (!st) st = over(c);
     for (size_t x = 0; !st && x < nb.n; x++) { /* degrees changed: fresh keys */
       size_t u = nb.a[x];
       if (c->v[u].alive && c->v[u].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, u, dd), (long)u}, u);
@@ -296,7 +135,6 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
   ade__ipq_free(&h);
   ade__ix_free(&nb);
   ade__free(dd);
-  vb_free(&vb);
   return st;
 }
 

@@ -117,11 +117,11 @@ END_TEST
 
 
 /* A vertex-markowitz (vertex-relative) run with a cost ceiling stops
- * early on a lower bound of the cost still to come (order.c, vbound). The
- * bound must never exceed the cost that is to come: with the ceiling one
- * above the full run's cost C, the run is never stopped and gives the same
- * sequence; at C or below it is stopped. The rescanning run (scan) also
- * compares the incremental bound with a recomputation at every step. */
+ * (ADE__CUT) once its cost so far plus a lower bound of the cost still to
+ * come reaches the ceiling (order.c, over()). The bound must never exceed
+ * the cost to come: with the ceiling one above the full run's cost C, the
+ * run is never stopped and gives the same sequence, in the heap and in the
+ * rescanning (scan) implementation; at C or below it is stopped. */
 static void check_capped(const ade_cgraph *g, uint64_t seed, uint64_t *rs) {
   static const int vo[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE};
   for (size_t k = 0; k < 2; k++)
