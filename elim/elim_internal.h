@@ -208,6 +208,9 @@ int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_
  * rescans every candidate at each step (the tests check that both give
  * the same sequence). */
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp);
+/* As ade__order_raw, stopped with ADE__CUT (nothing returned) once the
+ * sequence's cost is known to reach ceiling (UINT64_MAX: none). */
+int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, ade_elim_seq **sp);
 /* The exact period of the records of t's first prefix records (parts.c):
  * from record *start on, blocks of *period records repeat (both 0: none
  * found). */

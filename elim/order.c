@@ -823,7 +823,11 @@ static ade_elim_seq *bind(const ade_cgraph *g, ade_elim_seq *s) {
 }
 
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
-  int st = own(g, order, scan, 0, NULL, sp, NULL, UINT64_MAX);
+  return ade__order_capped(g, order, scan, UINT64_MAX, sp);
+}
+
+int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, ade_elim_seq **sp) {
+  int st = own(g, order, scan, 0, NULL, sp, NULL, ceiling);
   if (!st) bind(g, *sp);
   return st;
 }

@@ -116,6 +116,46 @@ START_TEST(same_choices_layered) {
 END_TEST
 
 
+/* A vertex-markowitz (vertex-relative) run with a cost ceiling stops
+ * (ADE__CUT) once its cost so far plus a lower bound of the cost still to
+ * come reaches the ceiling (order.c, over()). The bound must never exceed
+ * the cost to come: with the ceiling one above the full run's cost C, the
+ * run is never stopped and gives the same sequence, in the heap and in the
+ * rescanning (scan) implementation; at C or below it is stopped. */
+static void check_capped(const ade_cgraph *g, uint64_t seed, uint64_t *rs) {
+  static const int vo[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE};
+  for (size_t k = 0; k < 2; k++)
+    for (int scan = 0; scan < 2; scan++) {
+      ade_elim_seq *full = NULL, *s = NULL;
+      ck_assert_msg(ade__order_raw(g, vo[k], scan, &full) == ADE_OK, "%s", ade_errmsg());
+      uint64_t c = ade_seq_cost(full);
+      int st = ade__order_capped(g, vo[k], scan, c + 1, &s);
+      ck_assert_msg(st == ADE_OK, "%s seed %llu scan %d: stopped below its cost %llu (%d: %s)", ade_order_name(vo[k]),
+                    (unsigned long long)seed, scan, (unsigned long long)c, st, ade_errmsg());
+      assert_same_seq(s, full, ade_order_name(vo[k]), seed);
+      ade_seq_free(s), s = NULL;
+      uint64_t below = c ? 1 + ade_test_rand(rs) % c : 0;
+      for (int r = 0; c && r < 2; r++) {
+        st = ade__order_capped(g, vo[k], scan, r ? below : c, &s);
+        ck_assert_msg(st == ADE__CUT, "%s seed %llu: not stopped at ceiling %llu <= cost %llu (%d)", ade_order_name(vo[k]),
+                      (unsigned long long)seed, (unsigned long long)(r ? below : c), (unsigned long long)c, st);
+      }
+      ade_seq_free(full);
+    }
+}
+
+START_TEST(capped_markowitz_random) {
+  uint64_t rs = 31;
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 60))
+                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 6), 1 + (int)(ade_test_rand(&rs) % 8), m);
+    check_capped(g, seed, &rs);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
 /* The sequence of ordering o for g, complete and costing what it says. */
 /* The cost of the ordering's own sequence alone (no comparisons). */
 static uint64_t raw_cost(const ade_cgraph *g, int o) {
@@ -327,6 +367,7 @@ static Suite *suite(void) {
   tc = tcase_create("never worse");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, never_worse_random);
+  tcase_add_test(tc, capped_markowitz_random);
   tcase_add_test(tc, never_worse_paper);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");
