@@ -660,6 +660,24 @@ START_TEST(checked_start) {
     ck_assert_int_eq(ade__seq_edge_to_face(g, es, &fs, NULL), ADE_OK);
     ck_assert(fs->checked);
     ck_assert_uint_eq(check_seq(g, fs, "converted start"), fs->cost);
+    ade_elim_seq *vs = NULL, *cs = NULL;
+    ck_assert_int_eq(ade_elim_order(g, ADE_ORDER_VERTEX_MARKOWITZ, &vs), ADE_OK);
+    ck_assert_int_eq(ade__seq_vertex_to_edge(g, vs, &cs), ADE_OK);
+    ck_assert_uint_eq(cs->checked, ade__graph_fingerprint(g));
+    ck_assert_int_eq(ade__seq_finish(g, cs, &c), ADE_OK);
+    ck_assert_uint_eq(check_seq(g, cs, "converted edge start"), c);
+    ade_cgraph *g2 = NULL; /* another graph: simulated, not trusted */
+    uint64_t rs2 = rs;
+    size_t ne2;
+    g2 = random_graph(&rs2, 2, 3, 2, 0.5, &ne2);
+    if (ade__graph_fingerprint(g2) != cs->checked) {
+      cs->fingerprint = 0;
+      int st2 = ade__seq_finish(g2, cs, &c);
+      ck_assert(st2 != ADE_OK || c == check_seq(g2, cs, "other graph"));
+    }
+    ade_cgraph_free(g2);
+    ade_seq_free(vs);
+    ade_seq_free(cs);
     ck_assert_int_eq(ade__seq_finish(g, fs, &c), ADE_OK);
     ck_assert_uint_eq(c, fs->cost);
     ade_cgraph *d = NULL;
