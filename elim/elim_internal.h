@@ -106,6 +106,9 @@ struct ade_elim_seq {
   ade_elim_step *step;
   uint64_t cost;
   uint64_t fingerprint; /* ade__graph_fingerprint of the graph it was built for, 0 = any */
+  uint64_t checked;     /* nonzero: the ade__graph_fingerprint of the graph (faces: the dual)
+                         * it was built on by applying every step, which ended complete, cost
+                         * the engines' count; ade_seq_push clears it */
 };
 
 /* Graph primitives (graph.c). */

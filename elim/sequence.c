@@ -28,6 +28,7 @@ int ade_seq_push(ade_elim_seq *s, long a, long b, int dir) {
   if (ade__grow((void **)&s->step, &s->cap, s->len + 1, sizeof *s->step))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + 1);
   ade_elim_step *st = &s->step[s->len++];
+  s->checked = 0;
   st->a = a;
   st->b = s->kind == ADE_SEQ_VERTEX ? 0 : b;
   st->dir = s->kind == ADE_SEQ_EDGE ? dir : 0;
@@ -222,7 +223,7 @@ int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_eli
       if (!st) st = ade__elim_edge_ix(c, e, ADE_FRONT, NULL);
     }
   }
-  if (!st) s->cost = c->fma;
+  if (!st) s->cost = c->fma, s->checked = complete(c) ? ade__graph_fingerprint(g) : 0;
   ade_cgraph_free(c);
   if (st) ade_seq_free(s);
   else *es = s;
@@ -316,7 +317,7 @@ int ade__seq_edge_to_face(const ade_cgraph *g, const ade_elim_seq *es, ade_elim_
       k = dual_of(g, d, &ix, x->a, x->b);
     }
   }
-  if (!st) s->cost = d->fma;
+  if (!st) s->cost = d->fma, s->checked = complete(d) ? s->fingerprint : 0;
   if (!st && fill) *fill = d->fill;
   ade__dual_index_free(&ix);
   ade_cgraph_free(d);

@@ -643,6 +643,70 @@ static void on_progress(void *ud, const ade_opt_progress *p) {
   progress_calls++;
 }
 
+/* A face start the engine built (edge sequence converted on the dual) is
+ * kept as it is: marked checked, its cost the engines' count; ade_seq_push
+ * clears the mark, so a changed sequence is simulated again (and a bad
+ * step then fails). bnb and exhaustive stopped at once return it, checked
+ * against the forward-mode Jacobian by opt(). */
+START_TEST(checked_start) {
+  uint64_t rs = 97;
+  for (int it = 0; it < 20; it++) {
+    size_t ne;
+    ade_cgraph *g = random_graph(&rs, 2 + it % 3, 4 + it % 5, 2 + it % 2, 0.35, &ne);
+    ade_elim_seq *es = NULL, *fs = NULL;
+    uint64_t c = 0, v = 0;
+    int done = 0;
+    ck_assert_int_eq(ade_elim_order(g, it % 2 ? ADE_ORDER_EDGE_FORWARD : ADE_ORDER_EDGE_MARKOWITZ, &es), ADE_OK);
+    ck_assert_int_eq(ade__seq_edge_to_face(g, es, &fs, NULL), ADE_OK);
+    ck_assert(fs->checked);
+    ck_assert_uint_eq(check_seq(g, fs, "converted start"), fs->cost);
+    ade_elim_seq *vs = NULL, *cs = NULL;
+    ck_assert_int_eq(ade_elim_order(g, ADE_ORDER_VERTEX_MARKOWITZ, &vs), ADE_OK);
+    ck_assert_int_eq(ade__seq_vertex_to_edge(g, vs, &cs), ADE_OK);
+    ck_assert_uint_eq(cs->checked, ade__graph_fingerprint(g));
+    ck_assert_int_eq(ade__seq_finish(g, cs, &c), ADE_OK);
+    ck_assert_uint_eq(check_seq(g, cs, "converted edge start"), c);
+    ade_cgraph *g2 = NULL; /* another graph: simulated, not trusted */
+    uint64_t rs2 = rs;
+    size_t ne2;
+    g2 = random_graph(&rs2, 2, 3, 2, 0.5, &ne2);
+    if (ade__graph_fingerprint(g2) != cs->checked) {
+      cs->fingerprint = 0;
+      int st2 = ade__seq_finish(g2, cs, &c);
+      ck_assert(st2 != ADE_OK || c == check_seq(g2, cs, "other graph"));
+    }
+    ade_cgraph_free(g2);
+    ade_seq_free(vs);
+    ade_seq_free(cs);
+    ck_assert_int_eq(ade__seq_finish(g, fs, &c), ADE_OK);
+    ck_assert_uint_eq(c, fs->cost);
+    ade_cgraph *d = NULL;
+    ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+    ck_assert_int_eq(ade_seq_validate(d, fs, &done, &v), ADE_OK);
+    ck_assert(done && v == c);
+    ade_cgraph_free(d);
+    if (fs->len) { /* a repeated step: not applicable any more */
+      ck_assert_int_eq(ade_seq_push(fs, fs->step[0].a, fs->step[0].b, 0), ADE_OK);
+      ck_assert(!fs->checked);
+      ck_assert_int_ne(ade__seq_finish(g, fs, &c), ADE_OK);
+    }
+    ade_seq_free(es);
+    ade_seq_free(fs);
+    ade_opt_limits l;
+    ade_opt_report r;
+    ade_opt_limits_init(&l);
+    l.node_limit = 1;
+    opt(g, ADE_SEQ_FACE, ADE_OPT_BNB, &l, &r);
+    ck_assert_uint_le(r.cost, r.initial);
+    l.time_limit = 1e-9;
+    l.node_limit = 0;
+    opt(g, ADE_SEQ_FACE, ADE_OPT_BNB, &l, &r);
+    opt(g, ADE_SEQ_FACE, ADE_OPT_EXHAUSTIVE, &l, &r);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
 START_TEST(limits) {
   ade_cgraph *g = big_graph();
   ade_opt_limits l;
@@ -857,6 +921,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, too_large);
   tcase_add_test(tc, threads);
   tcase_add_test(tc, limits);
+  tcase_add_test(tc, checked_start);
   suite_add_tcase(s, tc);
   tc = tcase_create("values and errors");
   tcase_set_timeout(tc, 120);

@@ -411,6 +411,14 @@ static int start(shared *sh, const ade_cgraph *g, int kind, const ade_opt_limits
   return st;
 }
 
+/* 1 if steps x[0..n) are those of h (the search kept its start). */
+static int same_steps(const ade_elim_seq *h, const ade_elim_step *x, size_t n) {
+  if (!h || h->len != n) return 0;
+  for (size_t t = 0; t < n; t++)
+    if (h->step[t].a != x[t].a || h->step[t].b != x[t].b || h->step[t].dir != x[t].dir) return 0;
+  return 1;
+}
+
 int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq, ade_opt_report *r) {
   shared sh;
   worker w0;
@@ -446,7 +454,8 @@ int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_eli
     r->nodes = atomic_load(&sh.nodes);
     r->cuts = atomic_load(&sh.cuts);
     r->states = table_used(&sh.tt);
-    st = ade__seq_from_steps(kind, sh.bseq, sh.blen, seq);
+    if (same_steps(h, sh.bseq, sh.blen)) *seq = h, h = NULL; /* the start itself, checked if built so */
+    else st = ade__seq_from_steps(kind, sh.bseq, sh.blen, seq);
   }
   if (locked) pthread_mutex_destroy(&sh.lock);
   table_free(&sh.tt);

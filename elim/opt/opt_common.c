@@ -168,8 +168,17 @@ int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade
 }
 
 /* Bind s to g (faces: its dual), apply it to a copy, check it is complete
- * and set its cost to what the engines counted. */
+ * and set its cost to what the engines counted. A sequence an engine built
+ * itself by applying it to g (checked: ade__seq_vertex_to_edge,
+ * ade__seq_edge_to_face, the converted starts) is complete and costed
+ * already: bound, with no second simulation. Faces trust the mark (it
+ * names the dual the conversion built from g; this one is not built). */
 int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost) {
+  if (s->checked && (s->kind == ADE_SEQ_FACE || s->checked == ade__graph_fingerprint(g))) {
+    s->fingerprint = s->checked;
+    *cost = s->cost;
+    return ADE_OK;
+  }
   ade_cgraph *d = NULL;
   const ade_cgraph *w = g;
   int done = 0, st = s->kind == ADE_SEQ_FACE ? ade_cgraph_dual(&d, g) : ADE_OK;
