@@ -15,9 +15,30 @@ typedef struct ade__local {
   double h[6];
 } ade__local;
 
+#define ADE__STMT_MAXLEAF 16 /* distinct leaves of a statement (below) */
+
 /* Drop the operands with no nonzero first or second partial from np
- * operands (id, d, packed h), compacting in place; @return the new np. */
-int ade__local_drop(int np, uint64_t *id, double *d, double *h);
+ * operands (id, d, packed h), compacting in place; @return the new np.
+ * In place: entry (q, o) moves to (map[q], map[o]), never to a later
+ * position of the packed triangle, which is read in increasing order. */
+static inline int ade__local_drop(int np, uint64_t *id, double *d, double *h) {
+  int n = 0, map[ADE__STMT_MAXLEAF];
+  for (int q = 0; q < np; q++) {
+    int live = d[q] != 0;
+    for (int o = 0; o < np && !live; o++) live = h[q > o ? q * (q + 1) / 2 + o : o * (o + 1) / 2 + q] != 0;
+    map[q] = live ? n++ : -1;
+  }
+  if (n == np) return np;
+  for (int q = 0; q < np; q++) {
+    if (map[q] < 0) continue;
+    id[map[q]] = id[q];
+    d[map[q]] = d[q];
+    for (int o = 0; o <= q; o++)
+      if (map[o] >= 0) h[map[q] * (map[q] + 1) / 2 + map[o]] = h[q * (q + 1) / 2 + o];
+  }
+  return n;
+}
+
 
 /* L = the local partials of a record with k operand slots (ids arg, 0 =
  * a constant) and the rule's partials d, h at its operands: repeated
@@ -70,8 +91,7 @@ unsigned ade__hess_struct_mask(unsigned op);
  * chunk's sweep started, and are not independents or dependents. The tree's local
  * derivatives with respect to its leaves replace the records' own. */
 #define ADE__STMT_MAXREC 16  /* records of a tree, root included */
-#define ADE__STMT_MAXLEAF 16 /* distinct leaves */
-#define ADE__STMT_NVAR (ADE__STMT_MAXREC + ADE__STMT_MAXLEAF)
+#define ADE__STMT_NVAR (ADE__STMT_MAXREC + ADE__STMT_MAXLEAF) /* ADE__STMT_MAXLEAF: above */
 
 typedef struct ade__stmt {
   int np, nrec;                /* leaves; records (1: no tree, use rec[0]) */

@@ -75,26 +75,6 @@ void ade__hess_local_struct(const ade__view *v, uint32_t i, ade__local *L) {
       }
 }
 
-/* In place: entry (q, o) moves to (map[q], map[o]), never to a later
- * position of the packed triangle, which is read in increasing order. */
-int ade__local_drop(int np, uint64_t *id, double *d, double *h) {
-  int n = 0, map[ADE__STMT_MAXLEAF];
-  for (int q = 0; q < np; q++) {
-    int live = d[q] != 0;
-    for (int o = 0; o < np && !live; o++) live = h[q > o ? q * (q + 1) / 2 + o : o * (o + 1) / 2 + q] != 0;
-    map[q] = live ? n++ : -1;
-  }
-  if (n == np) return np;
-  for (int q = 0; q < np; q++) {
-    if (map[q] < 0) continue;
-    id[map[q]] = id[q];
-    d[map[q]] = d[q];
-    for (int o = 0; o <= q; o++)
-      if (map[o] >= 0) h[map[q] * (map[q] + 1) / 2 + map[o]] = h[q * (q + 1) / 2 + o];
-  }
-  return n;
-}
-
 static int trip_cmp(const void *pa, const void *pb) {
   const ade__trip *a = pa, *b = pb;
   if (a->row != b->row) return a->row < b->row ? -1 : 1;
