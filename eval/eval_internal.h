@@ -271,4 +271,16 @@ void ade__elemrecs_free(ade__elemrec *r);
  * mode want (adjoints beyond the limit are kept for live variables only). */
 size_t ade__strip_width(const ade_tape *t, int mode, const double *x, size_t want);
 
+/* LANE(L) for each direction L in [0, p) (the vector loops of the sweeps
+ * over the resident form and of the Hessian-vector sweeps): in blocks of 4
+ * with a fixed inner count, which gcc -O2 vectorises (its cheap cost model
+ * leaves loops of unknown count scalar), then the rest. */
+#define ADE__LANES(LANE)                                                       \
+  do {                                                                         \
+    size_t l0_ = 0;                                                            \
+    for (; l0_ + 4 <= p; l0_ += 4)                                             \
+      for (size_t u_ = 0; u_ < 4; u_++) LANE(l0_ + u_);                        \
+    for (; l0_ < p; l0_++) LANE(l0_);                                          \
+  } while (0)
+
 #endif

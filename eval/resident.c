@@ -394,17 +394,6 @@ static void res_values_to(const ade__res *r, const double *x, double *V, const u
   }
 }
 
-/* LANE(L) for each direction L in [0, p): in blocks of 4 with a fixed
- * inner count, which gcc -O2 vectorises (its cheap cost model leaves loops
- * of unknown count scalar), then the rest. */
-#define RES_LANES(LANE)                                                        \
-  do {                                                                         \
-    size_t l0_ = 0;                                                            \
-    for (; l0_ + 4 <= p; l0_ += 4)                                             \
-      for (size_t u_ = 0; u_ < 4; u_++) LANE(l0_ + u_);                        \
-    for (; l0_ < p; l0_++) LANE(l0_);                                          \
-  } while (0)
-
 /* Tr[0..p) = sum over active operands j of d[j] Tr_j, from 0.0 in operand
  * order (the additions of the streaming sweeps, lane by lane), in one pass
  * over Tr for up to two active operands. */
@@ -427,19 +416,19 @@ ADE__INLINE void tan_combine(size_t p, int k, const uint32_t *ref, const double 
   const double *restrict A0 = T + (size_t)ref[j0] * p, c0 = d[j0];
   if (j1 == k) {
 #define RES_L1(L) Tr[L] = 0.0 + c0 * A0[L]
-    RES_LANES(RES_L1);
+    ADE__LANES(RES_L1);
 #undef RES_L1
     return;
   }
   const double *restrict A1 = T + (size_t)ref[j1] * p, c1 = d[j1];
 #define RES_L2(L) Tr[L] = (0.0 + c0 * A0[L]) + c1 * A1[L]
-  RES_LANES(RES_L2);
+  ADE__LANES(RES_L2);
 #undef RES_L2
   for (int j = j1 + 1; j < k; j++) {
     if (!ref[j]) continue;
     const double *restrict Ta = T + (size_t)ref[j] * p, dk = d[j];
 #define RES_LK(L) Tr[L] += dk * Ta[L]
-    RES_LANES(RES_LK);
+    ADE__LANES(RES_LK);
 #undef RES_LK
   }
 }

@@ -34,17 +34,6 @@ static inline void tan_record(ade__hvp *f, int k, const uint64_t *arg, const dou
   }
 }
 
-/* LANE(L) for each direction L in [0, p): blocks of 4 with a fixed inner
- * count, which gcc -O2 vectorises (as eval/resident.c's RES_LANES), then
- * the rest. Each lane does what the one-direction loop does. */
-#define HVP_LANES(LANE)                                                        \
-  do {                                                                         \
-    size_t l0_ = 0;                                                            \
-    for (; l0_ + 4 <= p; l0_ += 4)                                             \
-      for (size_t u_ = 0; u_ < 4; u_++) LANE(l0_ + u_);                        \
-    for (; l0_ < p; l0_++) LANE(l0_);                                          \
-  } while (0)
-
 /* tan_record for a record of the resident form with K operand slots
  * (ref: their ids, 0 = constant): lane by lane the same additions.
  * @return the fma. */
@@ -58,14 +47,14 @@ ADE__INLINE uint64_t tan_run(size_t p, int K, const uint32_t *ref, const double 
   }
   const double *restrict A0 = T + (size_t)ref[j0] * p, c0 = d[j0];
 #define HVP_T1(L) Tr[L] = 0.0 + c0 * A0[L]
-  HVP_LANES(HVP_T1);
+  ADE__LANES(HVP_T1);
 #undef HVP_T1
   uint64_t fma = p;
   for (int j = j0 + 1; j < K; j++) {
     if (!ref[j]) continue;
     const double *restrict Ta = T + (size_t)ref[j] * p, dj = d[j];
 #define HVP_TK(L) Tr[L] += dj * Ta[L]
-    HVP_LANES(HVP_TK);
+    ADE__LANES(HVP_TK);
 #undef HVP_TK
     fma += p;
   }
@@ -219,25 +208,25 @@ ADE__INLINE uint64_t rev_run(ade__hvp *f, int K, const uint32_t *ref, const doub
     switch (nc) { /* T and B are disjoint; B_u is not B_r (u < r) */
     case 0:
 #define HVP_B0(L) Bu[L] += dj * Br[L]
-      HVP_LANES(HVP_B0);
+      ADE__LANES(HVP_B0);
 #undef HVP_B0
       break;
     case 1:
       T0 = Tc[0];
 #define HVP_B1(L) Bu[L] = (Bu[L] + dj * Br[L]) + hc[0] * T0[L]
-      HVP_LANES(HVP_B1);
+      ADE__LANES(HVP_B1);
 #undef HVP_B1
       break;
     case 2:
       T0 = Tc[0], T1 = Tc[1];
 #define HVP_B2(L) Bu[L] = ((Bu[L] + dj * Br[L]) + hc[0] * T0[L]) + hc[1] * T1[L]
-      HVP_LANES(HVP_B2);
+      ADE__LANES(HVP_B2);
 #undef HVP_B2
       break;
     default:
       T0 = Tc[0], T1 = Tc[1], T2 = Tc[2];
 #define HVP_B3(L) Bu[L] = (((Bu[L] + dj * Br[L]) + hc[0] * T0[L]) + hc[1] * T1[L]) + hc[2] * T2[L]
-      HVP_LANES(HVP_B3);
+      ADE__LANES(HVP_B3);
 #undef HVP_B3
       break;
     }

@@ -141,7 +141,7 @@ static void note(results *r, int st) {
   r->ncall++;
 }
 
-enum { P = 6 }; /* directions of the vector modes (a block of 4 and 2 more: both loops of RES_LANES) */
+enum { P = 6 }; /* directions of the vector modes (a block of 4 and 2 more: both loops of ADE__LANES) */
 
 static int hvp_resident; /* Hessian-vector sweeps that read the resident form */
 
