@@ -216,34 +216,87 @@ static int edge_push(ade__ipq *h, const ade_cgraph *c, size_t e, int dir, int fi
   return ADE_OK;
 }
 
-/* What a step changed: the vertices whose in-list (in) or out-list (out)
- * changed and the pairs (u, w) of an edge added or removed. */
+/* What an edge-markowitz step changed: the vertices whose in-list (in) or
+ * out-list (out) changed. */
 typedef struct edelta {
-  ade__ix in, out, pairs;
+  ade__ix in, out;
 } edelta;
 
 /* Before front (back) elimination of (i, j): out-lists of i (and P_i)
- * change, in-lists of j and S_j (of j); edges (i, j) and (i, S_j) ((P_i, j))
- * come or go. (j goes if (i, j) was its only in-edge, i if it was its
- * only out-edge: their neighbours are listed already.) */
+ * change, in-lists of j and S_j (of j). (j goes if (i, j) was its only
+ * in-edge, i if it was its only out-edge: their neighbours are listed
+ * already.) */
 static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
   size_t i = c->e[e].src, j = c->e[e].dst, v = dir == ADE_FRONT ? j : i;
   int st = ade__ix_push(&x->out, i);
   if (!st) st = ade__ix_push(&x->in, j);
   if (!st) st = adjacent(c, v, dir == ADE_BACK, dir == ADE_FRONT, dir == ADE_FRONT ? &x->in : &x->out);
-  if (!st) st = ade__ix_push(&x->pairs, i);
-  if (!st) st = ade__ix_push(&x->pairs, j);
-  const ade__vtx *V = &c->v[v];
-  for (size_t k = 0; !st && k < (dir == ADE_FRONT ? V->nout : V->nin); k++) {
-    st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : c->e[V->in[k]].src);
-    if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? c->e[V->out[k]].dst : j);
-  }
   return st;
+}
+
+/* What an E_LF step changes, listed before it: the vertices whose out-list
+ * (so) or in-list (pi) changes, each with its degree before (pairs v,
+ * degree), the pairs (u, w) of the edges it may add (fill-in or
+ * absorption), and the first edge number it can give a new edge. seen:
+ * per queue index, the step that last set it (each key is computed once
+ * per step). */
+typedef struct fdelta {
+  ade__ix so, pi, pairs;
+  long id0;
+  unsigned *seen, now;
+  size_t seencap;
+} fdelta;
+
+static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in) {
+  int st = ade__ix_push(l, v);
+  return st ? st : ade__ix_push(l, in ? c->v[v].nin : c->v[v].nout);
+}
+
+/* Front (i, j): i's out-list changes (and P_i's, if i can lose its only
+ * out-edge: S_j empty), the in-lists of j and S_j (j goes with its
+ * out-edges if (i, j) was its only in-edge); pairs (i, S_j). Back: the
+ * mirror image. */
+static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
+  size_t i = c->e[e].src, j = c->e[e].dst;
+  const ade__vtx *I = &c->v[i], *J = &c->v[j];
+  x->so.n = x->pi.n = x->pairs.n = 0;
+  x->id0 = c->next_edge_id;
+  int st = fdelta_vertex(&x->so, c, i, 0);
+  if (!st) st = fdelta_vertex(&x->pi, c, j, 1);
+  const ade__vtx *V = dir == ADE_FRONT ? J : I;
+  size_t n = dir == ADE_FRONT ? V->nout : V->nin;
+  for (size_t k = 0; !st && k < n; k++) {
+    size_t o = dir == ADE_FRONT ? c->e[V->out[k]].dst : c->e[V->in[k]].src;
+    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT);
+    if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : o);
+    if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? o : j);
+  }
+  /* An end that can be left isolated goes with its other edges. */
+  if (!n && dir == ADE_FRONT && I->nout == 1)
+    for (size_t k = 0; !st && k < I->nin; k++) st = fdelta_vertex(&x->so, c, c->e[I->in[k]].src, 0);
+  if (!n && dir == ADE_BACK && J->nin == 1)
+    for (size_t k = 0; !st && k < J->nout; k++) st = fdelta_vertex(&x->pi, c, c->e[J->out[k]].dst, 1);
+  return st;
+}
+
+/* Set the key of queue index 2 e + dir, once per step. */
+static int fill_push(ade__ipq *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
+  size_t q = 2 * e + (size_t)dir;
+  if (q >= x->seencap) {
+    size_t nc = 2 * q + 64;
+    unsigned *p = ade__realloc(x->seen, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu edges", nc / 2);
+    memset(p + x->seencap, 0, (nc - x->seencap) * sizeof *p);
+    x->seen = p, x->seencap = nc;
+  }
+  if (x->seen[q] == x->now) return ADE_OK;
+  x->seen[q] = x->now;
+  return edge_push(h, c, e, dir, 1);
 }
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
  * for p in S_u and P_w counts it (the smaller list is walked). */
-static int edge_triangles(ade__ipq *h, const ade_cgraph *c, size_t u, size_t w) {
+static int edge_triangles(ade__ipq *h, const ade_cgraph *c, fdelta *x, size_t u, size_t w) {
   const ade__vtx *U = &c->v[u], *W = &c->v[w];
   int st = ADE_OK, byin = W->nin <= U->nout;
   if (!U->alive || !W->alive) return ADE_OK;
@@ -251,39 +304,52 @@ static int edge_triangles(ade__ipq *h, const ade_cgraph *c, size_t u, size_t w) 
     size_t p = byin ? c->e[W->in[k]].src : c->e[U->out[k]].dst;
     size_t e1 = byin ? ade__graph_find(c, u, p) : U->out[k], e2 = byin ? W->in[k] : ade__graph_find(c, p, w);
     if (e1 == ADE__NONE || e2 == ADE__NONE) continue;
-    st = edge_push(h, c, e1, ADE_FRONT, 1);
-    if (!st) st = edge_push(h, c, e2, ADE_BACK, 1);
+    st = fill_push(h, c, x, e1, ADE_FRONT);
+    if (!st) st = fill_push(h, c, x, e2, ADE_BACK);
   }
   return st;
 }
 
-/* Fresh keys for what the step changed. The Markowitz key of front (i, j)
- * reads S_j, of back (i, j) P_i; the fill-in of front (i, j) also reads
- * |P_j| and which of S_j are in S_i, of back (i, j) |S_i| and which of P_i
- * are in P_j (the triangles). Only intermediates have such edges. New
- * edges get their keys from the pairs. */
-static int edge_update(ade__ipq *h, const ade_cgraph *c, const edelta *x, int fillin) {
+/* Fresh E_LF keys for what the step changed, and only those. Front (u, v)
+ * has fill-in |S_v \ S_u| - 1 - [|P_v| = 1] |S_v| and cost |S_v|; back
+ * (u, v) |P_u \ P_v| - 1 - [|S_u| = 1] |P_u| and cost |P_u|. So S_v
+ * changed: the fronts into v, and the backs out of v if [|S_v| = 1]
+ * changed; P_v changed: the backs out of v, and the fronts into v if
+ * [|P_v| = 1] changed; an edge (u, w) that came or went changes S_u and
+ * P_w at p in S_u and P_w: front (u, p) and back (p, w) (its triangles;
+ * the fronts out of u and backs into w otherwise keep their keys); a new
+ * edge gets both keys. Keys that only rise are left to edge_pop. An edge
+ * that went with an isolated end needs nothing: that end is dead. Only
+ * intermediates have such keys. */
+static int fill_update(ade__ipq *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
+  if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
   for (int side = 0; side < 2; side++) {
-    const ade__ix *l = side ? &x->in : &x->out;
-    for (size_t k = 0; !st && k < l->n; k++) {
+    const ade__ix *l = side ? &x->pi : &x->so;
+    for (size_t k = 0; !st && k < l->n; k += 2) {
       const ade__vtx *v = &c->v[l->a[k]];
+      size_t d0 = l->a[k + 1], d = side ? v->nin : v->nout;
       if (!v->alive || v->kind != ADE__Z) continue;
-      for (size_t a = 0; !st && (side == 0 || fillin) && a < v->nin; a++) st = edge_push(h, c, v->in[a], ADE_FRONT, fillin);
-      for (size_t b = 0; !st && (side == 1 || fillin) && b < v->nout; b++) st = edge_push(h, c, v->out[b], ADE_BACK, fillin);
+      int flip = (d0 == 1) != (d == 1);
+      for (size_t a = 0; !st && (side == 0 || flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
+      for (size_t b = 0; !st && (side == 1 || flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
     }
   }
-  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* new edges; the triangles */
+  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* new edges and their triangles */
     size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
-    if (e != ADE__NONE) st = edge_push(h, c, e, ADE_FRONT, fillin);
-    if (!st && e != ADE__NONE) st = edge_push(h, c, e, ADE_BACK, fillin);
-    if (!st && fillin) st = edge_triangles(h, c, u, w);
+    if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
+    st = fill_push(h, c, x, e, ADE_FRONT);
+    if (!st) st = fill_push(h, c, x, e, ADE_BACK);
+    if (!st) st = edge_triangles(h, c, x, u, w);
   }
+  /* An edge (u, w) that went only raises its triangles' keys (w joins
+   * S_p \ S_u, u joins P_p \ P_w): the queue finds those at the top
+   * (edge_pop), so they are not set here. */
   return st;
 }
 
 /* The least key in h (one entry per edge and direction, its key set
- * again after every step that can change it: edge_update). A stale entry
+ * again after every step that can lower it: fill_update). A stale entry
  * (its slot holds no candidate now, or another edge) goes back with its
  * current key: every live candidate keeps an entry no greater than its
  * key, so a top that is current is the least of all. */
@@ -352,13 +418,13 @@ static size_t vertex_edge_pop(ade__ipq *h, const ade_cgraph *c, int *dir, int *s
 
 static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
   ade__ipq h = {0};
-  edelta x = {{0}, {0}, {0}};
+  edelta x = {{0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
   while (!st && !(st = late(deadline))) {
     size_t e = vertex_edge_pop(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
-    x.in.n = x.out.n = x.pairs.n = 0;
+    x.in.n = x.out.n = 0;
     st = edge_delta(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
     if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
@@ -369,16 +435,16 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
   ade__ipq_free(&h);
   ade__ix_free(&x.in);
   ade__ix_free(&x.out);
-  ade__ix_free(&x.pairs);
   return st;
 }
 
-/* Greedy edge elimination by edge_key; the keys a step can change are
- * pushed again after it (edge_update). */
+/* Greedy edge elimination by edge_key: E_LF, or with scan the rescanning
+ * reference of either key; the E_LF keys a step changes are set again
+ * after it (fill_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
   if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
   ade__ipq h = {0};
-  edelta x = {{0}, {0}, {0}};
+  fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
     st = edge_push(&h, c, e, ADE_FRONT, fillin);
@@ -387,17 +453,17 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, fillin, &dir, &st);
     if (st || e == ADE__NONE) break;
-    x.in.n = x.out.n = x.pairs.n = 0;
-    if (!scan) st = edge_delta(c, e, dir, &x);
+    if (!scan) st = fdelta_before(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
     if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
     if (!st) st = over(c);
-    if (!st && !scan) st = edge_update(&h, c, &x, fillin);
+    if (!st && !scan) st = fill_update(&h, c, &x);
   }
   ade__ipq_free(&h);
-  ade__ix_free(&x.in);
-  ade__ix_free(&x.out);
+  ade__ix_free(&x.so);
+  ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
+  ade__free(x.seen);
   return st;
 }
 
