@@ -277,6 +277,25 @@ int ade__ipq_set(ade__ipq *q, const long *key, size_t x); /* insert or change */
 void ade__ipq_del(ade__ipq *q, size_t x);                 /* if queued */
 int ade__ipq_pop(ade__ipq *q, ade__pqent *top);            /* 0 if empty */
 void ade__ipq_free(ade__ipq *q);
+/* The same indexed heap over keys of two words compared as one 128-bit
+ * number (hi, then lo): half the size of an ade__pqent, one or two
+ * comparisons; for orderings whose key tuple packs into 128 bits. */
+typedef struct ade__pk {
+  uint64_t hi, lo;
+} ade__pk;
+typedef struct ade__pkent {
+  ade__pk k;
+  size_t x;
+} ade__pkent;
+typedef struct ade__pkq {
+  ade__pkent *a;
+  size_t n, cap;
+  size_t *pos, pcap;
+} ade__pkq;
+int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x); /* insert or change */
+void ade__pkq_del(ade__pkq *q, size_t x);             /* if queued */
+int ade__pkq_pop(ade__pkq *q, ade__pkent *top);        /* 0 if empty */
+void ade__pkq_free(ade__pkq *q);
 /* A growable list of indices. */
 typedef struct ade__ix {
   size_t *a, n, cap;

@@ -208,11 +208,24 @@ static size_t edge_scan(const ade_cgraph *c, int fillin, int *bdir) {
   return best;
 }
 
-/* Queue entries name 2 e + dir. */
-static int edge_push(ade__ipq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
+/* E_LF's key packed into two words, in the same order: (fill-in + 2^31,
+ * cost) high, (i, j, dir) low, vertex indices for ids (ids ascend with the
+ * index). It fits while the graph has fewer than 2^31 - 1 vertices
+ * (|fill-in| and cost are below the vertex count). */
+#define ADE__PK_VERTICES ((size_t)INT32_MAX)
+static int edge_pk(const ade_cgraph *c, size_t e, int dir, ade__pk *k) {
   long key[ADE__PQ_KEYS];
-  if (edge_key(c, e, dir, fillin, key)) return ade__ipq_set(h, key, 2 * e + (size_t)dir);
-  ade__ipq_del(h, 2 * e + (size_t)dir);
+  if (!edge_key(c, e, dir, 1, key)) return 0;
+  k->hi = (uint64_t)((int64_t)key[0] + INT64_C(2147483648)) << 32 | (uint64_t)key[1];
+  k->lo = (uint64_t)c->e[e].src << 32 | (uint64_t)c->e[e].dst << 1 | (uint64_t)dir;
+  return 1;
+}
+
+/* Queue entries name 2 e + dir. */
+static int edge_push(ade__pkq *h, const ade_cgraph *c, size_t e, int dir) {
+  ade__pk key;
+  if (edge_pk(c, e, dir, &key)) return ade__pkq_set(h, key, 2 * e + (size_t)dir);
+  ade__pkq_del(h, 2 * e + (size_t)dir);
   return ADE_OK;
 }
 
@@ -280,7 +293,7 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
 }
 
 /* Set the key of queue index 2 e + dir, once per step. */
-static int fill_push(ade__ipq *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
+static int fill_push(ade__pkq *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
   size_t q = 2 * e + (size_t)dir;
   if (q >= x->seencap) {
     size_t nc = 2 * q + 64;
@@ -291,12 +304,12 @@ static int fill_push(ade__ipq *h, const ade_cgraph *c, fdelta *x, size_t e, int 
   }
   if (x->seen[q] == x->now) return ADE_OK;
   x->seen[q] = x->now;
-  return edge_push(h, c, e, dir, 1);
+  return edge_push(h, c, e, dir);
 }
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
  * for p in S_u and P_w counts it (the smaller list is walked). */
-static int edge_triangles(ade__ipq *h, const ade_cgraph *c, fdelta *x, size_t u, size_t w) {
+static int edge_triangles(ade__pkq *h, const ade_cgraph *c, fdelta *x, size_t u, size_t w) {
   const ade__vtx *U = &c->v[u], *W = &c->v[w];
   int st = ADE_OK, byin = W->nin <= U->nout;
   if (!U->alive || !W->alive) return ADE_OK;
@@ -321,7 +334,7 @@ static int edge_triangles(ade__ipq *h, const ade_cgraph *c, fdelta *x, size_t u,
  * edge gets both keys. Keys that only rise are left to edge_pop. An edge
  * that went with an isolated end needs nothing: that end is dead. Only
  * intermediates have such keys. */
-static int fill_update(ade__ipq *h, const ade_cgraph *c, fdelta *x) {
+static int fill_update(ade__pkq *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
   if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
   for (int side = 0; side < 2; side++) {
@@ -353,14 +366,14 @@ static int fill_update(ade__ipq *h, const ade_cgraph *c, fdelta *x) {
  * (its slot holds no candidate now, or another edge) goes back with its
  * current key: every live candidate keeps an entry no greater than its
  * key, so a top that is current is the least of all. */
-static size_t edge_pop(ade__ipq *h, const ade_cgraph *c, int fillin, int *dir, int *st) {
-  ade__pqent t;
-  long key[ADE__PQ_KEYS];
-  while (!*st && ade__ipq_pop(h, &t)) {
-    if (!edge_key(c, t.x / 2, (int)(t.x % 2), fillin, key)) continue;
+static size_t edge_pop(ade__pkq *h, const ade_cgraph *c, int *dir, int *st) {
+  ade__pkent t;
+  ade__pk key;
+  while (!*st && ade__pkq_pop(h, &t)) {
+    if (!edge_pk(c, t.x / 2, (int)(t.x % 2), &key)) continue;
     *dir = (int)(t.x % 2);
-    if (!memcmp(key, t.k, sizeof key)) return t.x / 2;
-    *st = ade__ipq_set(h, key, t.x);
+    if (key.hi == t.k.hi && key.lo == t.k.lo) return t.x / 2;
+    *st = ade__pkq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
@@ -443,15 +456,17 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
  * after it (fill_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
   if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
-  ade__ipq h = {0};
+  if (!scan && c->nv >= ADE__PK_VERTICES)
+    return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
+  ade__pkq h = {0};
   fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
-    st = edge_push(&h, c, e, ADE_FRONT, fillin);
-    if (!st) st = edge_push(&h, c, e, ADE_BACK, fillin);
+    st = edge_push(&h, c, e, ADE_FRONT);
+    if (!st) st = edge_push(&h, c, e, ADE_BACK);
   }
   while (!st && !(st = late(deadline))) {
-    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, fillin, &dir, &st);
+    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
     if (!scan) st = fdelta_before(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
@@ -459,7 +474,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
     if (!st) st = over(c);
     if (!st && !scan) st = fill_update(&h, c, &x);
   }
-  ade__ipq_free(&h);
+  ade__pkq_free(&h);
   ade__ix_free(&x.so);
   ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
