@@ -78,7 +78,7 @@ typedef struct hs {
   /* incremental keys (not with scan, the rescanning reference) */
   int scan;
   int gl[MAXH], ngl, pre[MAXH], fill; /* the global filters, their prefix lengths */
-  ade__pq q;               /* every target's global key tuple, lazily */
+  ade__ipq q;              /* every target's global key tuple (no greater than it) */
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
@@ -591,12 +591,10 @@ static int cand_of(const hs *h, size_t x, cand *k) {
   return c->v[y->src].kind == ADE__Z && c->v[y->dst].kind == ADE__Z;
 }
 
-/* Queue x with its tuple, unless an entry of x no greater is queued
- * (a tuple that went up is put right when it reaches the top). */
-static int qpush_key(hs *h, const long *key, size_t x) {
-  if (x < h->q.tcap && h->q.last[x].x && !ade__pq_less(key, h->q.last[x].k)) return ADE_OK;
-  return ade__pq_push(&h->q, key, x);
-}
+/* Queue x with its current tuple (one entry per target, set in place; a
+ * tuple that went up without being set again is put right when it
+ * reaches the top). */
+static int qpush_key(hs *h, const long *key, size_t x) { return ade__ipq_set(&h->q, key, x); }
 
 static int qpush(hs *h, size_t x) {
   cand k;
@@ -627,17 +625,20 @@ static int qpush_edges(hs *h, size_t v) {
  * no greater than its tuple (a tuple that may have dropped is pushed
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
-  ade__pqent t;
   cand k;
   while (!*st && h->q.n) {
-    int live = cand_of(h, h->q.a[0].x, &k);
-    if (live) gkey(h, &k, key);
-    if (live && !memcmp(key, h->q.a[0].k, sizeof h->q.a[0].k)) {
-      *x = h->q.a[0].x;
+    size_t t = h->q.a[0].x;
+    int live = cand_of(h, t, &k);
+    if (!live) {
+      ade__ipq_del(&h->q, t);
+      continue;
+    }
+    gkey(h, &k, key);
+    if (!memcmp(key, h->q.a[0].k, sizeof h->q.a[0].k)) {
+      *x = t;
       return 1;
     }
-    ade__pq_pop(&h->q, &t);
-    if (live) *st = qpush_key(h, key, t.x);
+    *st = qpush_key(h, key, t);
   }
   return 0;
 }
@@ -646,6 +647,56 @@ static int add_near(hs *h, const cand *k, const long *tkey, int pre) {
   long key[ADE__PQ_KEYS];
   if (pre) gkey(h, k, key);
   return pre && memcmp(key, tkey, (size_t)pre * sizeof *key) ? ADE_OK : add_cand(h, k->x, k->y, k->dir);
+}
+
+/* Edges, sibling: a front (p, x) has a positive sibling degree only if p
+ * is in P- and x has a successor in S-, a back (x, s) only if s is in S-
+ * and x a predecessor in P-. Listing the fronts out of P- (the backs into
+ * S-) walks the out-lists of P- (the in-lists of S-): an independent's
+ * growing fan-out (a dependent's fan-in) at every step. Whether to list
+ * them from the other side instead, the pairs (p, x) for x a predecessor
+ * of S- (the pairs (x, s) for x a successor of P-), each looked up: when
+ * that walks fewer edges. One of P- and S- has one vertex (an edge step's
+ * P- is {i} or its S- {j}). The targets of degree 0 that this leaves out
+ * change nothing: the filter keeps the highest degree if positive, else
+ * everyone. */
+static size_t list_degrees(const ade_cgraph *c, const ade__ix *l, int in) {
+  size_t n = 0;
+  for (size_t k = 0; k < l->n; k++)
+    if (c->v[l->a[k]].alive) n += in ? c->v[l->a[k]].nin : c->v[l->a[k]].nout;
+  return n;
+}
+
+static int near_by_pairs(const hs *h, int side) {
+  const ade__ix *own = side ? &h->sl : &h->pl, *other = side ? &h->pl : &h->sl;
+  if (own->n != 1 && other->n != 1) return 0;
+  size_t direct = list_degrees(h->c, own, side), across = list_degrees(h->c, other, !side);
+  return 2 * across * own->n < direct;
+}
+
+static int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
+  const ade_cgraph *c = h->c;
+  const ade__ix *own = side ? &h->sl : &h->pl, *other = side ? &h->pl : &h->sl;
+  int st = ADE_OK;
+  if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
+  for (size_t k = 0; !st && k < other->n; k++) {
+    const ade__vtx *o = &c->v[other->a[k]];
+    if (!o->alive) continue;
+    /* side 0: x in P_s for s in S-, fronts (p, x); side 1: x in S_p for
+     * p in P-, backs (x, s) */
+    for (size_t a = 0; !st && a < (side ? o->nout : o->nin); a++) {
+      size_t x = side ? c->e[o->out[a]].dst : c->e[o->in[a]].src;
+      if (!c->v[x].alive || c->v[x].kind != ADE__Z) continue;
+      if (own->n == 1 && h->vm[x] == h->vstamp) continue; /* found from another vertex of the other side */
+      if (own->n == 1) h->vm[x] = h->vstamp;
+      for (size_t b = 0; !st && b < own->n; b++) {
+        size_t e = side ? ade__graph_find(c, x, own->a[b]) : ade__graph_find(c, own->a[b], x);
+        cand t = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
+        if (e != ADE__NONE) st = add_near(h, &t, tkey, pre);
+      }
+    }
+  }
+  return st;
 }
 
 /* The targets near the last elimination among the implicit survivors
@@ -664,6 +715,7 @@ static int near_targets(hs *h, int f, const long *tkey, int pre) {
       const ade__vtx *v = &c->v[l->a[k]];
       if (!v->alive) continue;
       if (h->kind == ADE_SEQ_EDGE) { /* f is sibling */
+        if (near_by_pairs(h, side)) continue; /* listed below */
         for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) {
           size_t e = side ? v->in[a] : v->out[a];
           cand x = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
@@ -681,6 +733,8 @@ static int near_targets(hs *h, int f, const long *tkey, int pre) {
       }
     }
   }
+  for (int side = 0; !st && h->kind == ADE_SEQ_EDGE && side < 2; side++)
+    if (near_by_pairs(h, side)) st = near_edges_by_pairs(h, side, tkey, pre);
   return st;
 }
 
@@ -855,7 +909,6 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = h->kind == ADE_SEQ_FACE ? ade__graph_marks(h->c) : ADE_OK;
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
-  h->q.track = 1;
   plan_chain(h, f, nf);
   for (size_t x = 0; !st && x < n; x++) st = qpush(h, x);
   while (!st) {
@@ -915,7 +968,7 @@ static void hs_free(hs *h) {
   ade__free(h->cv);
   ade__free(h->vm);
   ade__free(h->jr);
-  ade__pq_free(&h->q);
+  ade__ipq_free(&h->q);
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
   ade__ix_free(&h->dv);
