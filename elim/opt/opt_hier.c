@@ -609,6 +609,9 @@ static int qpush(hs *h, size_t x) {
 static int qpush_edges(hs *h, size_t v) {
   const ade__vtx *V = &h->c->v[v];
   int st = ADE_OK;
+  /* Without fillin, only an intermediate's edges are such targets: an
+   * independent's fan-out (a dependent's fan-in) is not walked. */
+  if (!h->fill && V->kind != ADE__Z) return ADE_OK;
   for (size_t a = 0; !st && a < V->nin; a++) {
     st = qpush(h, 2 * V->in[a] + ADE_FRONT);
     if (!st && h->fill) st = qpush(h, 2 * V->in[a] + ADE_BACK);
