@@ -981,6 +981,12 @@ static void hs_free(hs *h) {
   ade__ix_free(&h->fs);
 }
 
+static int no_intermediates(const ade_cgraph *c) {
+  for (size_t v = 0; v < c->nv; v++)
+    if (c->v[v].alive && c->v[v].kind == ADE__Z) return 0;
+  return 1;
+}
+
 static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
                      uint64_t ceiling, ade_elim_seq **seq, int *limited, int *cut) {
   hs h;
@@ -1013,6 +1019,9 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   if (!st) st = scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
   if (!st && h.ceiling && s->cost > h.ceiling) h.cut = 1; /* also after a completion at the limit */
+  /* Built by applying every step to a copy of g, complete: ade__seq_finish
+   * need not simulate it again. */
+  if (!st && !h.cut && kind != ADE_SEQ_FACE && no_intermediates(h.c)) s->checked = ade__graph_fingerprint(g);
   if (!st && limited) *limited = h.limited;
   if (!st && cut) *cut = h.cut;
   hs_free(&h);
