@@ -81,6 +81,8 @@ typedef struct hs {
   ade__ipq q;              /* every target's global key tuple (no greater than it) */
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
+  ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
+  long id0;                /* the first edge number a step can give a new edge */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
   int twin;                /* faces: a filter reads ade__dual_twin */
   uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
@@ -774,7 +776,9 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
 static int mark_v(hs *h, size_t v) {
   if (h->vm[v] == h->vstamp) return ADE_OK;
   h->vm[v] = h->vstamp;
-  return ade__ix_push(&h->dv, v);
+  int st = ade__ix_push(&h->dv, v);
+  if (!st) st = ade__ix_push(&h->dg, h->c->v[v].nin);
+  return st ? st : ade__ix_push(&h->dg, h->c->v[v].nout);
 }
 
 static int mark_adjacent(hs *h, size_t v, int in, int out) {
@@ -786,14 +790,16 @@ static int mark_adjacent(hs *h, size_t v, int in, int out) {
 }
 
 /* Before the step on vertices or edges: the vertices whose in- or
- * out-list it can change (dv), and the pairs (u, w) it can join (fill-in
- * keys read which edges exist). Vertex v: v, P_v, S_v; pairs P_v x S_v.
+ * out-list it can change (dv, with their degrees in dg), and the pairs
+ * (u, w) it can join (fill-in keys read which edges exist; edges: the new
+ * edges). Vertex v: v, P_v, S_v; pairs P_v x S_v.
  * Front (i, j): i, j, S_j, and P_j in case j goes; pairs {i} x S_j. Back
  * (i, j): i, j, P_i, and S_i in case i goes; pairs P_i x {j}. */
 static int delta(hs *h, const cand *k) {
   const ade_cgraph *c = h->c;
   int st;
-  h->dv.n = h->pairs.n = 0;
+  h->dv.n = h->dg.n = h->pairs.n = 0;
+  h->id0 = c->next_edge_id;
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
@@ -809,7 +815,7 @@ static int delta(hs *h, const cand *k) {
   const ade__vtx *W = &c->v[w];
   st = mark_adjacent(h, w, 1, 1);
   if (!st) st = mark_v(h, k->dir == ADE_FRONT ? i : j);
-  for (size_t a = 0; !st && h->fill && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
+  for (size_t a = 0; !st && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
     st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
     if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
   }
@@ -838,11 +844,35 @@ static int triangles(hs *h, size_t u, size_t w) {
   return st;
 }
 
+/* Edges without fillin: a tuple reads only |S_v| (front (a, v)) or |P_v|
+ * (back (v, b)) besides the ranks, so the fronts into a vertex whose
+ * out-degree changed and the backs out of one whose in-degree changed,
+ * and both directions of a new edge, are all the targets whose tuple
+ * changed. */
+static int refresh_sizes(hs *h) {
+  const ade_cgraph *c = h->c;
+  int st = ADE_OK;
+  for (size_t k = 0; !st && k < h->dv.n; k++) {
+    const ade__vtx *V = &c->v[h->dv.a[k]];
+    if (!V->alive || V->kind != ADE__Z) continue;
+    for (size_t a = 0; !st && V->nout != h->dg.a[2 * k + 1] && a < V->nin; a++) st = qpush(h, 2 * V->in[a] + ADE_FRONT);
+    for (size_t b = 0; !st && V->nin != h->dg.a[2 * k] && b < V->nout; b++) st = qpush(h, 2 * V->out[b] + ADE_BACK);
+  }
+  for (size_t k = 0; !st && k < h->pairs.n; k += 2) {
+    size_t e = ade__graph_find(c, h->pairs.a[k], h->pairs.a[k + 1]);
+    if (e == ADE__NONE || c->e[e].id < h->id0) continue; /* absorbed: no edge came */
+    st = qpush(h, 2 * e + ADE_FRONT);
+    if (!st) st = qpush(h, 2 * e + ADE_BACK);
+  }
+  return st;
+}
+
 /* After the step: fresh tuples for every target whose tuple can have
  * changed: (vertices) those in dv, (edges) those on an edge of a vertex
  * in dv, and with fillin the triangles of the pairs. */
 static int refresh(hs *h) {
   int st = ADE_OK;
+  if (h->kind == ADE_SEQ_EDGE && !h->fill) return refresh_sizes(h);
   for (size_t k = 0; !st && k < h->dv.n; k++) {
     size_t v = h->dv.a[k];
     if (!h->c->v[v].alive) continue;
@@ -975,6 +1005,7 @@ static void hs_free(hs *h) {
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
   ade__ix_free(&h->dv);
+  ade__ix_free(&h->dg);
   ade__ix_free(&h->pairs);
   ade__ix_free(&h->in);
   ade__ix_free(&h->out);
