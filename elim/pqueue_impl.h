@@ -56,26 +56,12 @@ static int F(set)(Q *q, const K *key, size_t x) {
   return ADE_OK;
 }
 
-/* Remove x if queued: the last entry fills its hole. */
-static void F(del)(Q *q, size_t x) {
-  if (x >= q->pcap || q->pos[x] == SIZE_MAX) return;
-  size_t i = q->pos[x];
-  q->pos[x] = SIZE_MAX;
-  E e = q->a[--q->n];
-  if (i < q->n) F(place)(q, i, &e);
-}
-
-/* The root's hole goes down to a leaf along the least children, then the
- * last entry goes up from there (Floyd): it nearly always belongs near
- * the bottom, so this saves the comparison with it on every level. */
-static int F(pop)(Q *q, E *top) {
-  if (!q->n) return 0;
+/* The hole at i goes down to a leaf along the least children, then e
+ * goes up from there (Floyd): e, the last entry, nearly always belongs
+ * near the bottom, so this saves the comparison with it on every level.
+ * Right for any hole: the path to the leaf stays ordered. */
+static void F(refill)(Q *q, size_t i, const E *e) {
   E *a = q->a;
-  *top = a[0];
-  q->pos[top->x] = SIZE_MAX;
-  E e = a[--q->n];
-  if (!q->n) return 1;
-  size_t i = 0;
   for (;;) {
     size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
     if (c >= q->n) break;
@@ -85,13 +71,30 @@ static int F(pop)(Q *q, E *top) {
     q->pos[a[i].x] = i;
     i = s;
   }
-  while (i && LESS(&e.k, &a[(i - 1) / ARITY].k)) {
+  while (i && LESS(&e->k, &a[(i - 1) / ARITY].k)) {
     size_t p = (i - 1) / ARITY;
     a[i] = a[p];
     q->pos[a[i].x] = i;
     i = p;
   }
-  a[i] = e;
-  q->pos[e.x] = i;
+  a[i] = *e;
+  q->pos[e->x] = i;
+}
+
+/* Remove x if queued: the last entry fills its hole. */
+static void F(del)(Q *q, size_t x) {
+  if (x >= q->pcap || q->pos[x] == SIZE_MAX) return;
+  size_t i = q->pos[x];
+  q->pos[x] = SIZE_MAX;
+  E e = q->a[--q->n];
+  if (i < q->n) F(refill)(q, i, &e);
+}
+
+static int F(pop)(Q *q, E *top) {
+  if (!q->n) return 0;
+  *top = q->a[0];
+  q->pos[top->x] = SIZE_MAX;
+  E e = q->a[--q->n];
+  if (q->n) F(refill)(q, 0, &e);
   return 1;
 }
