@@ -1,4 +1,5 @@
 /* opt_hier.c: heuristic hierarchies (locality-heuristics paper): filters applied in turn to the eliminable targets, each keeping its most favourable class; keys kept incrementally in a heap, with the rescan as the reference. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "opt_internal.h"
@@ -79,6 +80,8 @@ typedef struct hs {
   int scan;
   int gl[MAXH], ngl, pre[MAXH], fill; /* the global filters, their prefix lengths */
   ade__ipq q;              /* every target's global key tuple (no greater than it) */
+  long (*kd)[ADE__PQ_KEYS]; /* edges: per target 2 e + dir its queued tuple; q holds e */
+  size_t kdcap;            /* with the lesser of its two directions' */
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
   ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
@@ -593,10 +596,37 @@ static int cand_of(const hs *h, size_t x, cand *k) {
   return c->v[y->src].kind == ADE__Z && c->v[y->dst].kind == ADE__Z;
 }
 
+/* Edges: one entry per edge e, whose tuple is the lesser of its two
+ * directions' (kd; all LONG_MAX where a direction is no target): half the
+ * heap, and an eliminated edge leaves no twin to delete. Set target x =
+ * 2 e + dir's tuple (NULL: it is no target). A new edge in a reused slot
+ * sets the directions that are targets (refresh); a direction that is
+ * none may keep an old edge's tuple, which only makes the entry lower:
+ * at the top it is found to be no target and dropped (qtop). */
+static int edge_set(hs *h, size_t x, const long *key) {
+  size_t e = x / 2;
+  if (x + 2 > h->kdcap) {
+    size_t old = h->kdcap;
+    if (ade__grow((void **)&h->kd, &h->kdcap, x + 2, sizeof *h->kd))
+      return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", e + 1);
+    for (size_t i = old; i < h->kdcap; i++)
+      for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[i][w] = LONG_MAX;
+  }
+  for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[x][w] = key ? key[w] : LONG_MAX;
+  const long *m = ade__pq_less(h->kd[2 * e + 1], h->kd[2 * e]) ? h->kd[2 * e + 1] : h->kd[2 * e];
+  if (m[0] == LONG_MAX) {
+    ade__ipq_del(&h->q, e);
+    return ADE_OK;
+  }
+  return ade__ipq_set(&h->q, m, e);
+}
+
 /* Queue x with its current tuple (one entry per target, set in place; a
  * tuple that went up without being set again is put right when it
  * reaches the top). */
-static int qpush_key(hs *h, const long *key, size_t x) { return ade__ipq_set(&h->q, key, x); }
+static int qpush_key(hs *h, const long *key, size_t x) {
+  return h->kind == ADE_SEQ_EDGE ? edge_set(h, x, key) : ade__ipq_set(&h->q, key, x);
+}
 
 static int qpush(hs *h, size_t x) {
   cand k;
@@ -633,9 +663,12 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
   cand k;
   while (!*st && h->q.n) {
     size_t t = h->q.a[0].x;
+    if (h->kind == ADE_SEQ_EDGE) /* the direction whose tuple the entry holds */
+      t = 2 * t + (size_t)!!memcmp(h->q.a[0].k, h->kd[2 * t], sizeof h->q.a[0].k);
     int live = cand_of(h, t, &k);
     if (!live) {
-      ade__ipq_del(&h->q, t);
+      if (h->kind == ADE_SEQ_EDGE && h->c->e[t / 2].src != ADE__NONE) *st = edge_set(h, t, NULL);
+      else ade__ipq_del(&h->q, h->kind == ADE_SEQ_EDGE ? t / 2 : t); /* a dead edge: both directions */
       continue;
     }
     gkey(h, &k, key);
@@ -1002,6 +1035,7 @@ static void hs_free(hs *h) {
   ade__free(h->vm);
   ade__free(h->jr);
   ade__ipq_free(&h->q);
+  ade__free(h->kd);
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
   ade__ix_free(&h->dv);
