@@ -1118,8 +1118,14 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
   int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
   if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
   if (!st && cut) {
+    /* The vertex sweep lists every intermediate, and its cost, counted
+     * from reachability, is what eliminating it costs (doc/elimination.md,
+     * "Orderings"; check_order checks it against an elimination); the edge
+     * sweep was run on a copy of g to its end: neither needs a simulation
+     * in ade__seq_finish. */
     if (kind == ADE_SEQ_VERTEX) s = v, v = NULL;
     else st = sweep(g, kind, &s);
+    if (!st && kind != ADE_SEQ_FACE) s->checked = ade__graph_fingerprint(g);
   }
   ade_seq_free(v);
   if (!st && limited) *limited = lim;
