@@ -267,6 +267,18 @@ static int64_t junction_rank(hs *h, size_t a) {
   return (int64_t)r;
 }
 
+/* Edge filter f's key of target k, given its ends' ranks and its cost,
+ * into key; the number of values written. */
+static int edge_filter_key(const ade_cgraph *c, int f, const cand *k, int64_t ri, int64_t rj, int64_t cost,
+                           int64_t *key) {
+  switch (f) {
+  case F_MARKOWITZ: key[0] = cost; return 1;
+  case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); return 1;
+  case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; return 3;
+  default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir; return 3;
+  }
+}
+
 /* The key of a filter other than sibling and succpred (those depend on
  * the last elimination and on the other targets): a function of the
  * target and the current graph alone. absorb: whether face k is
@@ -288,12 +300,7 @@ static void filter_key(hs *h, int f, const cand *k, int absorb, int64_t *key) {
     const ade__edge *e = &c->e[k->x];
     int64_t ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
     int64_t cost = (int64_t)(k->dir == ADE_FRONT ? c->v[e->dst].nout : c->v[e->src].nin);
-    switch (f) {
-    case F_MARKOWITZ: key[0] = cost; break;
-    case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); break;
-    case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; break;
-    default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir;
-    }
+    edge_filter_key(c, f, k, ri, rj, cost, key);
   } else {
     const ade__vtx *a = &c->v[k->x], *b = &c->v[k->y];
     int64_t rc = f == F_FORWARD || f == F_REVERSE ? junction_rank(h, k->x) : 0;
@@ -565,9 +572,24 @@ static void plan_chain(hs *h, const int *f, int nf) {
 #error "the hierarchy's key tuples need 5 longs"
 #endif
 
+/* An edge's tuple with its ranks and cost read once (gkey runs once per
+ * re-queued target). */
+static void gkey_edge(const hs *h, const cand *k, long *key) {
+  const ade__edge *e = &h->c->e[k->x];
+  int64_t t[ADE__PQ_KEYS + 2] = {0}, ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
+  int64_t cost = (int64_t)(k->dir == ADE_FRONT ? h->c->v[e->dst].nout : h->c->v[e->src].nin);
+  int len = 0;
+  for (int g = 0; g < h->ngl; g++) len += edge_filter_key(h->c, h->gl[g], k, ri, rj, cost, t + len);
+  for (int w = 0; w < ADE__PQ_KEYS; w++) key[w] = (long)t[w];
+}
+
 static void gkey(hs *h, const cand *k, long *key) {
   int64_t t[3];
   int len = 0, absorb = -1;
+  if (h->kind == ADE_SEQ_EDGE) {
+    gkey_edge(h, k, key);
+    return;
+  }
   if (h->kind == ADE_SEQ_FACE && h->twin) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
   for (int g = 0; g < h->ngl; g++) {
     filter_key(h, h->gl[g], k, absorb, t);
