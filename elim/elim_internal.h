@@ -245,25 +245,14 @@ int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *
 /* Bind s to g, or for a face sequence to g's dual. */
 int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s);
 
-/* A min-heap with lazy deletion (pqueue.c; the orderings use ade__ipq below): entries are key tuples
- * compared lexicographically (ties are part of the key, so the order is
- * total) and an index; stale entries are checked at pop by the caller. */
+/* Key tuples (pqueue.c) compared lexicographically (ties are part of the
+ * key, so the order is total), with an index. */
 #define ADE__PQ_KEYS 5
 typedef struct ade__pqent {
   long k[ADE__PQ_KEYS];
   size_t x;
 } ade__pqent;
-typedef struct ade__pq {
-  ade__pqent *a;
-  size_t n, cap;
-  int track;         /* skip pushes that repeat the queued key of an index */
-  ade__pqent *last;  /* per index: that key, .x = 1 while queued */
-  size_t tcap;
-} ade__pq;
 int ade__pq_less(const long *x, const long *y);
-int ade__pq_push(ade__pq *h, const long *key, size_t x);
-int ade__pq_pop(ade__pq *h, ade__pqent *top); /* 0 if empty */
-void ade__pq_free(ade__pq *h);
 /* An indexed min-heap (pqueue.c): at most one entry per index, whose key
  * is set in place (a key that did not change costs one comparison), so
  * the heap holds no stale entries and stays as large as the candidates. */

@@ -1,4 +1,4 @@
-/* pqueue.c: a 4-ary min-heap of keyed entries with lazy deletion, shared by the greedy orderings. */
+/* pqueue.c: indexed 4-ary min-heaps of keyed entries (tuples, or two-word keys), shared by the greedy orderings and the hierarchies. */
 #include "elim_internal.h"
 
 /* Lexicographic order of key tuples. */
@@ -11,68 +11,6 @@ int ade__pq_less(const long *x, const long *y) {
 /* A 4-ary heap: half the levels of a binary one, the children of a node
  * side by side; entries move into a hole instead of being swapped. */
 #define ARITY 4
-
-/* Grow the record of the last queued key per index to cover x. */
-static int track(ade__pq *h, size_t x) {
-  if (x < h->tcap) return ADE_OK;
-  size_t nc = 2 * x + 64;
-  ade__pqent *p = ade__realloc(h->last, ade__mul_size(nc, sizeof *p));
-  if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", nc);
-  for (size_t i = h->tcap; i < nc; i++) p[i].x = 0;
-  h->last = p;
-  h->tcap = nc;
-  return ADE_OK;
-}
-
-/* With h->track, an index whose last pushed entry is still queued with
- * the same key is not pushed again (.x of last[x]: 1 while queued). */
-int ade__pq_push(ade__pq *h, const long *key, size_t x) {
-  if (h->track) {
-    if (track(h, x)) return ADE_ENOMEM;
-    if (h->last[x].x && !memcmp(h->last[x].k, key, sizeof h->last[x].k)) return ADE_OK;
-    memcpy(h->last[x].k, key, sizeof h->last[x].k);
-    h->last[x].x = 1;
-  }
-  if (h->n == h->cap) {
-    size_t nc = h->cap ? 2 * h->cap : 64;
-    ade__pqent *p = ade__realloc(h->a, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
-    h->a = p;
-    h->cap = nc;
-  }
-  ade__pqent e;
-  memcpy(e.k, key, sizeof e.k);
-  e.x = x;
-  size_t i = h->n++;
-  for (; i && ade__pq_less(e.k, h->a[(i - 1) / ARITY].k); i = (i - 1) / ARITY) h->a[i] = h->a[(i - 1) / ARITY];
-  h->a[i] = e;
-  return ADE_OK;
-}
-
-int ade__pq_pop(ade__pq *h, ade__pqent *top) {
-  if (!h->n) return 0;
-  *top = h->a[0];
-  if (h->track && h->last[top->x].x && !memcmp(h->last[top->x].k, top->k, sizeof top->k)) h->last[top->x].x = 0;
-  ade__pqent e = h->a[--h->n];
-  size_t i = 0;
-  for (;;) {
-    size_t c = ARITY * i + 1, s = c, end = c + ARITY < h->n ? c + ARITY : h->n;
-    if (c >= h->n) break;
-    for (size_t k = c + 1; k < end; k++)
-      if (ade__pq_less(h->a[k].k, h->a[s].k)) s = k;
-    if (!ade__pq_less(h->a[s].k, e.k)) break;
-    h->a[i] = h->a[s];
-    i = s;
-  }
-  if (h->n) h->a[i] = e;
-  return 1;
-}
-
-void ade__pq_free(ade__pq *h) {
-  ade__free(h->a);
-  ade__free(h->last);
-  memset(h, 0, sizeof *h);
-}
 
 /* ---------------------------------------------------- the indexed heaps */
 
