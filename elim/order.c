@@ -816,9 +816,15 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   return st;
 }
 
-/* A vertex or edge sequence's fingerprint: g's (a copy of g has it). */
+/* A vertex or edge sequence's fingerprint: g's (a copy of g has it).
+ * Every sequence bound here is complete and costed for g: own() applied
+ * it step by step to a copy of g (or its dual), or counted a sweep of all
+ * intermediates, and the conversions simulate their result; so it is
+ * marked checked (ade_elim_seq.checked), and ade__seq_finish binds it
+ * without simulating it again. */
 static ade_elim_seq *bind(const ade_cgraph *g, ade_elim_seq *s) {
   if (s->kind != ADE_SEQ_FACE && !s->fingerprint) s->fingerprint = ade__graph_fingerprint(g);
+  if (!s->checked) s->checked = s->fingerprint;
   return s;
 }
 
@@ -833,7 +839,7 @@ int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling
 }
 
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
- * any case); sequences stay in their own kind until the end (to_kind). */
+ * any case); sequences stay in their own kind until the end (ade__seq_to_kind). */
 static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp) {
   ade_elim_seq *t = NULL;
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
@@ -847,11 +853,11 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limite
   return st;
 }
 
-/* The winner converted to kind, at the same cost (a vertex elimination is
- * the front elimination of its in-edges, an edge elimination that of its
- * faces): only the sequence returned is converted. *fill gets the face
- * sequence's fill-in. */
-static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill) {
+/* *sp converted to kind, at the same cost (a vertex elimination is the
+ * front elimination of its in-edges, an edge elimination that of its
+ * faces): only the sequence returned is converted. *fill (may be NULL)
+ * gets the face sequence's fill-in. A sequence of kind is left as it is. */
+int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill) {
   ade_elim_seq *u = NULL;
   int st = ADE_OK;
   if ((*sp)->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
@@ -920,7 +926,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
     if (generalizes[order][k] != vec) st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
-  if (!st && s->kind != kind && !native) st = to_kind(g, &s, kind, &f);
+  if (!st && s->kind != kind && !native) st = ade__seq_to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
     return st;

@@ -902,12 +902,20 @@ ADE_API const char *ade_opt_name(int method);
 ADE_API int ade_opt_parse(const char *name, int *kind);
 /*! ade_opt_supports: 1 if method builds sequences of this kind. */
 ADE_API int ade_opt_supports(int method, int kind);
-/*! ade_optimize: an elimination sequence of the given kind (enum
- * ade_seq_kind) for the c-graph g by method, bound to g (face sequences: to
- * its dual), with its cost set. limits and report may be NULL. A search
- * stopped by a limit still returns a valid complete sequence (the best
- * found, at worst the best heuristic) with report->optimal = 0 and
- * report->limited = 1. @return ADE_OK, ADE_EINVAL (not a c-graph, unknown
+/*! ade_optimize: an elimination sequence for the c-graph g by method,
+ * searching sequences of the given kind (enum ade_seq_kind), bound to g
+ * (face sequences: to its dual), with its cost set. The result's kind
+ * (ade_seq_kind) is the kind asked for, or a less general one (vertex <
+ * edge < face) when the best sequence found is one: the start of an edge
+ * or face search that the search did not beat, the dynamic programs' edge
+ * sequences for faces. Each vertex elimination is the front elimination
+ * of its in-edges and each edge elimination that of its faces, so such a
+ * sequence has the same fma and gives the same Jacobian (ade_jacobian with
+ * o->seq applies it to g itself, no dual built); nothing is converted or
+ * simulated on the dual that the caller did not need. limits and report
+ * may be NULL. A search stopped by a limit still returns a valid complete
+ * sequence (the best found, at worst the best heuristic) with
+ * report->optimal = 0 and report->limited = 1. @return ADE_OK, ADE_EINVAL (not a c-graph, unknown
  * method, kind not supported, bad hierarchy), ADE_ETOOBIG (graph too large
  * for the method), ADE_ENOMEM. */
 ADE_API int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits,

@@ -39,6 +39,7 @@ static int solve(const ade_cgraph *g, ade__part *P, cls *k, int kind, int method
   ade_opt_report pr;
   int st = ade__part_graph(g, P, k->rep, &h);
   if (!st) st = ade_optimize(h, kind, method, l, &s, &pr);
+  if (!st) st = ade__seq_to_kind(h, &s, kind, NULL); /* the parts' sequences are concatenated in the kind */
   if (!st && kind == ADE_SEQ_FACE) st = face_fill(h, s, &k->fill);
   if (!st && !(k->step = ade__alloc((s->len + 1) * sizeof *k->step)))
     st = ade__fail(ADE_ENOMEM, "out of memory for a sequence of %zu steps", s->len);
@@ -204,11 +205,7 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &clk, &s, &r.limited); break;
   case ADE_OPT_ANNEAL: st = ade__opt_anneal(g, kind, limits, &s, &r); break;
   default: {
-    ade_elim_seq *es = NULL;
-    st = ade__opt_dp(g, method, &es, &r.cost);
-    if (!st && kind == ADE_SEQ_FACE) st = ade__seq_edge_to_face(g, es, &s, NULL);
-    else s = es, es = NULL;
-    ade_seq_free(es);
+    st = ade__opt_dp(g, method, &s, &r.cost); /* faces: the edge sequence, native */
   }
   }
   if (st == ADE_ETOOBIG && method <= ADE_OPT_ANNEAL && method != ADE_OPT_HIERARCHY) { /* too large to search: the start */
