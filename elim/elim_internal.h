@@ -65,6 +65,7 @@ struct ade_cgraph {
                                    a list in it is moved out when it grows, never freed alone */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
+  size_t dropped;               /* tape operations not on an X -> Y path (from a tape) */
 };
 
 /* The arithmetic of an elimination as a straight-line program over value
