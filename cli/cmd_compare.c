@@ -741,15 +741,6 @@ static int baselines(cmp *c) {
   return st < 0 ? cli_tape_error(c->path, "c-graph", st) : -1;
 }
 
-/* A positive number of seconds. -1, or the exit status of a usage error. */
-static int parse_seconds(const cli_cmd *self, const char *opt, const char *s, double *t) {
-  char *end;
-  *t = strtod(s, &end);
-  if (end == s || *end || !(*t > 0) || !isfinite(*t))
-    return cli_usage_error(self, "%s: '%s' is not a positive number of seconds", opt, s);
-  return -1;
-}
-
 /* auto runs vertex-markowitz and vertex-relative, then eliminates: their
  * measured seconds (else three graph builds each) and the graph for its
  * plan. */
@@ -908,8 +899,8 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
                           {"budget", &budget, NULL},  {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 ||
-      (limit && (rc = parse_seconds(self, "--time-limit", limit, &c.time_limit)) >= 0) ||
-      (budget && (rc = parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
+      (limit && (rc = cli_parse_seconds(self, "--time-limit", limit, &c.time_limit)) >= 0) ||
+      (budget && (rc = cli_parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
     return rc;
   if (!budget) c.budget = BUDGET;
   if (budget && hessian) return cli_usage_error(self, "--budget applies to Jacobians and missions");

@@ -516,6 +516,22 @@ START_TEST(given_graph) {
         ck_assert_uint_eq(g->fma, 0);
       }
     }
+    /* A plan (what codegen compiles) under a 1 us limit: limited, forward mode's Jacobian. */
+    for (int k = 0; k < 2; k++) {
+      ade_elim_plan *pl = NULL;
+      ade_sparse *J = NULL;
+      ade_jacobian_report r;
+      ade_jacobian_options o = {NULL, 0, NULL, 1e-6, NULL};
+      ck_assert_int_eq(ade_elim_plan_create(&pl, t, k ? ADE_ELIM_AUTO : ADE_ORDER_VERTEX_MARKOWITZ, &o, &r), ADE_OK);
+      ck_assert(r.limited);
+      ck_assert_int_eq(ade_elim_plan_pattern(pl, &J), ADE_OK);
+      ck_assert_int_eq(ade_elim_plan_jacobian(pl, t, NULL, J), ADE_OK);
+      D = dense(J);
+      assert_same(D, Jf, 30, 1e-10);
+      free(D);
+      ade_sparse_free(J);
+      ade_elim_plan_free(pl);
+    }
     /* A face search stopped at once returns its start in its own kind. */
     for (int method = ADE_OPT_EXHAUSTIVE; method <= ADE_OPT_BNB; method++) {
       ade_opt_limits l;
