@@ -920,7 +920,8 @@ ADE_API int ade_opt_supports(int method, int kind);
  * (ade_seq_kind) is the kind asked for, or a less general one (vertex <
  * edge < face) when the best sequence found is one: the start of an edge
  * or face search that the search did not beat, the dynamic programs' edge
- * sequences for faces. Each vertex elimination is the front elimination
+ * sequences for faces, the cheaper vector mode's vertex sweep where an
+ * edge or face hierarchy costs no less. Each vertex elimination is the front elimination
  * of its in-edges and each edge elimination that of its faces, so such a
  * sequence has the same fma and gives the same Jacobian (ade_jacobian with
  * o->seq applies it to g itself, no dual built); nothing is converted or

@@ -858,7 +858,7 @@ START_TEST(save_load) {
     ade_cgraph *w = NULL;
     int done = 0;
     uint64_t c = 0;
-    ck_assert_int_eq(k == ADE_SEQ_FACE ? ade_cgraph_dual(&w, g) : ade_cgraph_copy(&w, g), ADE_OK);
+    ck_assert_int_eq(ade_seq_kind(s) == ADE_SEQ_FACE ? ade_cgraph_dual(&w, g) : ade_cgraph_copy(&w, g), ADE_OK);
     ck_assert_msg(ade_seq_validate(w, t, &done, &c) == ADE_OK, "%s", ade_errmsg());
     ck_assert(done);
     ade_cgraph_free(w);
