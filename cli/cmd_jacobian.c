@@ -162,11 +162,13 @@ static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
   return -1;
 }
 
-static void print_opt(const char *name, int kind, const ade_opt_report *o) {
+static void print_opt(const char *name, int kind, const ade_opt_report *o, const ade_elim_seq *s) {
   printf("optimizer: %s (%s elimination), cost %" PRIu64 ", %s", name, kind_names[kind], o->cost,
          o->optimal ? "proven optimal" : o->limited ? "not proven optimal (limit reached)" : "heuristic");
   if (!o->optimal && o->bound) printf(", lower bound %" PRIu64, o->bound);
   printf("\n");
+  if (s && ade_seq_kind(s) != kind) /* ade_optimize's contract: a less general kind, the same fma */
+    printf("applied as: %s eliminations (the same fma, no conversion)\n", kind_names[ade_seq_kind(s)]);
   if (o->initial) printf("started from: %" PRIu64 " fma\n", o->initial);
   if (o->nodes)
     printf("search: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s\n", o->nodes, cli_plural(o->nodes, "node", "nodes"),
@@ -215,10 +217,11 @@ static void print_values(const ade_sparse *J, cli_json *j) {
   if (j) cli_json_close(j);
 }
 
-static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_report *o) {
+static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_report *o, const ade_elim_seq *s) {
   cli_json_open(j, "optimizer", '{', 1);
   cli_json_str(j, "name", name);
   cli_json_str(j, "kind", kind_names[kind]);
+  cli_json_str(j, "applied_kind", kind_names[s ? ade_seq_kind(s) : kind]);
   cli_json_u64(j, "cost", o->cost);
   cli_json_bool(j, "optimal", o->optimal);
   cli_json_bool(j, "limited", o->limited);
@@ -258,7 +261,7 @@ static void print_parts(const char *kind, const ade_parts_report *p) {
 
 /* The report as one JSON object: the figures of the text report. */
 static void print_json(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J, int kind,
-                       const ade_opt_report *o, int optimized, const ade_parts_report *p) {
+                       const ade_opt_report *o, const ade_elim_seq *s, const ade_parts_report *p) {
   cli_json j;
   cli_json_init(&j, stdout);
   cli_json_open(&j, NULL, '{', 0);
@@ -286,7 +289,7 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_u64(&j, "vertices_after", r->vertices_after);
   cli_json_u64(&j, "edges_after", r->edges_after);
   cli_json_num(&j, "seconds", r->seconds);
-  if (optimized) json_opt(&j, a->method, kind, o);
+  if (s) json_opt(&j, a->method, kind, o, s);
   if (p) cli_json_parts(&j, a->parts, p);
   if (a->values) print_values(J, &j);
   cli_json_close(&j);
@@ -430,10 +433,10 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   }
   if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_file_error(a.out, "cannot write", st, CLI_IO_WRITE);
   if (rc < 0 && a.json) {
-    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq && !a.parts, a.parts ? &prep : NULL);
+    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq && !a.parts ? chosen : NULL, a.parts ? &prep : NULL);
   } else if (rc < 0) {
     print_report(&a, &r, J);
-    if (optimizer >= 0 && !a.seq && !a.parts) print_opt(a.method, kind, &orep);
+    if (optimizer >= 0 && !a.seq && !a.parts) print_opt(a.method, kind, &orep, chosen);
     if (a.parts) print_parts(a.parts, &prep);
     if (a.values) print_values(J, NULL);
   }
