@@ -800,6 +800,30 @@ START_TEST(out_of_memory) {
     ck_assert(ok);
   }
   free(c);
+  /* ade_jacobian on a given c-graph (o->graph: copied, or its dual). */
+  static const int methods[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_EDGE_FILLIN, ADE_ORDER_FACE_GREEDY, ADE_ELIM_AUTO,
+                                ADE_ELIM_CPR_FORWARD};
+  ade_tape *t = motivating_tape();
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+  for (size_t q = 0; q < sizeof methods / sizeof *methods; q++) {
+    int ok = 0;
+    for (long k = 0; !ok && k < 100000; k++) {
+      ade_test_alloc a = {k, 0, 0};
+      ade_jacobian_options o = {NULL, 0, NULL, 0, g};
+      ade_sparse *J = NULL;
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      int st = ade_jacobian(t, methods[q], &o, &J, NULL);
+      ade_sparse_free(J);
+      ade_set_allocator(NULL, NULL);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d", ade_elim_method_name(methods[q]), k, st);
+      ck_assert_msg(a.live == 0, "%s k=%ld: %ld blocks leaked", ade_elim_method_name(methods[q]), k, a.live);
+      ok = st == ADE_OK;
+    }
+    ck_assert(ok);
+  }
+  ade_cgraph_free(g);
+  ade_tape_free(t);
 }
 END_TEST
 
