@@ -17,8 +17,8 @@
 # wall, CPU: B's CPU). OVER flags CPU above T + 1.5 B + 0.2 s: CPU time is
 # not inflated by other processes, so that is an overrun whatever the load;
 # wall? flags wall above 1.5 (T + B) + 0.5 s, which on a loaded machine may
-# be the load (compare the CPU column). Methods without a --time-limit
-# option (hessian, codegen) run with T unused, marked -. A run
+# be the load (compare the CPU column). The Hessian methods take no
+# --time-limit (nothing to bound, doc/hessians.md): T unused, marked -. A run
 # is killed after 300 s (the row then says so).
 adelim=./adelim
 limits="1 0.2"
@@ -97,9 +97,9 @@ for tape in "$@"; do
     row "$name" "$b" "compare (T, budget 5T)" "$adelim" compare --time-limit "$T" --budget "$b" "$tape"
     row "$name" "$b" "compare --optimize (T, 5T)" "$adelim" compare --optimize --time-limit "$T" --budget "$b" "$tape"
     row "$name" "$b" "compare --mission (T, 5T)" "$adelim" compare --mission --time-limit "$T" --budget "$b" "$tape"
+    row "$name" "$T" "codegen auto" "$adelim" codegen --method auto --time-limit "$T" -o "$tmp/j.c" "$tape"
   done
   for h in edge-push ve-reverse ve-markowitz for-over-rev edge-push-preacc star; do
     row "$name" - "hessian $h" "$adelim" hessian --method "$h" --weights "$w" "$tape"
   done
-  row "$name" - "codegen auto" "$adelim" codegen --method auto -o "$tmp/j.c" "$tape"
 done

@@ -60,6 +60,9 @@ void cli_error(const char *fmt, ...);
 /* A usage error of cmd (NULL: the top level), with a pointer to --help.
  * @return CLI_USAGE. */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...);
+/* cli_parse_seconds: *t = s, a positive number of seconds (option opt).
+ * @return -1 to continue, else the exit status of a usage error. */
+int cli_parse_seconds(const cli_cmd *cmd, const char *opt, const char *s, double *t);
 /* What a failed library call was doing with its file, for a hint that fits. */
 enum { CLI_IO_TAPE, CLI_IO_SEQ, CLI_IO_WRITE };
 /* A failed library call on path, a file of kind io: status, detail message

@@ -149,6 +149,14 @@ int cli_out_commit(cli_out *o) {
   return CLI_OK;
 }
 
+int cli_parse_seconds(const cli_cmd *cmd, const char *opt, const char *s, double *t) {
+  char *end;
+  *t = strtod(s, &end);
+  if (end == s || *end || !(*t > 0) || !isfinite(*t))
+    return cli_usage_error(cmd, "%s: '%s' is not a positive number of seconds", opt, s);
+  return -1;
+}
+
 int cli_finish(int status) {
   if (fflush(stdout) != 0 || ferror(stdout)) {
     cli_error("error writing output: %s", strerror(errno));

@@ -6,7 +6,8 @@
 #include "cli.h"
 
 const char cli_codegen_usage[] =
-    "Usage: adelim codegen [--method NAME] [--name FN] [-o FILE] TAPE\n"
+    "Usage: adelim codegen [--method NAME] [--time-limit S] [--name FN]\n"
+    "                      [-o FILE] TAPE\n"
     "\n"
     "Compile the elimination of the tape's c-graph into a plan and write it\n"
     "as portable C (C99, <math.h> only): a function\n"
@@ -28,6 +29,10 @@ const char cli_codegen_usage[] =
     "                  method's ordering (as in adelim jacobian; an error\n"
     "                  where it chooses CPR, which has no elimination to\n"
     "                  emit: pass an ordering then)\n"
+    "  --time-limit S  the ordering's or auto's choice stops after S seconds\n"
+    "                  and the best complete sequence so far is compiled (as\n"
+    "                  in adelim jacobian; a note on stderr says so); the\n"
+    "                  vertex sweeps and edge sweeps have nothing to bound\n"
     "  --name FN       the function's name, a C identifier (default jacobian)\n"
     "  -o FILE, --out FILE\n"
     "                  write to FILE instead of standard output, atomically:\n"
@@ -36,9 +41,11 @@ const char cli_codegen_usage[] =
     "  -h, --help      print this help\n";
 
 int cli_cmd_codegen(const cli_cmd *self, int argc, char **argv) {
-  const char *path = NULL, *out = NULL, *method_name = "vertex-markowitz", *name = "jacobian";
+  const char *path = NULL, *out = NULL, *method_name = "vertex-markowitz", *name = "jacobian", *limit = NULL;
   const cli_arg args[] = {{"method", &method_name, NULL}, {"name", &name, NULL}, {"out", &out, NULL},
-                          {NULL, NULL, NULL}};
+                          {"time-limit", &limit, NULL}, {NULL, NULL, NULL}};
+  ade_jacobian_options jo = {NULL, 0, NULL, 0, NULL};
+  ade_jacobian_report r;
   static char out_flag[] = "--out";
   for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) /* -o is --out */
     if (!strcmp(argv[i], "-o")) argv[i] = out_flag;
@@ -46,11 +53,14 @@ int cli_cmd_codegen(const cli_cmd *self, int argc, char **argv) {
   if (rc >= 0) return rc;
   int method = strcmp(method_name, "auto") ? ade_order_parse(method_name) : ADE_ELIM_AUTO;
   if (method < 0) return cli_usage_error(self, "unknown method '%s' (see --help)", method_name);
+  if (limit && (rc = cli_parse_seconds(self, "--time-limit", limit, &jo.time_limit)) >= 0) return rc;
   ade_tape *t = NULL;
   ade_elim_plan *p = NULL;
   cli_out o = {NULL, NULL, NULL};
   if ((st = ade_tape_open(&t, path)) < 0) return cli_tape_error(path, "cannot open", st);
-  if ((st = ade_elim_plan_create(&p, t, method, NULL, NULL)) < 0) rc = cli_tape_error(path, "plan", st);
+  if ((st = ade_elim_plan_create(&p, t, method, &jo, &r)) < 0) rc = cli_tape_error(path, "plan", st);
+  else if (r.limited)
+    cli_error("%s: %s: time limit reached, the best complete sequence so far was compiled", path, method_name);
   if (rc < 0 && out && cli_out_open(&o, out) != CLI_OK) rc = CLI_FAIL;
   if (rc < 0 && (st = ade_plan_codegen(p, t, name, o.f ? o.f : stdout)) == ADE_EINVAL)
     rc = cli_usage_error(self, "%s", cli_errmsg());

@@ -370,7 +370,7 @@ static void run_orderings(cmp *c) {
     if (os < 0) {
       method_failed(c, name, os);
     } else {
-      ade_jacobian_options jo = {s, 0, NULL, 0};
+      ade_jacobian_options jo = {s, 0, NULL, 0, NULL};
       row *w = run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
       int k = kind_index(kind_of(name));
       /* what it took besides its search: the plan, and any time past its limit */
@@ -413,7 +413,7 @@ static void run_optimizers(cmp *c) {
     } else if (os < 0) { /* reported, but not a failure of compare */
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
-      ade_jacobian_options o = {s, 0, NULL, 0};
+      ade_jacobian_options o = {s, 0, NULL, 0, NULL};
       run_plan(c, label, kname, 0, &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
@@ -447,7 +447,7 @@ static void run_parts(cmp *c) {
   if (st < 0) {
     method_failed(c, c->parts_row, st);
   } else {
-    ade_jacobian_options o = {seq, 0, NULL, 0};
+    ade_jacobian_options o = {seq, 0, NULL, 0, NULL};
     const char *kind = ade_seq_kind(seq) == ADE_SEQ_EDGE ? "edge" : "vertex";
     c->have_parts = run_plan(c, c->parts_row, kind, 0, &o, t1 - t0, c->prep.limited) != NULL;
   }
@@ -741,15 +741,6 @@ static int baselines(cmp *c) {
   return st < 0 ? cli_tape_error(c->path, "c-graph", st) : -1;
 }
 
-/* A positive number of seconds. -1, or the exit status of a usage error. */
-static int parse_seconds(const cli_cmd *self, const char *opt, const char *s, double *t) {
-  char *end;
-  *t = strtod(s, &end);
-  if (end == s || *end || !(*t > 0) || !isfinite(*t))
-    return cli_usage_error(self, "%s: '%s' is not a positive number of seconds", opt, s);
-  return -1;
-}
-
 /* auto runs vertex-markowitz and vertex-relative, then eliminates: their
  * measured seconds (else three graph builds each) and the graph for its
  * plan. */
@@ -908,8 +899,8 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
                           {"budget", &budget, NULL},  {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 ||
-      (limit && (rc = parse_seconds(self, "--time-limit", limit, &c.time_limit)) >= 0) ||
-      (budget && (rc = parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
+      (limit && (rc = cli_parse_seconds(self, "--time-limit", limit, &c.time_limit)) >= 0) ||
+      (budget && (rc = cli_parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
     return rc;
   if (!budget) c.budget = BUDGET;
   if (budget && hessian) return cli_usage_error(self, "--budget applies to Jacobians and missions");

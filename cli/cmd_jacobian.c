@@ -36,10 +36,11 @@ const char cli_jacobian_usage[] =
     "                  optionally with a kind suffix (bnb-face)\n"
     "  --kind K        the optimizer's kind: vertex, edge (default), face\n"
     "  --time-limit S  stop the optimizer (its start heuristic included;\n"
-    "                  with --parts all its searches), or a greedy edge or\n"
-    "                  face ordering or face sweep, after S seconds (the best\n"
-    "                  complete sequence found so far is used; it is then\n"
-    "                  not proven optimal)\n"
+    "                  with --parts all its searches), a greedy vertex, edge\n"
+    "                  or face ordering or face sweep, or auto's choice,\n"
+    "                  after S seconds (the best complete sequence found so\n"
+    "                  far is used; it is then not proven optimal). The\n"
+    "                  vertex sweeps, CPR and dp-* have nothing to bound\n"
     "  --node-limit N  stop the optimizer after N search nodes\n"
     "  --threads N     branch and bound in N threads\n"
     "  --hierarchy H   the filters of the hierarchy optimizer, e.g.\n"
@@ -161,11 +162,13 @@ static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
   return -1;
 }
 
-static void print_opt(const char *name, int kind, const ade_opt_report *o) {
+static void print_opt(const char *name, int kind, const ade_opt_report *o, const ade_elim_seq *s) {
   printf("optimizer: %s (%s elimination), cost %" PRIu64 ", %s", name, kind_names[kind], o->cost,
          o->optimal ? "proven optimal" : o->limited ? "not proven optimal (limit reached)" : "heuristic");
   if (!o->optimal && o->bound) printf(", lower bound %" PRIu64, o->bound);
   printf("\n");
+  if (s && ade_seq_kind(s) != kind) /* ade_optimize's contract: a less general kind, the same fma */
+    printf("applied as: %s eliminations (the same fma, no conversion)\n", kind_names[ade_seq_kind(s)]);
   if (o->initial) printf("started from: %" PRIu64 " fma\n", o->initial);
   if (o->nodes)
     printf("search: %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s\n", o->nodes, cli_plural(o->nodes, "node", "nodes"),
@@ -214,10 +217,11 @@ static void print_values(const ade_sparse *J, cli_json *j) {
   if (j) cli_json_close(j);
 }
 
-static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_report *o) {
+static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_report *o, const ade_elim_seq *s) {
   cli_json_open(j, "optimizer", '{', 1);
   cli_json_str(j, "name", name);
   cli_json_str(j, "kind", kind_names[kind]);
+  cli_json_str(j, "applied_kind", kind_names[s ? ade_seq_kind(s) : kind]);
   cli_json_u64(j, "cost", o->cost);
   cli_json_bool(j, "optimal", o->optimal);
   cli_json_bool(j, "limited", o->limited);
@@ -230,18 +234,17 @@ static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_repo
   cli_json_close(j);
 }
 
-/* Two-level elimination over the tape's parts (--parts): the sequence to apply. */
+/* Two-level elimination over the tape's parts (--parts): the sequence to
+ * apply, and the c-graph it was built for (*g, kept for ade_jacobian). */
 static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int optimizer, ade_elim_seq **seq,
-                    ade_parts_report *rep) {
+                    ade_parts_report *rep, ade_cgraph **g) {
   ade_stats s;
-  ade_cgraph *g = NULL;
   size_t *part = NULL, nid = 0;
   int st = ade_tape_stats(tape, &s);
   if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
   if (st >= 0) st = ade_tape_parts(tape, ade_parts_parse(a->parts), part, nid, NULL);
-  if (st >= 0) st = ade_cgraph_from_tape(&g, tape, NULL);
-  if (st >= 0) st = ade_optimize_parts(g, part, nid, optimizer, l, seq, rep);
-  ade_cgraph_free(g);
+  if (st >= 0) st = ade_cgraph_from_tape(g, tape, NULL);
+  if (st >= 0) st = ade_optimize_parts(*g, part, nid, optimizer, l, seq, rep);
   free(part);
   return st < 0 ? cli_tape_error(a->tape, "parts", st) : -1;
 }
@@ -258,7 +261,7 @@ static void print_parts(const char *kind, const ade_parts_report *p) {
 
 /* The report as one JSON object: the figures of the text report. */
 static void print_json(const jac_args *a, const ade_jacobian_report *r, const ade_sparse *J, int kind,
-                       const ade_opt_report *o, int optimized, const ade_parts_report *p) {
+                       const ade_opt_report *o, const ade_elim_seq *s, const ade_parts_report *p) {
   cli_json j;
   cli_json_init(&j, stdout);
   cli_json_open(&j, NULL, '{', 0);
@@ -286,7 +289,7 @@ static void print_json(const jac_args *a, const ade_jacobian_report *r, const ad
   cli_json_u64(&j, "vertices_after", r->vertices_after);
   cli_json_u64(&j, "edges_after", r->edges_after);
   cli_json_num(&j, "seconds", r->seconds);
-  if (optimized) json_opt(&j, a->method, kind, o);
+  if (s) json_opt(&j, a->method, kind, o, s);
   if (p) cli_json_parts(&j, a->parts, p);
   if (a->values) print_values(J, &j);
   cli_json_close(&j);
@@ -343,13 +346,12 @@ static int run_stream(const jac_args *a, const ade_opt_limits *l, ade_tape *tape
   return cli_finish(CLI_OK);
 }
 
-/* Run the optimizer on the tape's c-graph: the sequence to apply. */
+/* Run the optimizer on the tape's c-graph (*g, kept for ade_jacobian):
+ * the sequence to apply. */
 static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int method,
-                    int kind, ade_elim_seq **seq, ade_opt_report *rep) {
-  ade_cgraph *g = NULL;
-  int st = ade_cgraph_from_tape(&g, tape, NULL), ingraph = st >= 0;
-  if (ingraph) st = ade_optimize(g, kind, method, l, seq, rep);
-  ade_cgraph_free(g);
+                    int kind, ade_elim_seq **seq, ade_opt_report *rep, ade_cgraph **g) {
+  int st = ade_cgraph_from_tape(g, tape, NULL), ingraph = st >= 0;
+  if (ingraph) st = ade_optimize(*g, kind, method, l, seq, rep);
   if (st == ADE_EINVAL && ingraph && a->hier) /* the only argument ade_optimize can refuse here */
     return cli_usage_error(self, "--hierarchy '%s': %s", a->hier, cli_errmsg());
   return st < 0 ? cli_tape_error(a->tape, ade_opt_name(method), st) : -1;
@@ -357,7 +359,7 @@ static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits
 
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   jac_args a;
-  ade_jacobian_options o = {NULL, 0, NULL, 0};
+  ade_jacobian_options o = {NULL, 0, NULL, 0, NULL};
   ade_jacobian_report r;
   ade_opt_report orep;
   ade_parts_report prep;
@@ -408,10 +410,11 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
     return rc;
   }
   if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_file_error(a.seq, "cannot load sequence", st, CLI_IO_SEQ);
-  if (rc < 0 && a.parts) rc = by_parts(&a, &lim, tape, optimizer, &chosen, &prep);
-  else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep);
+  if (rc < 0 && a.parts) rc = by_parts(&a, &lim, tape, optimizer, &chosen, &prep, &g);
+  else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep, &g);
   o.seq = seq ? seq : chosen;
-  if (method >= 0 && method < ADE_ORDER_COUNT) o.time_limit = lim.time_limit; /* an ordering: it takes the clock */
+  o.graph = g; /* the optimizer's: not built twice */
+  if (method >= 0) o.time_limit = lim.time_limit; /* an ordering or auto: it takes the clock */
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) == ADE_ENOMEM && !given && method == ADE_ELIM_AUTO && !a.seq &&
       !a.parts && !a.save) { /* the default method and no room for the c-graph: stream instead */
     fprintf(stderr, "adelim jacobian: %s; streaming instead (--stream)\n", cli_errmsg());
@@ -424,16 +427,16 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
                          method == r.method ? "" : " chose ", method == r.method ? "" : ade_elim_method_name(r.method));
   if (rc < 0 && a.save && !a.seq) { /* the sequence the method chose, bound to the graph */
     st = ADE_OK;
-    if (!chosen && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, r.method, &chosen);
+    if (!chosen && !g && (st = ade_cgraph_from_tape(&g, tape, NULL)) >= 0) st = ade_elim_order(g, r.method, &chosen);
     if (st >= 0) st = ade_seq_save(chosen, a.save);
     if (st < 0) rc = cli_file_error(a.save, "cannot save sequence", st, CLI_IO_WRITE);
   }
   if (rc < 0 && a.out && (st = ade_sparse_write_mtx(J, a.out)) < 0) rc = cli_file_error(a.out, "cannot write", st, CLI_IO_WRITE);
   if (rc < 0 && a.json) {
-    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq && !a.parts, a.parts ? &prep : NULL);
+    print_json(&a, &r, J, kind, &orep, optimizer >= 0 && !a.seq && !a.parts ? chosen : NULL, a.parts ? &prep : NULL);
   } else if (rc < 0) {
     print_report(&a, &r, J);
-    if (optimizer >= 0 && !a.seq && !a.parts) print_opt(a.method, kind, &orep);
+    if (optimizer >= 0 && !a.seq && !a.parts) print_opt(a.method, kind, &orep, chosen);
     if (a.parts) print_parts(a.parts, &prep);
     if (a.values) print_values(J, NULL);
   }

@@ -42,7 +42,11 @@ static int unknown_command(const char *name);
   "several) at the recorded point and print its value, the nonzeros of the\n" \
   "lower triangle and the cost: edge updates, multiply-adds, largest live\n"  \
   "set (or vertex pairs eliminated) and time. 'adelim compare --hessian'\n"    \
-  "prints the same for every method, one row each.\n"                          \
+  "prints the same for every method, one row each. There is no\n"             \
+  "--time-limit: edge-push, edge-push-preacc, ve-reverse, for-over-rev, star\n" \
+  "and auto are fixed sweeps with no decision to bound, and ve-markowitz's\n"  \
+  "choices (a heap, about an eighth of its work) cost less than any way of\n"  \
+  "finishing without them (doc/hessians.md, \"Time limits\").\n"             \
   "\n"                                                                         \
   "  --method M      edge-push (default), ve-reverse, ve-markowitz,\n"         \
   "                  for-over-rev, edge-push-preacc, star (pattern, star\n"    \

@@ -93,8 +93,10 @@ static int try_cpr(const ade_cgraph *g, const sweeps *p, int modes, ade__choice 
  * run, the vertex sweeps counted without eliminating (ade_elim_order), CPR when its
  * lower bound is below the best so far; the least fma wins, ties going to
  * the one tried first (elimination before CPR: a plan runs straight-line
- * code). */
-static int choose_auto(const ade_cgraph *g, ade__choice *c) {
+ * code). At the deadline (0: none) a Markowitz ordering still running is
+ * dropped and CPR not tried (c->limited): the counted sweeps, which take
+ * no decisions, are always there. */
+static int choose_auto(const ade_cgraph *g, double deadline, ade__choice *c) {
   static const int counted[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE, ADE_ORDER_VERTEX_REVERSE,
                                 ADE_ORDER_VERTEX_FORWARD};
   sweeps p;
@@ -103,7 +105,13 @@ static int choose_auto(const ade_cgraph *g, ade__choice *c) {
   c->method = -1;
   for (size_t k = 0; !st && k < sizeof counted / sizeof *counted; k++) {
     ade_elim_seq *s = NULL;
-    st = ade_elim_order(g, counted[k], &s);
+    int sweep = counted[k] == ADE_ORDER_VERTEX_REVERSE || counted[k] == ADE_ORDER_VERTEX_FORWARD;
+    if (!sweep && deadline > 0 && ade__now() >= deadline) { /* out of time: not started */
+      c->limited = 1;
+      continue;
+    }
+    st = ade__elim_order(g, counted[k], sweep ? 0 : deadline, &s, NULL);
+    if (st == ADE_ELIMIT && deadline > 0) ade__clear_error(), st = ADE_OK, c->limited = 1; /* dropped */
     if (st == ADE_ENOMEM && c->seq) ade__clear_error(), st = ADE_OK; /* V_LR's degrees beyond the limit */
     if (!st && s && ade_seq_cost(s) < c->cost) {
       ade_seq_free(c->seq);
@@ -111,7 +119,8 @@ static int choose_auto(const ade_cgraph *g, ade__choice *c) {
     }
     ade_seq_free(s);
   }
-  if (!st) st = try_cpr(g, &p, 3, c);
+  if (!st && deadline > 0 && ade__now() >= deadline) c->limited = 1; /* out of time: no coloring */
+  else if (!st) st = try_cpr(g, &p, 3, c);
   return st;
 }
 
@@ -131,12 +140,12 @@ int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, 
     c->given = o->seq;
     return ADE_OK;
   }
-  if (method == ADE_ELIM_AUTO) st = choose_auto(g, c);
+  double deadline = o && o->time_limit > 0 ? ade__now() + o->time_limit : 0;
+  if (method == ADE_ELIM_AUTO) st = choose_auto(g, deadline, c);
   else if (method == ADE_ELIM_CPR_FORWARD || method == ADE_ELIM_CPR_REVERSE)
     st = cpr_only(g, method, c);
   else c->method = method;
   /* An ordering's winner in its own kind (the same cost; no conversion). */
-  double deadline = o && o->time_limit > 0 ? ade__now() + o->time_limit : 0;
   if (!st && c->method >= 0 && c->method < ADE_ORDER_COUNT && !c->seq)
     st = ade__elim_order_native(g, c->method, deadline, &c->seq, &c->limited);
   if (!st && c->seq) c->cost = ade_seq_cost(c->seq);

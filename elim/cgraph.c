@@ -238,6 +238,7 @@ static int cgraph_from_tape(ade_cgraph **gp, ade_tape *t, size_t *dropped) {
     return st;
   }
   if (dropped) *dropped = drop;
+  g->dropped = drop;
   *gp = g;
   return ADE_OK;
 }

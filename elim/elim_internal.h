@@ -65,6 +65,7 @@ struct ade_cgraph {
                                    a list in it is moved out when it grows, never freed alone */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
+  size_t dropped;               /* tape operations not on an X -> Y path (from a tape) */
 };
 
 /* The arithmetic of an elimination as a straight-line program over value
@@ -206,6 +207,8 @@ int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_se
  * ordering's vertex or edge sequence, same cost): what ade_jacobian and
  * plans apply. */
 int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited);
+/* *sp converted up to kind (vertex -> edge -> face) at the same cost (order.c). */
+int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill);
 /* The ordering's own choices, without the comparison with the ordering it
  * generalizes, on the whole of g; scan: the reference implementation that
  * rescans every candidate at each step (the tests check that both give

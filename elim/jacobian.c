@@ -14,13 +14,15 @@ static int apply_checked(ade_cgraph *g, const ade_elim_seq *s, uint64_t *cost) {
   return ADE_OK;
 }
 
-/* Eliminate with s (on g, or on its dual for faces) and read off J. */
-static int eliminate(ade_cgraph *g, const ade_elim_seq *s, int check, ade_sparse **J,
+/* Eliminate with s and read off J: on mine (g itself, ours to change) or,
+ * without it, a copy of g; faces on g's dual. */
+static int eliminate(const ade_cgraph *g, ade_cgraph *mine, const ade_elim_seq *s, int check, ade_sparse **J,
                      ade_jacobian_report *r) {
-  ade_cgraph *d = NULL, *w = g;
+  ade_cgraph *d = NULL, *w = mine;
   uint64_t cost = 0;
   int st = ADE_OK;
-  if (s->kind == ADE_SEQ_FACE && !(st = ade_cgraph_dual(&d, g))) w = d;
+  if (s->kind == ADE_SEQ_FACE) st = ade_cgraph_dual(&d, g), w = d;
+  else if (!mine) st = ade_cgraph_copy(&d, g), w = d;
   if (!st && s->fingerprint && s->fingerprint != ade__graph_fingerprint(w))
     st = ade__fail(ADE_EINVAL, "the sequence was built for a different graph");
   if (!st) st = check ? apply_checked(w, s, &cost) : ade_seq_apply(w, s, &cost);
@@ -60,6 +62,19 @@ static int by_cache(ade_tape *t, int method, ade_plan_cache *c, ade_sparse **J, 
   return st;
 }
 
+/* o->graph instead of a build: it must be t's c-graph, untouched. */
+static int given_graph(ade_tape *t, const ade_cgraph *g, ade_jacobian_report *r) {
+  if (g->dual || g->fma || g->fill || g->n != ade_tape_num_indep(t) || g->m != ade_tape_num_dep(t))
+    return ade__fail(ADE_EINVAL, "ade_jacobian: o->graph is not the c-graph of this tape as built (%zu x %zu%s)",
+                     g->m, g->n, g->dual ? ", a dual" : g->fma || g->fill ? ", eliminated" : "");
+  r->dropped = g->dropped;
+  r->vertices_before = g->nalive;
+  r->edges_before = g->nedges;
+  r->forward_cost = (uint64_t)g->n * g->nedges;
+  r->reverse_cost = (uint64_t)g->m * g->nedges;
+  return ADE_OK;
+}
+
 int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o, ade_sparse **J,
                  ade_jacobian_report *report) {
   ade_jacobian_report r;
@@ -75,12 +90,15 @@ int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o, ade_spa
   if (o && o->cache && !o->seq && !o->check) {
     st = by_cache(t, method, o->cache, J, &r);
   } else {
-    st = ade__graph_from_tape(t, &g, &r);
-    if (!st) st = ade__choose(g, method, o, &c);
+    const ade_cgraph *use = o && o->graph ? o->graph : NULL;
+    st = use ? given_graph(t, use, &r) : ade__graph_from_tape(t, &g, &r);
+    if (!use) use = g;
+    if (!st) st = ade__choose(use, method, o, &c);
     if (!st) {
       r.method = c.method;
       r.limited = c.limited;
-      st = ade__choice_cpr(&c) ? by_cpr(t, g, &c, J, &r) : eliminate(g, c.seq ? c.seq : c.given, o && o->check, J, &r);
+      st = ade__choice_cpr(&c) ? by_cpr(t, use, &c, J, &r)
+                               : eliminate(use, g, c.seq ? c.seq : c.given, o && o->check, J, &r);
       ade__choice_free(&c);
     }
   }

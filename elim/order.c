@@ -98,8 +98,9 @@ static size_t markowitz_scan(const ade_cgraph *c, const int64_t *dd) {
 
 /* V_LM (lowest Markowitz degree first) or, with dd, V_LR (lowest
  * Markowitz degree relative to the dependency degree); ties by index.
- * scan: the rescanning reference (the tests check both choose alike). */
-static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int scan) {
+ * scan: the rescanning reference (the tests check both choose alike).
+ * ADE_ELIMIT at the deadline (the heap's version only). */
+static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int scan, double deadline) {
   if (scan) {
     int64_t *d = relative ? ade__alloc((c->nv + 1) * sizeof *d) : NULL;
     int st = relative && !d ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
@@ -126,6 +127,7 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
   while (!st && ade__pkq_pop(&h, &top)) {
     size_t j = top.x;
     if (!c->v[j].alive || c->v[j].kind != ADE__Z) continue;
+    if ((st = late(deadline))) break;
     nb.n = 0;
     st = adjacent(c, j, 1, 1, &nb);
     if (!st) st = ade_seq_push(s, c->v[j].id, 0, 0);
@@ -786,7 +788,8 @@ static const int generalizes[ADE_ORDER_COUNT][3] = {
 };
 
 /* Run the ordering on c (a copy of g, or its dual). At the deadline, with
- * limited, the rest is eliminated in the order of the cheaper vector mode:
+ * limited, the rest is eliminated in the order of the cheaper vector mode
+ * (vertex Markowitz orderings: as vertices):
  * forward (vertices in id order as front eliminations; the faces through
  * each vertex), or reverse when g has fewer dependents than independents. */
 static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, int scan, double deadline,
@@ -795,8 +798,11 @@ static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, i
   switch (order) {
   case ADE_ORDER_VERTEX_FORWARD: return order_sweep(c, s, 0, 0);
   case ADE_ORDER_VERTEX_REVERSE: return order_sweep(c, s, 1, 0);
-  case ADE_ORDER_VERTEX_MARKOWITZ: return order_markowitz(c, s, 0, scan);
-  case ADE_ORDER_VERTEX_RELATIVE: return order_markowitz(c, s, 1, scan);
+  case ADE_ORDER_VERTEX_MARKOWITZ:
+  case ADE_ORDER_VERTEX_RELATIVE:
+    st = order_markowitz(c, s, order == ADE_ORDER_VERTEX_RELATIVE, scan, deadline);
+    if (st == ADE_ELIMIT && limited && expired(deadline)) *limited = 1, st = order_sweep(c, s, rev, 0);
+    return st;
   case ADE_ORDER_EDGE_FORWARD: return order_sweep(c, s, 0, 1);
   case ADE_ORDER_EDGE_REVERSE: return order_sweep(c, s, 1, 1);
   case ADE_ORDER_EDGE_MARKOWITZ:
@@ -947,9 +953,15 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
   return st;
 }
 
-/* A vertex or edge sequence's fingerprint: g's (a copy of g has it). */
+/* A vertex or edge sequence's fingerprint: g's (a copy of g has it).
+ * Every sequence bound here is complete and costed for g: own() applied
+ * it step by step to a copy of g (or its dual), or counted a sweep of all
+ * intermediates, and the conversions simulate their result; so it is
+ * marked checked (ade_elim_seq.checked), and ade__seq_finish binds it
+ * without simulating it again. */
 static ade_elim_seq *bind(const ade_cgraph *g, ade_elim_seq *s) {
   if (s->kind != ADE_SEQ_FACE && !s->fingerprint) s->fingerprint = ade__graph_fingerprint(g);
+  if (!s->checked) s->checked = s->fingerprint;
   return s;
 }
 
@@ -964,12 +976,19 @@ int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling
 }
 
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
- * any case); sequences stay in their own kind until the end (to_kind). */
-static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp) {
+ * any case); sequences stay in their own kind until the end (ade__seq_to_kind).
+ * Without limited, an ordering stopped by the deadline is dropped (*sp
+ * stays, *cut = 1). */
+static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, int *cut) {
   ade_elim_seq *t = NULL;
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
   int st = own(g, o, 0, deadline, limited, &t, NULL, bar);
   if (st == ADE__CUT) return ADE_OK; /* it reached bar: *sp stays */
+  if (st == ADE_ELIMIT && !limited && *sp && expired(deadline)) {
+    ade__clear_error();
+    *cut = 1;
+    return ADE_OK;
+  }
   if (!st && t->cost < bar) {
     ade_seq_free(*sp);
     *sp = t, t = NULL;
@@ -978,11 +997,11 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limite
   return st;
 }
 
-/* The winner converted to kind, at the same cost (a vertex elimination is
- * the front elimination of its in-edges, an edge elimination that of its
- * faces): only the sequence returned is converted. *fill gets the face
- * sequence's fill-in. */
-static int to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill) {
+/* *sp converted to kind, at the same cost (a vertex elimination is the
+ * front elimination of its in-edges, an edge elimination that of its
+ * faces): only the sequence returned is converted. *fill (may be NULL)
+ * gets the face sequence's fill-in. A sequence of kind is left as it is. */
+int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill) {
   ade_elim_seq *u = NULL;
   int st = ADE_OK;
   if ((*sp)->kind == ADE_SEQ_VERTEX && kind != ADE_SEQ_VERTEX) {
@@ -1012,7 +1031,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
                      int *limited, int native) {
   ade_elim_seq *s = NULL, *t = NULL;
   uint64_t f = 0, tf = 0, same = UINT64_MAX;
-  int kind = orders[order].kind, st = ADE_OK, vec = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
+  int cut = 0, kind = orders[order].kind, st = ADE_OK, vec = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
   int gen = generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
   /* Anytime (a limit and a flag to report it): out of time, the best of
    * the sweep and the generalized orderings is the answer, with no
@@ -1036,7 +1055,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
       ade_seq_free(t), t = NULL;
       continue;
     }
-    st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s);
+    st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s, &cut);
   }
   /* Ties go to the ordering's own sequence, except in native form, where
    * the generalized one applies without the dual (same cost, less work).
@@ -1050,8 +1069,9 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   else if (!st && (!s || t->cost < s->cost + !native)) ade_seq_free(s), s = t, t = NULL, f = tf;
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    if (generalizes[order][k] != vec) st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s);
-  if (!st && s->kind != kind && !native) st = to_kind(g, &s, kind, &f);
+    if (generalizes[order][k] != vec) st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &cut);
+  if (!st && cut && anytime) *limited = 1; /* a generalized ordering dropped at the deadline */
+  if (!st && s->kind != kind && !native) st = ade__seq_to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);
     return st;

@@ -630,7 +630,7 @@ static int plan_create(ade_elim_plan **pp, ade_tape *t, int method, const ade_ja
   st = p ? ade__graph_from_tape(t, &g, &r) : ade__fail(ADE_ENOMEM, "out of memory for a plan");
   if (!st) st = ade__choose(g, method, o, &c);
   if (!st) {
-    p->m = g->m, p->n = g->n, p->method = r.method = c.method;
+    p->m = g->m, p->n = g->n, p->method = r.method = c.method, r.limited = c.limited;
     if (ade__choice_cpr(&c)) st = take_cpr(p, g, &c, &r);
     else st = map_inputs(p, t, g);
   }

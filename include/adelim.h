@@ -740,7 +740,9 @@ ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
  * the vertex sweep of the cheaper vector mode (reverse when g has fewer
  * dependents than independents, else forward) as its kind, then runs until
  * the limit; out of time it returns that sweep (complete) and sets
- * *limited (may be NULL) to 1; else *limited = 0. An ordering still
+ * *limited (may be NULL) to 1; else *limited = 0. vertex-markowitz and
+ * vertex-relative out of time eliminate the rest in that sweep's order
+ * (complete; *limited = 1). An ordering still
  * running at the limit is not compared with the orderings it generalizes
  * (doc/elimination.md, "Time limits"). The vertex sweeps
  * (forward, reverse) cost O(|E| n/64) (O(|E| m/64)) whatever their
@@ -786,10 +788,19 @@ typedef struct ade_jacobian_options {
                               and method at the recorded point, building and
                               caching it on a miss */
   double time_limit;       /* > 0: an ordering method (a greedy edge or face
-                              ordering, a face sweep) stops choosing after
-                              about this many seconds and returns its best
-                              complete sequence so far (report->limited);
-                              0: none (ade_elim_order_limited) */
+                              ordering, a face sweep, vertex-markowitz,
+                              vertex-relative) or ADE_ELIM_AUTO stops
+                              choosing after about this many seconds and
+                              returns its best complete sequence so far
+                              (report->limited); 0: none
+                              (ade_elim_order_limited) */
+  const ade_cgraph *graph; /* non-NULL: t's c-graph, built by
+                              ade_cgraph_from_tape(&graph, t, ...) and not
+                              changed since (an optimizer's, say), used
+                              instead of building it again; it stays as it
+                              is (a copy, or the dual, is eliminated). Not
+                              with cache (ade_elim_plan_create and the
+                              loops build their own) */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {
@@ -817,9 +828,10 @@ typedef struct ade_jacobian_report {
  * eliminating its c-graph with the ordering `method` (enum ade_order), or
  * with o->seq, or by a method of enum ade_elim_method (ADE_ELIM_AUTO is the
  * recommended one). With o->cache, the plan of the tape's structure and
- * method is looked up (built and kept on a miss) and run. report may be
- * NULL. @return ADE_OK, ADE_EINVAL, ADE_ESTATE, ADE_ENOMEM, ADE_ELIMIT,
- * tape read errors. */
+ * method is looked up (built and kept on a miss) and run. With o->graph the
+ * c-graph given is used (ADE_EINVAL if its n, m are not t's, or it is a
+ * dual or already eliminated). report may be NULL. @return ADE_OK,
+ * ADE_EINVAL, ADE_ESTATE, ADE_ENOMEM, ADE_ELIMIT, tape read errors. */
 ADE_API int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o,
                          ade_sparse **J, ade_jacobian_report *report);
 
@@ -902,12 +914,21 @@ ADE_API const char *ade_opt_name(int method);
 ADE_API int ade_opt_parse(const char *name, int *kind);
 /*! ade_opt_supports: 1 if method builds sequences of this kind. */
 ADE_API int ade_opt_supports(int method, int kind);
-/*! ade_optimize: an elimination sequence of the given kind (enum
- * ade_seq_kind) for the c-graph g by method, bound to g (face sequences: to
- * its dual), with its cost set. limits and report may be NULL. A search
- * stopped by a limit still returns a valid complete sequence (the best
- * found, at worst the best heuristic) with report->optimal = 0 and
- * report->limited = 1. @return ADE_OK, ADE_EINVAL (not a c-graph, unknown
+/*! ade_optimize: an elimination sequence for the c-graph g by method,
+ * searching sequences of the given kind (enum ade_seq_kind), bound to g
+ * (face sequences: to its dual), with its cost set. The result's kind
+ * (ade_seq_kind) is the kind asked for, or a less general one (vertex <
+ * edge < face) when the best sequence found is one: the start of an edge
+ * or face search that the search did not beat, the dynamic programs' edge
+ * sequences for faces, the cheaper vector mode's vertex sweep where an
+ * edge or face hierarchy costs no less. Each vertex elimination is the front elimination
+ * of its in-edges and each edge elimination that of its faces, so such a
+ * sequence has the same fma and gives the same Jacobian (ade_jacobian with
+ * o->seq applies it to g itself, no dual built); nothing is converted or
+ * simulated on the dual that the caller did not need. limits and report
+ * may be NULL. A search stopped by a limit still returns a valid complete
+ * sequence (the best found, at worst the best heuristic) with
+ * report->optimal = 0 and report->limited = 1. @return ADE_OK, ADE_EINVAL (not a c-graph, unknown
  * method, kind not supported, bad hierarchy), ADE_ETOOBIG (graph too large
  * for the method), ADE_ENOMEM. */
 ADE_API int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits,

@@ -159,7 +159,7 @@ START_TEST(motivating_tape_graph) {
   ade_jacobian_report r;
   ade_sparse *Js = NULL;
   for (int m = 0; m < ADE_ORDER_COUNT; m++) {
-    ade_jacobian_options o = {NULL, 1, NULL, 0};
+    ade_jacobian_options o = {NULL, 1, NULL, 0, NULL};
     ck_assert_msg(ade_jacobian(t, m, &o, &Js, &r) == ADE_OK, "%s: %s", ade_order_name(m), ade_errmsg());
     ck_assert_uint_eq(r.forward_cost, 14);
     ck_assert_uint_eq(r.reverse_cost, 14);
@@ -472,6 +472,119 @@ START_TEST(jacobian_api) {
 }
 END_TEST
 
+/* o->graph: the caller's c-graph instead of a second build, for every
+ * method, with and without a 1 us limit (a limited Markowitz ordering or
+ * auto reports it): forward mode's Jacobian, the same report, the graph
+ * unchanged; an optimizer's sequence of a less general kind than asked
+ * (ade_optimize's contract) applied to it; graphs that are not the tape's
+ * as built are refused. */
+START_TEST(given_graph) {
+  static const int extra[] = {ADE_ELIM_AUTO, ADE_ELIM_CPR_FORWARD, ADE_ELIM_CPR_REVERSE};
+  for (uint64_t seed = 1; seed <= 12; seed++) {
+    randprog p = rp_make(seed * 104729, 6, 5, 120);
+    double x[6], Jf[30], *D;
+    for (int i = 0; i < 6; i++) x[i] = 0.3 + 0.1 * (double)i;
+    ade_tape *t = rp_record(&p, x, NULL);
+    ade_cgraph *g = NULL;
+    ck_assert_int_ge(ade_jacobian_dense(t, ADE_FORWARD, NULL, Jf), ADE_OK);
+    ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+    uint64_t fp = ade__graph_fingerprint(g);
+    for (int k = 0; k < ADE_ORDER_COUNT + 3; k++) {
+      int method = k < ADE_ORDER_COUNT ? k : extra[k - ADE_ORDER_COUNT];
+      for (int lim = 0; lim < 2; lim++) {
+        ade_sparse *J = NULL, *J0 = NULL;
+        ade_jacobian_report r, r0;
+        ade_jacobian_options o = {NULL, 0, NULL, lim ? 1e-6 : 0, g};
+        ck_assert_msg(ade_jacobian(t, method, &o, &J, &r) == ADE_OK, "%s: %s", ade_elim_method_name(method),
+                      ade_errmsg());
+        o.graph = NULL;
+        ck_assert_int_eq(ade_jacobian(t, method, &o, &J0, &r0), ADE_OK);
+        ck_assert_uint_eq(r.edges_before, r0.edges_before);
+        ck_assert_uint_eq(r.vertices_before, r0.vertices_before);
+        ck_assert_uint_eq(r.dropped, r0.dropped);
+        ck_assert_uint_eq(r.forward_cost, r0.forward_cost);
+        if (!lim) ck_assert_uint_eq(r.fma, r0.fma);
+        if (lim && (method == ADE_ORDER_VERTEX_MARKOWITZ || method == ADE_ORDER_VERTEX_RELATIVE ||
+                    method == ADE_ELIM_AUTO))
+          ck_assert_msg(r.limited, "%s: a 1 us limit not reported", ade_elim_method_name(method));
+        D = dense(J);
+        assert_same(D, Jf, 30, 1e-10);
+        free(D);
+        ade_sparse_free(J);
+        ade_sparse_free(J0);
+        ck_assert_uint_eq(ade__graph_fingerprint(g), fp); /* unchanged */
+        ck_assert_uint_eq(g->fma, 0);
+      }
+    }
+    /* A plan (what codegen compiles) under a 1 us limit: limited, forward mode's Jacobian. */
+    for (int k = 0; k < 2; k++) {
+      ade_elim_plan *pl = NULL;
+      ade_sparse *J = NULL;
+      ade_jacobian_report r;
+      ade_jacobian_options o = {NULL, 0, NULL, 1e-6, NULL};
+      ck_assert_int_eq(ade_elim_plan_create(&pl, t, k ? ADE_ELIM_AUTO : ADE_ORDER_VERTEX_MARKOWITZ, &o, &r), ADE_OK);
+      ck_assert(r.limited);
+      ck_assert_int_eq(ade_elim_plan_pattern(pl, &J), ADE_OK);
+      ck_assert_int_eq(ade_elim_plan_jacobian(pl, t, NULL, J), ADE_OK);
+      D = dense(J);
+      assert_same(D, Jf, 30, 1e-10);
+      free(D);
+      ade_sparse_free(J);
+      ade_elim_plan_free(pl);
+    }
+    /* A face search stopped at once returns its start in its own kind. */
+    for (int method = ADE_OPT_EXHAUSTIVE; method <= ADE_OPT_BNB; method++) {
+      ade_opt_limits l;
+      ade_opt_report orep;
+      ade_elim_seq *s = NULL;
+      ade_sparse *J = NULL;
+      ade_jacobian_report r;
+      ade_opt_limits_init(&l);
+      l.time_limit = 1e-9;
+      ck_assert_int_eq(ade_optimize(g, ADE_SEQ_FACE, method, &l, &s, &orep), ADE_OK);
+      ck_assert(orep.limited);
+      ck_assert_int_lt(ade_seq_kind(s), ADE_SEQ_FACE);
+      ade_jacobian_options o = {s, 1, NULL, 0, g};
+      ck_assert_msg(ade_jacobian(t, 0, &o, &J, &r) == ADE_OK, "%s", ade_errmsg());
+      ck_assert_uint_eq(r.fma, orep.cost);
+      ck_assert_uint_eq(r.fma, ade_seq_cost(s));
+      D = dense(J);
+      assert_same(D, Jf, 30, 1e-10);
+      free(D);
+      ade_sparse_free(J);
+      ade_seq_free(s);
+    }
+    /* Not this tape's graph as built: refused. */
+    ade_cgraph *d = NULL, *c = NULL;
+    ade_sparse *J = NULL;
+    uint64_t cost;
+    ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+    ck_assert_int_eq(ade_cgraph_copy(&c, g), ADE_OK);
+    for (size_t j = 0; j < c->nv; j++)
+      if (c->v[j].alive && c->v[j].kind == ADE__Z) {
+        ck_assert_int_eq(ade_elim_vertex(c, c->v[j].id, &cost), ADE_OK);
+        break;
+      }
+    ade_jacobian_options o = {NULL, 0, NULL, 0, d};
+    ck_assert_int_eq(ade_jacobian(t, ADE_ELIM_AUTO, &o, &J, NULL), ADE_EINVAL);
+    o.graph = c;
+    ck_assert_int_eq(ade_jacobian(t, ADE_ELIM_AUTO, &o, &J, NULL), ADE_EINVAL);
+    ck_assert_ptr_null(J);
+    ade_cgraph_free(d);
+    ade_cgraph_free(c);
+    randprog q = rp_make(seed, 3, 2, 20);
+    ade_tape *u = rp_record(&q, x, NULL);
+    o.graph = g;
+    ck_assert_int_eq(ade_jacobian(u, ADE_ORDER_VERTEX_MARKOWITZ, &o, &J, NULL), ADE_EINVAL);
+    ade_tape_free(u);
+    rp_free(&q);
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    rp_free(&p);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------- sequences as values */
 
 START_TEST(seq_text) {
@@ -687,6 +800,30 @@ START_TEST(out_of_memory) {
     ck_assert(ok);
   }
   free(c);
+  /* ade_jacobian on a given c-graph (o->graph: copied, or its dual). */
+  static const int methods[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_EDGE_FILLIN, ADE_ORDER_FACE_GREEDY, ADE_ELIM_AUTO,
+                                ADE_ELIM_CPR_FORWARD};
+  ade_tape *t = motivating_tape();
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+  for (size_t q = 0; q < sizeof methods / sizeof *methods; q++) {
+    int ok = 0;
+    for (long k = 0; !ok && k < 100000; k++) {
+      ade_test_alloc a = {k, 0, 0};
+      ade_jacobian_options o = {NULL, 0, NULL, 0, g};
+      ade_sparse *J = NULL;
+      ade_set_allocator(ade_test_alloc_fn, &a);
+      int st = ade_jacobian(t, methods[q], &o, &J, NULL);
+      ade_sparse_free(J);
+      ade_set_allocator(NULL, NULL);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d", ade_elim_method_name(methods[q]), k, st);
+      ck_assert_msg(a.live == 0, "%s k=%ld: %ld blocks leaked", ade_elim_method_name(methods[q]), k, a.live);
+      ok = st == ADE_OK;
+    }
+    ck_assert(ok);
+  }
+  ade_cgraph_free(g);
+  ade_tape_free(t);
 }
 END_TEST
 
@@ -705,6 +842,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, random_tapes);
   tcase_add_test(tc, jacobian_api);
+  tcase_add_test(tc, given_graph);
   suite_add_tcase(s, tc);
   tc = tcase_create("values and errors");
   tcase_add_test(tc, seq_text);

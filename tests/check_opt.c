@@ -76,7 +76,7 @@ static uint64_t opt(const ade_cgraph *g, int kind, int method, const ade_opt_lim
   ade_opt_report r;
   int st = ade_optimize(g, kind, method, l, &s, &r);
   ck_assert_msg(st == ADE_OK, "%s kind %d: %s", ade_opt_name(method), kind, ade_errmsg());
-  ck_assert_int_eq(ade_seq_kind(s), kind);
+  ck_assert_int_le(ade_seq_kind(s), kind); /* or a less general kind: the same fma (ade_optimize) */
   uint64_t c = check_seq(g, s, ade_opt_name(method));
   ck_assert_uint_eq(c, r.cost);
   ck_assert_uint_le(r.bound, r.cost);
@@ -858,7 +858,7 @@ START_TEST(save_load) {
     ade_cgraph *w = NULL;
     int done = 0;
     uint64_t c = 0;
-    ck_assert_int_eq(k == ADE_SEQ_FACE ? ade_cgraph_dual(&w, g) : ade_cgraph_copy(&w, g), ADE_OK);
+    ck_assert_int_eq(ade_seq_kind(s) == ADE_SEQ_FACE ? ade_cgraph_dual(&w, g) : ade_cgraph_copy(&w, g), ADE_OK);
     ck_assert_msg(ade_seq_validate(w, t, &done, &c) == ADE_OK, "%s", ade_errmsg());
     ck_assert(done);
     ade_cgraph_free(w);

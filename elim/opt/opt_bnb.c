@@ -372,20 +372,18 @@ static int run_threads(shared *sh) {
 static int seed(const ade_cgraph *g, int kind, const ade_opt_limits *l, const ade__clock *clk, ade_elim_seq **h) {
   ade_opt_limits sub = *l;
   ade_opt_report r;
-  ade_elim_seq *lo = NULL, *conv = NULL;
+  ade_elim_seq *lo = NULL;
   if (ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: the start as it is */
   sub.progress = NULL;
   sub.time_limit = ade__clock_share(clk, 1.0 / 3);
   sub.node_limit = l->node_limit / 3 + (l->node_limit ? 1 : 0);
   memset(&r, 0, sizeof r);
   int st = ade__opt_bnb(g, kind - 1, &sub, &lo, &r);
-  if (!st) st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lo, &conv) : ade__seq_edge_to_face(g, lo, &conv, NULL);
-  if (!st && conv->cost < (*h)->cost) {
+  if (!st && lo->cost < (*h)->cost) { /* kept in its kind, as the start is */
     ade_seq_free(*h);
-    *h = conv, conv = NULL;
+    *h = lo, lo = NULL;
   }
   ade_seq_free(lo);
-  ade_seq_free(conv);
   return st;
 }
 
@@ -405,9 +403,12 @@ static int start(shared *sh, const ade_cgraph *g, int kind, const ade_opt_limits
   uint64_t ub = (*h)->cost;
   sh->room = kind == ADE_SEQ_FACE ? (size_t)(ub < ADE__SG_MAX_SLOTS ? ub : ADE__SG_MAX_SLOTS) : 0;
   atomic_store(&sh->best, ub);
-  st = grow_steps(&sh->bseq, &sh->bcap, (*h)->len + 1);
-  if (!st && (*h)->len) memcpy(sh->bseq, (*h)->step, (*h)->len * sizeof *sh->bseq); /* none: no Z */
-  sh->blen = (*h)->len;
+  /* A start of a less general kind (the same cost) is not the search's
+   * incumbent in steps: the search only records sequences that beat it. */
+  int own = (*h)->kind == kind;
+  st = grow_steps(&sh->bseq, &sh->bcap, (own ? (*h)->len : 0) + 1);
+  if (!st && own && (*h)->len) memcpy(sh->bseq, (*h)->step, (*h)->len * sizeof *sh->bseq); /* none: no Z */
+  sh->blen = own ? (*h)->len : 0;
   return st;
 }
 
@@ -454,8 +455,12 @@ int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_eli
     r->nodes = atomic_load(&sh.nodes);
     r->cuts = atomic_load(&sh.cuts);
     r->states = table_used(&sh.tt);
-    if (same_steps(h, sh.bseq, sh.blen)) *seq = h, h = NULL; /* the start itself, checked if built so */
-    else st = ade__seq_from_steps(kind, sh.bseq, sh.blen, seq);
+    /* The search kept its start: the start itself, in its own kind (a
+     * vertex or edge start of an edge or face search is applied without
+     * conversion: same cost), checked if it was built so. */
+    int kept = h->kind != kind ? r->cost >= h->cost : same_steps(h, sh.bseq, sh.blen);
+    if (kept) *seq = h, h = NULL;
+    else if (!(st = ade__seq_from_steps(kind, sh.bseq, sh.blen, seq))) (*seq)->cost = r->cost;
   }
   if (locked) pthread_mutex_destroy(&sh.lock);
   table_free(&sh.tt);

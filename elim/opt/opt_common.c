@@ -119,7 +119,7 @@ static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade
     int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
     if (k != kind || (large(g) && o >= ADE_ORDER_EDGE_MARKOWITZ)) continue;
     if (*best && clk && ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: no more candidates */
-    st = ade__elim_order(g, o, deadline, &s, NULL);
+    st = ade__elim_order_native(g, o, deadline, &s, NULL);
     if (st == ADE_ELIMIT) st = ADE_OK; /* out of time: not a candidate */
     keep_best(best, s);
   }
@@ -139,28 +139,29 @@ static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade
 }
 
 /* Out of time before any candidate: the sweep of the cheaper vector mode
- * in the kind (an ordering at a deadline already past returns it at once,
- * as ade_elim_order_limited does), at the cost of about one elimination. */
+ * (an ordering at a deadline already past returns it at once, as
+ * ade_elim_order_limited does), counted, not simulated, and left a vertex
+ * sequence (native). */
 static int sweep_of_kind(const ade_cgraph *g, int kind, ade_elim_seq **best) {
   static const int sweep[3][2] = {{ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_REVERSE},
                                   {ADE_ORDER_EDGE_FORWARD, ADE_ORDER_EDGE_REVERSE},
                                   {ADE_ORDER_FACE_FORWARD, ADE_ORDER_FACE_REVERSE}};
   int limited = 0, o = sweep[kind][g->m < g->n];
-  return ade__elim_order(g, o, kind == ADE_SEQ_VERTEX ? 0 : 1e-9, best, &limited);
+  return ade__elim_order_native(g, o, kind == ADE_SEQ_VERTEX ? 0 : 1e-9, best, &limited);
 }
 
-/* The cheapest sequence of the kind among the orderings, the default
+/* The cheapest sequence for the kind among the orderings, the default
  * hierarchy, (edges) the DP variants and (edges, faces) the best of the
  * less general kind. Under clk (may be NULL) it stops trying
- * candidates when the clock expires. */
+ * candidates when the clock expires. The winner stays in its own kind
+ * (native: a vertex or edge sequence for edges or faces, at the same
+ * cost), so that nothing is converted, or simulated on the dual, unless a
+ * caller needs the kind itself (ade__seq_to_kind); ties go to the less
+ * general kind. */
 int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
-  ade_elim_seq *b = NULL, *lower = NULL, *conv = NULL;
+  ade_elim_seq *b = NULL;
   if (clk && ade__clock_expired(clk, 0)) return sweep_of_kind(g, kind, best);
-  int st = kind == ADE_SEQ_VERTEX ? ADE_OK : ade__opt_heuristic(g, kind - 1, clk, &lower);
-  if (!st && lower)
-    st = kind == ADE_SEQ_EDGE ? ade__seq_vertex_to_edge(g, lower, &conv) : ade__seq_edge_to_face(g, lower, &conv, NULL);
-  ade_seq_free(lower);
-  keep_best(&b, conv);
+  int st = kind == ADE_SEQ_VERTEX ? ADE_OK : ade__opt_heuristic(g, kind - 1, clk, &b);
   if (!st) st = best_orders(g, kind, clk, &b);
   if (st) ade_seq_free(b);
   else *best = b;

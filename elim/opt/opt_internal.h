@@ -128,9 +128,10 @@ void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64
                        uint64_t cuts);
 
 /* opt_common.c */
-/* The best heuristic sequence of the kind; clk (may be NULL) bounds its
+/* The best heuristic sequence for the kind; clk (may be NULL) bounds its
  * time: the orderings that rescan their candidates are dropped and the
- * hierarchies completed cheaply when it expires. */
+ * hierarchies completed cheaply when it expires. It may be of a less
+ * general kind than asked (the same cost; ade__seq_to_kind converts). */
 int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best);
 int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
 /* The key of a part's graph h into *key (grown as needed; *len words):

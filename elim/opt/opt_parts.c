@@ -239,6 +239,7 @@ static int second_edges(const ade_cgraph *c, int method, const ade__clock *clk, 
   *e = NULL;
   if (method >= 0 || !o->len) return ADE_OK;
   int st = ade__opt_heuristic(c, ADE_SEQ_EDGE, clk, &x);
+  if (!st && x->cost < o->cost) st = ade__seq_to_kind(c, &x, ADE_SEQ_EDGE, NULL);
   if (!st && x->cost < o->cost) *e = x, x = NULL;
   ade_seq_free(x);
   return st;

@@ -39,6 +39,7 @@ static int solve(const ade_cgraph *g, ade__part *P, cls *k, int kind, int method
   ade_opt_report pr;
   int st = ade__part_graph(g, P, k->rep, &h);
   if (!st) st = ade_optimize(h, kind, method, l, &s, &pr);
+  if (!st) st = ade__seq_to_kind(h, &s, kind, NULL); /* the parts' sequences are concatenated in the kind */
   if (!st && kind == ADE_SEQ_FACE) st = face_fill(h, s, &k->fill);
   if (!st && !(k->step = ade__alloc((s->len + 1) * sizeof *k->step)))
     st = ade__fail(ADE_ENOMEM, "out of memory for a sequence of %zu steps", s->len);
@@ -175,6 +176,19 @@ static int too_big(const ade_cgraph *g, int kind, int method) {
   return (kind == ADE_SEQ_FACE ? g->nedges : g->nalive) > ADE__SG_MAX_SLOTS;
 }
 
+/* An edge or face hierarchy never costs more than the cheaper vector
+ * mode's vertex sweep (it stops there); when it costs no less, that sweep
+ * (counted, not simulated) is returned in its own kind: the same fma, and
+ * applying it needs no dual. */
+static int sweep_on_ties(const ade_cgraph *g, ade_elim_seq **s) {
+  ade_elim_seq *v = NULL;
+  int order = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
+  int st = ade__elim_order_native(g, order, 0, &v, NULL);
+  if (!st && v->cost <= (*s)->cost) ade_seq_free(*s), *s = v, v = NULL;
+  ade_seq_free(v);
+  return st;
+}
+
 int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits, ade_elim_seq **seq,
                  ade_opt_report *report) {
   ade_opt_limits def;
@@ -201,14 +215,13 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   else if (!st && !split) switch (method) {
   case ADE_OPT_EXHAUSTIVE: st = ade__opt_exhaustive(g, kind, limits, &s, &r); break;
   case ADE_OPT_BNB: st = ade__opt_bnb(g, kind, limits, &s, &r); break;
-  case ADE_OPT_HIERARCHY: st = ade__opt_hierarchy(g, kind, limits->hierarchy, &clk, &s, &r.limited); break;
+  case ADE_OPT_HIERARCHY:
+    st = ade__opt_hierarchy(g, kind, limits->hierarchy, &clk, &s, &r.limited);
+    if (!st && kind != ADE_SEQ_VERTEX) st = sweep_on_ties(g, &s);
+    break;
   case ADE_OPT_ANNEAL: st = ade__opt_anneal(g, kind, limits, &s, &r); break;
   default: {
-    ade_elim_seq *es = NULL;
-    st = ade__opt_dp(g, method, &es, &r.cost);
-    if (!st && kind == ADE_SEQ_FACE) st = ade__seq_edge_to_face(g, es, &s, NULL);
-    else s = es, es = NULL;
-    ade_seq_free(es);
+    st = ade__opt_dp(g, method, &s, &r.cost); /* faces: the edge sequence, native */
   }
   }
   if (st == ADE_ETOOBIG && method <= ADE_OPT_ANNEAL && method != ADE_OPT_HIERARCHY) { /* too large to search: the start */
