@@ -452,7 +452,32 @@ typedef struct sweep {
   ade__ix buf, f;
   ade_elim_seq *tmp;
   int scan;
+  size_t rest; /* c-graph vertices not yet drained that have a face through them,
+                * the one being drained left out (its last face may be gone) */
 } sweep;
+
+/* Whether some intermediate face passes through c-graph vertex j (index in
+ * g): a live dual vertex ending at j with an intermediate successor. */
+static int has_face(sweep *w, size_t j) {
+  const ade_cgraph *d = w->d;
+  for (size_t u = ade__dual_index_live(&w->x, d, j); u != ADE__NONE; u = w->x.next[u]) {
+    const ade__vtx *v = &d->v[u];
+    if (!v->alive || v->kind != ADE__Z) continue;
+    for (size_t o = 0; o < v->nout; o++)
+      if (d->v[d->e[v->out[o]].dst].kind == ADE__Z) return 1;
+  }
+  return 0;
+}
+
+/* ADE__CUT once the cost so far plus a lower bound on the rest reaches the
+ * ceiling. The bound: the c-graph vertices with an intermediate face
+ * through them are never more after a face step, and at most one fewer
+ * (doc/elimination.md, "Never worse than what they generalize"), and a
+ * complete sequence leaves none; so each costs at least 1 more. */
+static int sweep_over(const sweep *w) {
+  const ade_cgraph *d = w->d;
+  return d->ceiling && d->fma + w->rest >= d->ceiling ? ADE__CUT : ADE_OK;
+}
 
 /* Eliminate every face through c-graph vertex j (absorption and merges
  * may remove listed faces; fill-ins may add new ones: repeat until none).
@@ -469,7 +494,7 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
         continue;
       st = ade_seq_push(s, w->d->v[a].id, w->d->v[b].id, 0);
       if (!st) st = ade__face_step(w->d, a, b);
-      if (!st) st = over(w->d);
+      if (!st) st = sweep_over(w);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
     if (!st) st = ade__dual_index_sync(&w->x, w->g, w->d);
@@ -482,9 +507,14 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
  * id order (or reverse), until no intermediate face is left. */
 static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse, int scan,
                             double deadline) {
-  sweep w = {g, d, {0}, {0}, {0}, NULL, scan};
+  sweep w = {g, d, {0}, {0}, {0}, NULL, scan, 0};
+  uint8_t *face = NULL; /* face[j]: j counts in w.rest (pass 0 only) */
   int st = ade_seq_create(&w.tmp, ADE_SEQ_FACE);
   if (!st) st = ade__dual_index_init(&w.x, g, d);
+  if (!st && d->ceiling && !(face = ade__calloc(g->nv + 1, 1)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for a face sweep of %zu vertices", g->nv);
+  for (size_t j = 0; !st && face && j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && has_face(&w, j)) face[j] = 1, w.rest++;
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
     if (pass > 2) {
       st = ade__fail(ADE_ELIMIT, "face ordering: faces left after %d sweeps", pass);
@@ -492,9 +522,11 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
     }
     for (size_t t = 0; !st && t < g->nv; t++) {
       size_t j = reverse ? g->nv - 1 - t : t;
-      if (g->v[j].alive && g->v[j].kind == ADE__Z) st = drain(&w, j, s, deadline);
+      if (face && face[j]) face[j] = 0, w.rest--; /* j is drained now */
+      if (!st && g->v[j].alive && g->v[j].kind == ADE__Z) st = drain(&w, j, s, deadline);
     }
   }
+  ade__free(face);
   ade__dual_index_free(&w.x);
   ade__ix_free(&w.buf);
   ade__ix_free(&w.f);
