@@ -34,6 +34,17 @@ typedef struct ade__edge {
   long id;
 } ade__edge;
 
+/* Adjacency lists of a graph up to ADE__POOL_MAX entries: blocks of 2^k
+ * entries carved from chunks; a list given back goes onto the free list
+ * of its class and is reused, so an elimination calls no malloc or free
+ * per list. The chunks are freed with the graph. */
+#define ADE__POOL_CLASSES 9
+#define ADE__POOL_MAX ((size_t)1 << (ADE__POOL_CLASSES - 1))
+typedef struct ade__lpool {
+  size_t *bin[ADE__POOL_CLASSES]; /* free blocks of 2^k entries, linked through their first entry */
+  size_t **chunk, nchunk, chunkcap;
+  size_t *cur, left;              /* the current chunk's unused entries */
+} ade__lpool;
 struct ade_cgraph {
   int dual;
   size_t nv, vcap, nalive;      /* vertices; ids ascend with the index */
@@ -61,8 +72,10 @@ struct ade_cgraph {
   int trimmed;
   size_t kept;                  /* alive independents and dependents */
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
-  size_t *slab, nslab;          /* a copy's adjacency lists in one block (ade_cgraph_copy):
-                                   a list in it is moved out when it grows, never freed alone */
+  size_t *slab, nslab;          /* a copy's or a dual's adjacency lists in one block
+                                   (ade_cgraph_copy, ade_cgraph_dual): a list in it is
+                                   moved out when it grows, its room reused by the pool */
+  ade__lpool pool;              /* the other lists up to ADE__POOL_MAX entries (graph.c) */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
 };
@@ -126,6 +139,8 @@ int ade__graph_marks(ade_cgraph *g);
  * ade__graph_reserve_adj: nin more in-edges and nout more out-edges of i. */
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne);
 int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
+/* Give vertex i's lists back (they become empty, with no room). */
+void ade__graph_drop_lists(ade_cgraph *g, size_t i);
 unsigned ade__graph_stamp(ade_cgraph *g, unsigned width);
 uint64_t ade__graph_fingerprint(const ade_cgraph *g);
 

@@ -66,8 +66,7 @@ static int reserve_fill(ade_cgraph *d, size_t a, size_t b, size_t *k) {
   if (!st) st = ade__plan_reserve(d->rec, 3);
   if (st || (st = ade__graph_add_vertex(d, d->next_vertex_id, ADE__Z, k))) return st;
   if ((st = ade__graph_reserve_adj(d, *k, np, ns))) {
-    ade__free(d->v[*k].in);
-    ade__free(d->v[*k].out);
+    ade__graph_drop_lists(d, *k);
     d->nv--;
     d->nalive--;
   }

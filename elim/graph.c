@@ -96,31 +96,89 @@ static int in_slab(const ade_cgraph *g, const size_t *p) {
   return g->slab && a >= b && a < b + g->nslab * sizeof *g->slab;
 }
 
-static void free_list(const ade_cgraph *g, size_t *p) {
-  if (!in_slab(g, p)) ade__free(p);
+/* The class of a block of cap entries: the largest k with 2^k <= cap. */
+static unsigned pool_class(size_t cap) {
+  unsigned k = 0;
+  while (k + 1 < ADE__POOL_CLASSES && ((size_t)2 << k) <= cap) k++;
+  return k;
 }
 
-static int grow_list(const ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
-  if (in_slab(g, *list)) { /* moved out of the slab into a block of its own */
-    size_t nc = 2 * len + extra + 4, *q = ade__alloc(ade__mul_size(nc, sizeof *q));
-    if (!q) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", len + extra);
-    memcpy(q, *list, len * sizeof *q);
-    *list = q;
-    *cap = nc;
-    return ADE_OK;
+/* A block of 2^k entries from the pool: a free one, or carved from the
+ * current chunk (a new chunk when it has too little left; its rest goes to
+ * the free lists). */
+static size_t *pool_get(ade_cgraph *g, unsigned k) {
+  ade__lpool *P = &g->pool;
+  size_t n = (size_t)1 << k, *p = P->bin[k];
+  if (p) {
+    memcpy(&P->bin[k], p, sizeof p);
+    return p;
   }
-  if (!room((void **)list, len, cap, extra, sizeof **list)) return ADE_OK;
-  return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", len + extra);
+  if (P->left < n) {
+    size_t sz = ADE__MAX((size_t)1 << 14, 8 * ADE__POOL_MAX);
+    if (P->nchunk == P->chunkcap) {
+      size_t nc = P->chunkcap ? 2 * P->chunkcap : 16, **q = ade__realloc(P->chunk, nc * sizeof *q);
+      if (!q) return NULL;
+      P->chunk = q, P->chunkcap = nc;
+    }
+    size_t *c = ade__alloc(sz * sizeof *c);
+    if (!c) return NULL;
+    for (unsigned j = ADE__POOL_CLASSES; j-- > 0;) /* the old chunk's rest, in blocks */
+      for (; P->left >= ((size_t)1 << j); P->left -= (size_t)1 << j, P->cur += (size_t)1 << j) {
+        memcpy(P->cur, &P->bin[j], sizeof P->cur);
+        P->bin[j] = P->cur;
+      }
+    P->chunk[P->nchunk++] = c;
+    P->cur = c, P->left = sz;
+  }
+  p = P->cur;
+  P->cur += n, P->left -= n;
+  return p;
 }
 
-static inline int reserve_list(const ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
+/* Give list p of cap entries back: a pool or slab block to the free list
+ * of its class, a larger block of its own to free(). */
+static void free_list(ade_cgraph *g, size_t *p, size_t cap) {
+  if (!p || !cap) return;
+  if (cap > ADE__POOL_MAX && !in_slab(g, p)) {
+    ade__free(p);
+    return;
+  }
+  unsigned k = pool_class(cap);
+  memcpy(p, &g->pool.bin[k], sizeof p);
+  g->pool.bin[k] = p;
+}
+
+/* Room for extra more entries in a list of len: a block of the next power
+ * of two (at least twice the old), from the pool up to ADE__POOL_MAX; the
+ * old block is given back. */
+static int grow_list(ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
+  size_t need = len + extra, nc = 2;
+  while (nc < need || nc < 2 * *cap) nc *= 2;
+  size_t *q = nc <= ADE__POOL_MAX ? pool_get(g, pool_class(nc)) : ade__alloc(ade__mul_size(nc, sizeof *q));
+  if (!q) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", need);
+  if (len) memcpy(q, *list, len * sizeof *q);
+  free_list(g, *list, *cap);
+  *list = q;
+  *cap = nc;
+  return ADE_OK;
+}
+
+static inline int reserve_list(ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
   return *cap - len >= extra ? ADE_OK : grow_list(g, list, len, cap, extra);
 }
 
-static int push(const ade_cgraph *g, size_t **list, size_t *len, size_t *cap, size_t x) {
+static int push(ade_cgraph *g, size_t **list, size_t *len, size_t *cap, size_t x) {
   int st = reserve_list(g, list, *len, cap, 1);
   if (!st) (*list)[(*len)++] = x;
   return st;
+}
+
+void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
+  ade__vtx *v = &g->v[i];
+  free_list(g, v->in, v->capin);
+  free_list(g, v->out, v->capout);
+  v->in = v->out = NULL;
+  v->nin = v->nout = v->capin = v->capout = 0;
 }
 
 /* Within the memory limit with room for nv vertices and ne edges? Each
@@ -231,10 +289,7 @@ void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
   ade__vtx *v = &g->v[i];
   while (v->nin) ade__graph_del_edge(g, v->in[v->nin - 1]);
   while (v->nout) ade__graph_del_edge(g, v->out[v->nout - 1]);
-  free_list(g, v->in);
-  free_list(g, v->out);
-  v->in = v->out = NULL;
-  v->capin = v->capout = 0;
+  ade__graph_drop_lists(g, i);
   v->alive = 0;
   g->nalive--;
 }
@@ -317,10 +372,13 @@ uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
 
 void ade_cgraph_free(ade_cgraph *g) {
   if (!g) return;
-  for (size_t i = 0; i < g->nv; i++) {
-    free_list(g, g->v[i].in);
-    free_list(g, g->v[i].out);
+  for (size_t i = 0; i < g->nv; i++) { /* the lists of their own; the pool's go with its chunks */
+    const ade__vtx *v = &g->v[i];
+    if (v->capin > ADE__POOL_MAX && !in_slab(g, v->in)) ade__free(v->in);
+    if (v->capout > ADE__POOL_MAX && !in_slab(g, v->out)) ade__free(v->out);
   }
+  for (size_t c = 0; c < g->pool.nchunk; c++) ade__free(g->pool.chunk[c]);
+  ade__free(g->pool.chunk);
   ade__free(g->slab);
   ade__free(g->v);
   ade__free(g->e);
@@ -347,6 +405,7 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   *c = *g;
   c->rec = NULL; /* a copy records nothing */
   c->slab = NULL, c->nslab = 0;
+  memset(&c->pool, 0, sizeof c->pool);
   for (size_t i = 0; i < g->nv; i++) c->nslab += g->v[i].nin + g->v[i].nout;
   c->v = ade__calloc(g->vcap, sizeof *c->v);
   c->e = ade__alloc(ade__mul_size(g->ecap, sizeof *c->e));
