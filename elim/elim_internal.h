@@ -53,6 +53,7 @@ struct ade_cgraph {
   ade__edge *e;
   size_t efree;                 /* free slot list through .dst */
   size_t *htab, hcap, hused;    /* (src, dst) -> edge index + 1; linear probing */
+  int noindex;                  /* no htab (a dual): ade__graph_find scans the shorter list */
   size_t n, m;
   size_t *xv, *yv;              /* vertex index of independent j / dependent i */
   long next_edge_id, next_vertex_id;
@@ -147,6 +148,8 @@ uint64_t ade__graph_fingerprint(const ade_cgraph *g);
 /* Face elimination internals (face.c). */
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude);
 int ade__face_step(ade_cgraph *d, size_t a, size_t b);
+/* ade__face_step for the face in edge slot f of dual d (a live face). */
+int ade__face_step_at(ade_cgraph *d, size_t f);
 
 /* Steps by vertex index (eliminate.c); cost is what the rule says. */
 int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost);

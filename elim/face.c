@@ -92,6 +92,13 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
   if (!d->dual) return ade__fail(ADE_EINVAL, "face elimination needs a dual c-graph");
   size_t f = ade__graph_find(d, a, b);
   if (f == ADE__NONE) return ade__fail(ADE_EINVAL, "no face (%ld, %ld)", d->v[a].id, d->v[b].id);
+  return ade__face_step_at(d, f);
+}
+
+/* Rule 1 for the face in edge slot f (the slot stays that face's while
+ * the step adds edges: slots are only reused after a deletion). */
+int ade__face_step_at(ade_cgraph *d, size_t f) {
+  size_t a = d->e[f].src, b = d->e[f].dst;
   if (d->v[a].kind != ADE__Z || d->v[b].kind != ADE__Z)
     return ade__fail(ADE_EINVAL, "face (%ld, %ld) is not intermediate (Rule 1 needs both ends in Z~)",
                      d->v[a].id, d->v[b].id);
@@ -113,7 +120,7 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
   }
   if (d->rec && (st = ade__plan_push(d->rec, k != ADE__NONE ? ADE__P_FMA : ADE__P_SET, kid, d->v[b].id, d->v[a].id)))
     return st;
-  ade__graph_del_edge(d, ade__graph_find(d, a, b));
+  ade__graph_del_edge(d, f);
   if ((st = settle(d, a))) return st;
   return settle(d, b);
 }

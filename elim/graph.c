@@ -50,7 +50,21 @@ static int hgrow(ade_cgraph *g) {
   return ADE_OK;
 }
 
+/* Edge (src, dst) by a scan of src's out-list or dst's in-list, the shorter. */
+static size_t scan_find(const ade_cgraph *g, size_t src, size_t dst) {
+  const ade__vtx *s = &g->v[src], *d = &g->v[dst];
+  if (s->nout <= d->nin) {
+    for (size_t k = 0; k < s->nout; k++)
+      if (g->e[s->out[k]].dst == dst) return s->out[k];
+  } else {
+    for (size_t k = 0; k < d->nin; k++)
+      if (g->e[d->in[k]].src == src) return d->in[k];
+  }
+  return ADE__NONE;
+}
+
 size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst) {
+  if (g->noindex) return scan_find(g, src, dst);
   if (!g->hcap) return ADE__NONE;
   uint64_t z = hmix(src, dst), tag = z & TMASK;
   for (size_t h = (size_t)z & (g->hcap - 1);; h = (h + 1) & (g->hcap - 1)) {
@@ -228,7 +242,7 @@ int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx) {
 
 int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx) {
   size_t e;
-  if ((g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
+  if (!g->noindex && (g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
   if (g->efree != ADE__NONE) {
     e = g->efree;
     g->efree = g->e[e].dst;
@@ -259,11 +273,13 @@ int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_
     g->efree = e;
     return ADE_ENOMEM;
   }
-  uint64_t z = hmix(src, dst);
-  size_t h = (size_t)z & (g->hcap - 1);
-  while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
-  g->htab[h] = hentry(e, z);
-  g->hused++;
+  if (!g->noindex) {
+    uint64_t z = hmix(src, dst);
+    size_t h = (size_t)z & (g->hcap - 1);
+    while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
+    g->htab[h] = hentry(e, z);
+    g->hused++;
+  }
   g->nedges++;
   if (eidx) *eidx = e;
   return ADE_OK;
@@ -278,7 +294,7 @@ void ade__graph_del_edge(ade_cgraph *g, size_t e) {
   last = d->in[--d->nin];
   d->in[x->pin] = last;
   g->e[last].pin = x->pin;
-  hdel(g, e);
+  if (!g->noindex) hdel(g, e);
   x->src = ADE__NONE;
   x->dst = g->efree;
   g->efree = e;
@@ -331,7 +347,7 @@ int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
 
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
   if (budget(g, ADE__MAX(g->vcap, g->nv + nv), ADE__MAX(g->ecap, g->eslots + ne))) return ADE_ENOMEM;
-  while ((g->hused + ne) * 2 > g->hcap)
+  while (!g->noindex && (g->hused + ne) * 2 > g->hcap)
     if (hgrow(g)) return ADE_ENOMEM;
   if (room((void **)&g->e, g->eslots, &g->ecap, ne, sizeof *g->e))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu edges", g->eslots + ne);

@@ -488,12 +488,12 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
   while (!st) {
     st = faces_through(w->g, w->d, &w->x, j, w->scan, &w->buf, w->tmp, &w->f);
     for (size_t i = 0; !st && i < w->f.n; i += 2) {
-      size_t a = w->f.a[i], b = w->f.a[i + 1];
+      size_t a = w->f.a[i], b = w->f.a[i + 1], e;
       if (a == ADE__NONE || b == ADE__NONE || !w->d->v[a].alive || !w->d->v[b].alive ||
-          ade__graph_find(w->d, a, b) == ADE__NONE)
+          (e = ade__graph_find(w->d, a, b)) == ADE__NONE)
         continue;
       st = ade_seq_push(s, w->d->v[a].id, w->d->v[b].id, 0);
-      if (!st) st = ade__face_step(w->d, a, b);
+      if (!st) st = ade__face_step_at(w->d, e);
       if (!st) st = sweep_over(w);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
@@ -647,7 +647,7 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double de
     if (!st) st = adjacent(d, a, 1, 0, &out);
     if (!st) st = adjacent(d, b, 1, 0, &out);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
-    if (!st) st = ade__face_step(d, a, b);
+    if (!st) st = ade__face_step_at(d, e);
     if (!st) st = over(d);
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
