@@ -211,6 +211,25 @@ int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgra
  * back to a vertex again and again stay linear in the live ones). */
 size_t ade__dual_index_live(ade__dual_index *x, const ade_cgraph *d, size_t j);
 void ade__dual_index_free(ade__dual_index *x);
+/* Whether an intermediate face of d passes through c-graph vertex j
+ * (index in g): a live dual vertex ending at j with an intermediate
+ * successor. */
+int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j);
+/* The c-graph vertices with an intermediate face of dual d through them,
+ * counted (rest) and flagged (face[j]). A face step through c-graph vertex
+ * j never adds such a vertex and can only take away j, and a complete
+ * face sequence leaves none: so each step costs 1 fma and lowers rest by
+ * at most 1, and cost + rest is a lower bound on the final cost
+ * (doc/elimination.md, "Never worse than what they generalize"). */
+typedef struct ade__faced {
+  ade__dual_index x;
+  uint8_t *face;
+  size_t rest;
+} ade__faced;
+int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d);
+/* After a face step through c-graph vertex id c (ctgt of its first dual vertex). */
+int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c);
+void ade__faced_free(ade__faced *F);
 /* All faces of dual d through c-graph vertex c (appended to s). */
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
 

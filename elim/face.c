@@ -167,3 +167,38 @@ void ade__dual_index_free(ade__dual_index *x) {
   ade__free(x->next);
   memset(x, 0, sizeof *x);
 }
+
+int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j) {
+  for (size_t u = ade__dual_index_live(x, d, j); u != ADE__NONE; u = x->next[u]) {
+    const ade__vtx *v = &d->v[u];
+    if (!v->alive || v->kind != ADE__Z) continue;
+    for (size_t o = 0; o < v->nout; o++)
+      if (d->v[d->e[v->out[o]].dst].kind == ADE__Z) return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------- vertices with faces left */
+
+int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d) {
+  memset(F, 0, sizeof *F);
+  int st = ade__dual_index_init(&F->x, g, d);
+  if (!st && !(F->face = ade__calloc(g->nv + 1, 1)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for the faces of %zu vertices", g->nv);
+  for (size_t j = 0; !st && j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&F->x, d, j)) F->face[j] = 1, F->rest++;
+  return st;
+}
+
+int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c) {
+  int st = ade__dual_index_sync(&F->x, g, d);
+  size_t j = ade__graph_vertex(g, c);
+  if (!st && j != ADE__NONE && F->face[j] && !ade__dual_has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
+  return st;
+}
+
+void ade__faced_free(ade__faced *F) {
+  ade__dual_index_free(&F->x);
+  ade__free(F->face);
+  memset(F, 0, sizeof *F);
+}

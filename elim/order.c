@@ -456,18 +456,6 @@ typedef struct sweep {
                 * the one being drained left out (its last face may be gone) */
 } sweep;
 
-/* Whether some intermediate face passes through c-graph vertex j (index in
- * g): a live dual vertex ending at j with an intermediate successor. */
-static int has_face(ade__dual_index *x, const ade_cgraph *d, size_t j) {
-  for (size_t u = ade__dual_index_live(x, d, j); u != ADE__NONE; u = x->next[u]) {
-    const ade__vtx *v = &d->v[u];
-    if (!v->alive || v->kind != ADE__Z) continue;
-    for (size_t o = 0; o < v->nout; o++)
-      if (d->v[d->e[v->out[o]].dst].kind == ADE__Z) return 1;
-  }
-  return 0;
-}
-
 /* ADE__CUT once the cost so far plus a lower bound on the rest reaches the
  * ceiling. The bound: the c-graph vertices with an intermediate face
  * through them are never more after a face step, and at most one fewer
@@ -513,7 +501,7 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
   if (!st && d->ceiling && !(face = ade__calloc(g->nv + 1, 1)))
     st = ade__fail(ADE_ENOMEM, "out of memory for a face sweep of %zu vertices", g->nv);
   for (size_t j = 0; !st && face && j < g->nv; j++)
-    if (g->v[j].alive && g->v[j].kind == ADE__Z && has_face(&w.x, d, j)) face[j] = 1, w.rest++;
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&w.x, d, j)) face[j] = 1, w.rest++;
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
     if (pass > 2) {
       st = ade__fail(ADE_ELIMIT, "face ordering: faces left after %d sweeps", pass);
@@ -627,44 +615,12 @@ static int face_push(ade__ipq *h, ade_cgraph *d, size_t e) {
 
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
-/* The c-graph vertices of g with an intermediate face of d through them,
- * kept exactly during a face elimination (the lower bound of
- * sweep_over): only the vertex a step goes through can lose its last
- * face, and none gains a first one. */
-typedef struct faced {
-  ade__dual_index x;
-  uint8_t *face;
-  size_t rest;
-} faced;
-
-static int faced_init(faced *F, const ade_cgraph *g, const ade_cgraph *d) {
-  int st = ade__dual_index_init(&F->x, g, d);
-  if (!st && !(F->face = ade__calloc(g->nv + 1, 1)))
-    st = ade__fail(ADE_ENOMEM, "out of memory for the faces of %zu vertices", g->nv);
-  for (size_t j = 0; !st && j < g->nv; j++)
-    if (g->v[j].alive && g->v[j].kind == ADE__Z && has_face(&F->x, d, j)) F->face[j] = 1, F->rest++;
-  return st;
-}
-
-/* After a step through c-graph vertex c (an id of g). */
-static int faced_step(faced *F, const ade_cgraph *g, const ade_cgraph *d, long c) {
-  int st = ade__dual_index_sync(&F->x, g, d);
-  size_t j = ade__graph_vertex(g, c);
-  if (!st && j != ADE__NONE && F->face[j] && !has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
-  return st || !d->ceiling || d->fma + F->rest < d->ceiling ? st : ADE__CUT;
-}
-
-static void faced_free(faced *F) {
-  ade__dual_index_free(&F->x);
-  ade__free(F->face);
-}
-
 static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
   ade__ipq h = {0};
   ade__ix in = {0}, out = {0}, f = {0};
-  faced F = {{0}, NULL, 0};
+  ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
-  if (!st && d->ceiling) st = faced_init(&F, g, d); /* a lower bound for the ceiling */
+  if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
   for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
@@ -683,7 +639,8 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step_at(d, e);
     if (!st) st = over(d);
-    if (!st && F.face) st = faced_step(&F, g, d, through);
+    if (!st && F.face) st = ade__faced_step(&F, g, d, through);
+    if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
     for (size_t v = nv0; !st && !scan && v < d->nv; v++) { /* the fill-in */
@@ -697,7 +654,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
   ade__ix_free(&in);
   ade__ix_free(&out);
   ade__ix_free(&f);
-  faced_free(&F);
+  ade__faced_free(&F);
   return st;
 }
 
