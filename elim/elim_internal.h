@@ -142,7 +142,17 @@ int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne);
 int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
 /* Give vertex i's lists back (they become empty, with no room). */
 void ade__graph_drop_lists(ade_cgraph *g, size_t i);
-unsigned ade__graph_stamp(ade_cgraph *g, unsigned width);
+/* width fresh mark values s, s+1, ..., s+width-1 (inline: the twin
+ * search of every face step and face key takes one). */
+static inline unsigned ade__graph_stamp(ade_cgraph *g, unsigned width) {
+  if (g->stamp > UINT32_MAX - width - 1) {
+    memset(g->mark, 0, g->markcap * sizeof *g->mark);
+    g->stamp = 1;
+  }
+  unsigned s = g->stamp;
+  g->stamp += width;
+  return s;
+}
 uint64_t ade__graph_fingerprint(const ade_cgraph *g);
 
 /* Face elimination internals (face.c). */

@@ -356,17 +356,6 @@ int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
   return nv ? marks_cover(g, g->nv + nv) : ADE_OK;
 }
 
-/* width fresh mark values s, s+1, ..., s+width-1. */
-unsigned ade__graph_stamp(ade_cgraph *g, unsigned width) {
-  if (g->stamp > UINT32_MAX - width - 1) {
-    memset(g->mark, 0, g->markcap * sizeof *g->mark);
-    g->stamp = 1;
-  }
-  unsigned s = g->stamp;
-  g->stamp += width;
-  return s;
-}
-
 static uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
