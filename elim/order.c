@@ -917,8 +917,11 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   int first = !(deadline > 0 && !anytime);
   /* An edge sweep costs exactly what the vertex sweep of its direction
    * does (Rules 3 and 4: a vertex's in-edges front eliminated, or its
-   * out-edges back eliminated, cost |P_j| |S_j| together). */
-  int esweep = order == ADE_ORDER_EDGE_FORWARD || order == ADE_ORDER_EDGE_REVERSE;
+   * out-edges back eliminated, cost |P_j| |S_j| together), and so does a
+   * face sweep (the faces through a vertex are its vertex elimination;
+   * check_order: face_sweeps_cost_vertex_sweeps). */
+  int esweep = order == ADE_ORDER_EDGE_FORWARD || order == ADE_ORDER_EDGE_REVERSE ||
+               order == ADE_ORDER_FACE_FORWARD || order == ADE_ORDER_FACE_REVERSE;
   if (gen) st = own(g, vec, 0, 0, NULL, &s, NULL, UINT64_MAX);
   if (!st && esweep && generalizes[order][0] == vec) same = s->cost;
   for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {

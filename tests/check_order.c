@@ -225,6 +225,29 @@ static uint64_t raw_cost(const ade_cgraph *g, int o) {
   return c;
 }
 
+/* A face sweep costs exactly what the vertex sweep of its direction
+ * does: draining the faces through a vertex is its vertex elimination
+ * (Section 3.3 of [F]), and the dual stays the dual of the eliminated
+ * c-graph between vertices (a fill-in (u, w) is absorbed exactly where
+ * the c-graph has the edge already). order.c relies on it: a face sweep
+ * whose vertex sweep already loses (or ties, in native form) is not run. */
+START_TEST(face_sweeps_cost_vertex_sweeps) {
+  uint64_t rs = 23;
+  for (uint64_t seed = 1; seed <= 400; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 6), m = 1 + (int)(ade_test_rand(&rs) % 6);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 80))
+                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 6), 1 + (int)(ade_test_rand(&rs) % 8), m);
+    for (int r = 0; r < 2; r++) {
+      int fo = r ? ADE_ORDER_FACE_REVERSE : ADE_ORDER_FACE_FORWARD;
+      uint64_t f = raw_cost(g, fo), v = raw_cost(g, r ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD);
+      ck_assert_msg(f == v, "seed %llu: %s %llu fma, its vertex sweep %llu", (unsigned long long)seed,
+                    ade_order_name(fo), (unsigned long long)f, (unsigned long long)v);
+    }
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
 static uint64_t order_cost(const ade_cgraph *g, int o) {
   ade_elim_seq *s = NULL;
   ade_cgraph *d = NULL;
@@ -428,6 +451,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, never_worse_random);
   tcase_add_test(tc, capped_markowitz_random);
   tcase_add_test(tc, face_bound_random);
+  tcase_add_test(tc, face_sweeps_cost_vertex_sweeps);
   tcase_add_test(tc, never_worse_paper);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");
