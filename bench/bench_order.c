@@ -1,9 +1,11 @@
 /* bench_order.c: time every elimination ordering against the size of the c-graph (Lorenz-63 RK4 tapes of growing length).
  *
  * Usage: bench_order [MAXSTEPS [LIMIT [SAVE.adt]]]
- *   steps 100, 1000, ... up to MAXSTEPS (default 10000); each ordering gets
- *   LIMIT seconds (default 60, ade_elim_order_limited; "limited" marks a
- *   run that hit it); SAVE.adt: also save the 100-step tape there.
+ *   steps 100, 200, 500, 1000, 2000, ... up to MAXSTEPS (default 10000);
+ *   CPU seconds (fma) of each ordering, which gets LIMIT seconds (default
+ *   60, ade_elim_order_limited; "L" marks a run that hit it); SAVE.adt:
+ *   also save the 100-step tape there. bench/order_plot.sh plots the
+ *   table (both axes logarithmic).
  *        bench_order --cpu LIMIT [TAPE.adt...]
  *   every ordering on the Jacobian benchmark problems (bench_jacobian's
  *   sizes and points) and on each TAPE: CPU seconds of the process (the
@@ -33,12 +35,6 @@
 static double cpu(void) {
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -224,11 +220,12 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--worse")) return worse_table(argc, argv);
   long maxsteps = argc > 1 ? atol(argv[1]) : 10000;
   double limit = argc > 2 ? atof(argv[2]) : 60;
-  printf("# bench_order: Lorenz-63 RK4, seconds (fma) per ordering, limit %g s\n", limit);
+  printf("# bench_order: Lorenz-63 RK4, CPU seconds (fma) per ordering, limit %g s\n", limit);
   printf("%-8s %-9s", "steps", "edges");
   for (int o = 0; o < ADE_ORDER_COUNT; o++) printf(" %18s", ade_order_name(o));
   printf("\n");
-  for (long steps = 100; steps <= maxsteps; steps *= 10) {
+  /* 1, 2, 5 per decade, so that a log-log plot has points between them */
+  for (long steps = 100, k = 0; steps <= maxsteps; steps = k % 3 == 1 ? steps / 2 * 5 : steps * 2, k++) {
     ade_tape *t = lorenz_tape((int)steps);
     ade_cgraph *g = NULL;
     size_t ne = 0;
@@ -242,11 +239,11 @@ int main(int argc, char **argv) {
     for (int o = 0; o < ADE_ORDER_COUNT; o++) {
       ade_elim_seq *s = NULL;
       int limited = 0;
-      double t0 = now();
+      double t0 = cpu();
       int st = ade_elim_order_limited(g, o, limit, &s, &limited);
       char cell[64];
       if (st) snprintf(cell, sizeof cell, "%s", ade_strerror(st));
-      else snprintf(cell, sizeof cell, "%.3f%s (%llu)", now() - t0, limited ? "L" : "", (unsigned long long)ade_seq_cost(s));
+      else snprintf(cell, sizeof cell, "%.3f%s (%llu)", cpu() - t0, limited ? "L" : "", (unsigned long long)ade_seq_cost(s));
       printf(" %18s", cell);
       fflush(stdout);
       ade_seq_free(s);

@@ -292,25 +292,14 @@ int ade__part_append(const ade_cgraph *g, const ade_cgraph *h, const ade__part *
 /* Bind s to g, or for a face sequence to g's dual. */
 int ade__seq_bind_whole(const ade_cgraph *g, ade_elim_seq *s);
 
-/* A min-heap with lazy deletion (pqueue.c; the orderings use ade__ipq below): entries are key tuples
- * compared lexicographically (ties are part of the key, so the order is
- * total) and an index; stale entries are checked at pop by the caller. */
+/* Key tuples (pqueue.c) compared lexicographically (ties are part of the
+ * key, so the order is total), with an index. */
 #define ADE__PQ_KEYS 5
 typedef struct ade__pqent {
   long k[ADE__PQ_KEYS];
   size_t x;
 } ade__pqent;
-typedef struct ade__pq {
-  ade__pqent *a;
-  size_t n, cap;
-  int track;         /* skip pushes that repeat the queued key of an index */
-  ade__pqent *last;  /* per index: that key, .x = 1 while queued */
-  size_t tcap;
-} ade__pq;
 int ade__pq_less(const long *x, const long *y);
-int ade__pq_push(ade__pq *h, const long *key, size_t x);
-int ade__pq_pop(ade__pq *h, ade__pqent *top); /* 0 if empty */
-void ade__pq_free(ade__pq *h);
 /* An indexed min-heap (pqueue.c): at most one entry per index, whose key
  * is set in place (a key that did not change costs one comparison), so
  * the heap holds no stale entries and stays as large as the candidates. */
@@ -324,6 +313,25 @@ int ade__ipq_set(ade__ipq *q, const long *key, size_t x); /* insert or change */
 void ade__ipq_del(ade__ipq *q, size_t x);                 /* if queued */
 int ade__ipq_pop(ade__ipq *q, ade__pqent *top);            /* 0 if empty */
 void ade__ipq_free(ade__ipq *q);
+/* The same indexed heap over keys of two words compared as one 128-bit
+ * number (hi, then lo): half the size of an ade__pqent, one or two
+ * comparisons; for orderings whose key tuple packs into 128 bits. */
+typedef struct ade__pk {
+  uint64_t hi, lo;
+} ade__pk;
+typedef struct ade__pkent {
+  ade__pk k;
+  size_t x;
+} ade__pkent;
+typedef struct ade__pkq {
+  ade__pkent *a;
+  size_t n, cap;
+  size_t *pos, pcap;
+} ade__pkq;
+int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x); /* insert or change */
+void ade__pkq_del(ade__pkq *q, size_t x);             /* if queued */
+int ade__pkq_pop(ade__pkq *q, ade__pkent *top);        /* 0 if empty */
+void ade__pkq_free(ade__pkq *q);
 /* A growable list of indices. */
 typedef struct ade__ix {
   size_t *a, n, cap;

@@ -9,6 +9,7 @@ libadelim_core_la_SOURCES += \
 	%D%/sequence.c \
 	%D%/order.c \
 	%D%/pqueue.c \
+	%D%/pqueue_impl.h \
 	%D%/jacobian.c
 
 check_PROGRAMS += tests/check_elim

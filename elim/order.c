@@ -80,6 +80,11 @@ static int64_t vkey(const ade_cgraph *g, size_t j, const int64_t *dd) {
   return (int64_t)(g->v[j].nin * g->v[j].nout) - (dd ? dd[j] : 0);
 }
 
+/* (vkey, j) as two words in the same order (the sign bit flipped). */
+static ade__pk vpk(const ade_cgraph *g, size_t j, const int64_t *dd) {
+  return (ade__pk){(uint64_t)vkey(g, j, dd) ^ (UINT64_C(1) << 63), j};
+}
+
 /* The reference for order_markowitz: the least (key, index) by a rescan
  * of every intermediate; ADE__NONE when none is left. */
 static size_t markowitz_scan(const ade_cgraph *c, const int64_t *dd) {
@@ -107,18 +112,18 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
     ade__free(d);
     return st;
   }
-  ade__ipq h = {0};
-  ade__pqent top;
+  ade__pkq h = {0};
+  ade__pkent top;
   ade__ix nb = {0};
   int64_t *dd = relative ? ade__alloc((c->nv + 1) * sizeof *dd) : NULL;
   int st = relative && !dd ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
   if (!st && relative) st = dependency_degrees(c, dd);
   for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, j, dd), (long)j}, j);
+    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pkq_set(&h, vpk(c, j, dd), j);
   /* One entry per intermediate, its key set again whenever its degrees
    * change (only the neighbours of an eliminated vertex): the top is the
    * least (key, index) of all. */
-  while (!st && ade__ipq_pop(&h, &top)) {
+  while (!st && ade__pkq_pop(&h, &top)) {
     size_t j = top.x;
     if (!c->v[j].alive || c->v[j].kind != ADE__Z) continue;
     nb.n = 0;
@@ -128,11 +133,11 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
     if (!st) st = over(c);
     for (size_t x = 0; !st && x < nb.n; x++) { /* degrees changed: fresh keys */
       size_t u = nb.a[x];
-      if (c->v[u].alive && c->v[u].kind == ADE__Z) st = ade__ipq_set(&h, (long[ADE__PQ_KEYS]){vkey(c, u, dd), (long)u}, u);
-      else ade__ipq_del(&h, u);
+      if (c->v[u].alive && c->v[u].kind == ADE__Z) st = ade__pkq_set(&h, vpk(c, u, dd), u);
+      else ade__pkq_del(&h, u);
     }
   }
-  ade__ipq_free(&h);
+  ade__pkq_free(&h);
   ade__ix_free(&nb);
   ade__free(dd);
   return st;
@@ -208,42 +213,148 @@ static size_t edge_scan(const ade_cgraph *c, int fillin, int *bdir) {
   return best;
 }
 
-/* Queue entries name 2 e + dir. */
-static int edge_push(ade__ipq *h, const ade_cgraph *c, size_t e, int dir, int fillin) {
-  long key[ADE__PQ_KEYS];
-  if (edge_key(c, e, dir, fillin, key)) return ade__ipq_set(h, key, 2 * e + (size_t)dir);
-  ade__ipq_del(h, 2 * e + (size_t)dir);
-  return ADE_OK;
+/* E_LF's key packed into two words, in edge_key's order: (fill-in +
+ * 2^31, cost) high, (i, j, dir) low, vertex indices for ids (ids ascend
+ * with the index). It fits while the graph has fewer than 2^31 - 1
+ * vertices (|fill-in| and cost are below the vertex count). 0 if the
+ * elimination does not apply. */
+#define ADE__PK_VERTICES ((size_t)INT32_MAX)
+static int edge_pk(const ade_cgraph *c, size_t e, int dir, ade__pk *k) {
+  const ade__edge *x = &c->e[e];
+  if (x->src == ADE__NONE) return 0;
+  const ade__vtx *i = &c->v[x->src], *j = &c->v[x->dst];
+  int64_t nw = 0, cost;
+  if (dir == ADE_FRONT) {
+    if (j->kind != ADE__Z) return 0;
+    cost = (int64_t)j->nout;
+    for (size_t b = 0; b < j->nout; b++) nw += ade__graph_find(c, x->src, c->e[j->out[b]].dst) == ADE__NONE;
+    nw -= 1 + (j->nin == 1 ? cost : 0);
+  } else {
+    if (i->kind != ADE__Z) return 0;
+    cost = (int64_t)i->nin;
+    for (size_t a = 0; a < i->nin; a++) nw += ade__graph_find(c, c->e[i->in[a]].src, x->dst) == ADE__NONE;
+    nw -= 1 + (i->nout == 1 ? cost : 0);
+  }
+  k->hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
+  k->lo = (uint64_t)x->src << 32 | (uint64_t)x->dst << 1 | (uint64_t)dir;
+  return 1;
 }
 
-/* What a step changed: the vertices whose in-list (in) or out-list (out)
- * changed and the pairs (u, w) of an edge added or removed. */
+/* E_LF's queue: one entry per edge slot e, its key the lesser of the keys
+ * of its two directions (the direction is the key's last bit), kept in
+ * kd[2 e + dir] (all ones where the direction does not apply). A kept key
+ * is never greater than the current one: keys that drop are set again
+ * (fill_update), keys that rise are found at the top (edge_pop). */
+typedef struct fqueue {
+  ade__pkq q;
+  ade__pk *kd;
+  size_t kcap;
+} fqueue;
+
+static const ade__pk pk_none = {UINT64_MAX, UINT64_MAX};
+
+static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+
+/* Set the key of e's direction dir. */
+static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
+  if (2 * e + 1 >= h->kcap) {
+    size_t nc = 4 * e + 64;
+    ade__pk *p = ade__realloc(h->kd, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu edges", nc / 2);
+    for (size_t k = h->kcap; k < nc; k++) p[k] = pk_none;
+    h->kd = p, h->kcap = nc;
+  }
+  ade__pk *kd = &h->kd[2 * e];
+  if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
+  ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
+  if (m.hi == UINT64_MAX) {
+    ade__pkq_del(&h->q, e);
+    return ADE_OK;
+  }
+  return ade__pkq_set(&h->q, m, e);
+}
+
+/* What an edge-markowitz step changed: the vertices whose in-list (in) or
+ * out-list (out) changed. */
 typedef struct edelta {
-  ade__ix in, out, pairs;
+  ade__ix in, out;
 } edelta;
 
 /* Before front (back) elimination of (i, j): out-lists of i (and P_i)
- * change, in-lists of j and S_j (of j); edges (i, j) and (i, S_j) ((P_i, j))
- * come or go. (j goes if (i, j) was its only in-edge, i if it was its
- * only out-edge: their neighbours are listed already.) */
+ * change, in-lists of j and S_j (of j). (j goes if (i, j) was its only
+ * in-edge, i if it was its only out-edge: their neighbours are listed
+ * already.) */
 static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
   size_t i = c->e[e].src, j = c->e[e].dst, v = dir == ADE_FRONT ? j : i;
   int st = ade__ix_push(&x->out, i);
   if (!st) st = ade__ix_push(&x->in, j);
   if (!st) st = adjacent(c, v, dir == ADE_BACK, dir == ADE_FRONT, dir == ADE_FRONT ? &x->in : &x->out);
-  if (!st) st = ade__ix_push(&x->pairs, i);
-  if (!st) st = ade__ix_push(&x->pairs, j);
-  const ade__vtx *V = &c->v[v];
-  for (size_t k = 0; !st && k < (dir == ADE_FRONT ? V->nout : V->nin); k++) {
-    st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : c->e[V->in[k]].src);
-    if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? c->e[V->out[k]].dst : j);
-  }
   return st;
+}
+
+/* What an E_LF step changes, listed before it: the vertices whose out-list
+ * (so) or in-list (pi) changes, each with its degree before (pairs v,
+ * degree), the pairs (u, w) of the edges it may add (fill-in or
+ * absorption), and the first edge number it can give a new edge. seen:
+ * per queue index, the step that last set it (each key is computed once
+ * per step). */
+typedef struct fdelta {
+  ade__ix so, pi, pairs;
+  long id0;
+  unsigned *seen, now;
+  size_t seencap;
+} fdelta;
+
+static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in) {
+  int st = ade__ix_push(l, v);
+  return st ? st : ade__ix_push(l, in ? c->v[v].nin : c->v[v].nout);
+}
+
+/* Front (i, j): i's out-list changes (and P_i's, if i can lose its only
+ * out-edge: S_j empty), the in-lists of j and S_j (j goes with its
+ * out-edges if (i, j) was its only in-edge); pairs (i, S_j). Back: the
+ * mirror image. */
+static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
+  size_t i = c->e[e].src, j = c->e[e].dst;
+  const ade__vtx *I = &c->v[i], *J = &c->v[j];
+  x->so.n = x->pi.n = x->pairs.n = 0;
+  x->id0 = c->next_edge_id;
+  int st = fdelta_vertex(&x->so, c, i, 0);
+  if (!st) st = fdelta_vertex(&x->pi, c, j, 1);
+  const ade__vtx *V = dir == ADE_FRONT ? J : I;
+  size_t n = dir == ADE_FRONT ? V->nout : V->nin;
+  for (size_t k = 0; !st && k < n; k++) {
+    size_t o = dir == ADE_FRONT ? c->e[V->out[k]].dst : c->e[V->in[k]].src;
+    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT);
+    if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : o);
+    if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? o : j);
+  }
+  /* An end that can be left isolated goes with its other edges. */
+  if (!n && dir == ADE_FRONT && I->nout == 1)
+    for (size_t k = 0; !st && k < I->nin; k++) st = fdelta_vertex(&x->so, c, c->e[I->in[k]].src, 0);
+  if (!n && dir == ADE_BACK && J->nin == 1)
+    for (size_t k = 0; !st && k < J->nout; k++) st = fdelta_vertex(&x->pi, c, c->e[J->out[k]].dst, 1);
+  return st;
+}
+
+/* Set the key of queue index 2 e + dir, once per step. */
+static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
+  size_t q = 2 * e + (size_t)dir;
+  if (q >= x->seencap) {
+    size_t nc = 2 * q + 64;
+    unsigned *p = ade__realloc(x->seen, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu edges", nc / 2);
+    memset(p + x->seencap, 0, (nc - x->seencap) * sizeof *p);
+    x->seen = p, x->seencap = nc;
+  }
+  if (x->seen[q] == x->now) return ADE_OK;
+  x->seen[q] = x->now;
+  return edge_push(h, c, e, dir);
 }
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
  * for p in S_u and P_w counts it (the smaller list is walked). */
-static int edge_triangles(ade__ipq *h, const ade_cgraph *c, size_t u, size_t w) {
+static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, size_t w) {
   const ade__vtx *U = &c->v[u], *W = &c->v[w];
   int st = ADE_OK, byin = W->nin <= U->nout;
   if (!U->alive || !W->alive) return ADE_OK;
@@ -251,50 +362,68 @@ static int edge_triangles(ade__ipq *h, const ade_cgraph *c, size_t u, size_t w) 
     size_t p = byin ? c->e[W->in[k]].src : c->e[U->out[k]].dst;
     size_t e1 = byin ? ade__graph_find(c, u, p) : U->out[k], e2 = byin ? W->in[k] : ade__graph_find(c, p, w);
     if (e1 == ADE__NONE || e2 == ADE__NONE) continue;
-    st = edge_push(h, c, e1, ADE_FRONT, 1);
-    if (!st) st = edge_push(h, c, e2, ADE_BACK, 1);
+    st = fill_push(h, c, x, e1, ADE_FRONT);
+    if (!st) st = fill_push(h, c, x, e2, ADE_BACK);
   }
   return st;
 }
 
-/* Fresh keys for what the step changed. The Markowitz key of front (i, j)
- * reads S_j, of back (i, j) P_i; the fill-in of front (i, j) also reads
- * |P_j| and which of S_j are in S_i, of back (i, j) |S_i| and which of P_i
- * are in P_j (the triangles). Only intermediates have such edges. New
- * edges get their keys from the pairs. */
-static int edge_update(ade__ipq *h, const ade_cgraph *c, const edelta *x, int fillin) {
+/* Fresh E_LF keys for what the step changed, and only those. Front (u, v)
+ * has fill-in |S_v \ S_u| - 1 - [|P_v| = 1] |S_v| and cost |S_v|; back
+ * (u, v) |P_u \ P_v| - 1 - [|S_u| = 1] |P_u| and cost |P_u|. So S_v
+ * changed: the fronts into v, and the backs out of v if [|S_v| = 1]
+ * changed; P_v changed: the backs out of v, and the fronts into v if
+ * [|P_v| = 1] changed; an edge (u, w) that came or went changes S_u and
+ * P_w at p in S_u and P_w: front (u, p) and back (p, w) (its triangles;
+ * the fronts out of u and backs into w otherwise keep their keys); a new
+ * edge gets both keys. Keys that only rise are left to edge_pop. An edge
+ * that went with an isolated end needs nothing: that end is dead. Only
+ * intermediates have such keys. */
+static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
+  if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
   for (int side = 0; side < 2; side++) {
-    const ade__ix *l = side ? &x->in : &x->out;
-    for (size_t k = 0; !st && k < l->n; k++) {
+    const ade__ix *l = side ? &x->pi : &x->so;
+    for (size_t k = 0; !st && k < l->n; k += 2) {
       const ade__vtx *v = &c->v[l->a[k]];
+      size_t d0 = l->a[k + 1], d = side ? v->nin : v->nout;
       if (!v->alive || v->kind != ADE__Z) continue;
-      for (size_t a = 0; !st && (side == 0 || fillin) && a < v->nin; a++) st = edge_push(h, c, v->in[a], ADE_FRONT, fillin);
-      for (size_t b = 0; !st && (side == 1 || fillin) && b < v->nout; b++) st = edge_push(h, c, v->out[b], ADE_BACK, fillin);
+      int flip = (d0 == 1) != (d == 1);
+      for (size_t a = 0; !st && (side == 0 || flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
+      for (size_t b = 0; !st && (side == 1 || flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
     }
   }
-  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* new edges; the triangles */
+  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* new edges and their triangles */
     size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
-    if (e != ADE__NONE) st = edge_push(h, c, e, ADE_FRONT, fillin);
-    if (!st && e != ADE__NONE) st = edge_push(h, c, e, ADE_BACK, fillin);
-    if (!st && fillin) st = edge_triangles(h, c, u, w);
+    if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
+    st = fill_push(h, c, x, e, ADE_FRONT);
+    if (!st) st = fill_push(h, c, x, e, ADE_BACK);
+    if (!st) st = edge_triangles(h, c, x, u, w);
   }
+  /* An edge (u, w) that went only raises its triangles' keys (w joins
+   * S_p \ S_u, u joins P_p \ P_w): the queue finds those at the top
+   * (edge_pop), so they are not set here. */
   return st;
 }
 
 /* The least key in h (one entry per edge and direction, its key set
- * again after every step that can change it: edge_update). A stale entry
+ * again after every step that can lower it: fill_update). A stale entry
  * (its slot holds no candidate now, or another edge) goes back with its
  * current key: every live candidate keeps an entry no greater than its
  * key, so a top that is current is the least of all. */
-static size_t edge_pop(ade__ipq *h, const ade_cgraph *c, int fillin, int *dir, int *st) {
-  ade__pqent t;
-  long key[ADE__PQ_KEYS];
-  while (!*st && ade__ipq_pop(h, &t)) {
-    if (!edge_key(c, t.x / 2, (int)(t.x % 2), fillin, key)) continue;
-    *dir = (int)(t.x % 2);
-    if (!memcmp(key, t.k, sizeof key)) return t.x / 2;
-    *st = ade__ipq_set(h, key, t.x);
+static size_t edge_pop(fqueue *h, const ade_cgraph *c, int *dir, int *st) {
+  ade__pkent t;
+  ade__pk key;
+  while (!*st && ade__pkq_pop(&h->q, &t)) {
+    int d = (int)(t.k.lo & 1);
+    /* A slot holds a live edge as long as its direction applies: the
+     * vertices' kinds do not change, and a new edge sets both keys. */
+    if (!edge_pk(c, t.x, d, &key)) continue;
+    if (key.hi == t.k.hi && key.lo == t.k.lo) {
+      *dir = d;
+      return t.x;
+    }
+    *st = edge_push(h, c, t.x, d);
   }
   return ADE__NONE;
 }
@@ -306,59 +435,58 @@ static size_t edge_pop(ade__ipq *h, const ade_cgraph *c, int fillin, int *dir, i
  * So one entry per intermediate and direction holds the least key of its
  * edges, *e the edge; a step changes the keys of the vertices whose
  * in- or out-list it changed, and of no other. 0 if none applies. */
-static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, long *key, size_t *e) {
+static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, ade__pk *key, size_t *e) {
   const ade__vtx *V = &c->v[v];
   if (!V->alive || V->kind != ADE__Z) return 0;
-  size_t n = dir == ADE_FRONT ? V->nin : V->nout;
-  long bid = 0;
+  size_t n = dir == ADE_FRONT ? V->nin : V->nout, b = 0;
+  /* the least id is the least index (ids ascend with the index) */
   for (size_t k = 0; k < n; k++) {
-    size_t x = dir == ADE_FRONT ? V->in[k] : V->out[k];
-    long id = c->v[dir == ADE_FRONT ? c->e[x].src : c->e[x].dst].id;
-    if (k == 0 || id < bid) bid = id, *e = x;
+    size_t x = dir == ADE_FRONT ? V->in[k] : V->out[k], u = dir == ADE_FRONT ? c->e[x].src : c->e[x].dst;
+    if (k == 0 || u < b) b = u, *e = x;
   }
   if (!n) return 0;
-  /* edge_key's (cost, cost, ids, dir) in the same order, the cost once */
-  key[0] = (long)(dir == ADE_FRONT ? V->nout : V->nin);
-  key[1] = dir == ADE_FRONT ? bid : V->id;
-  key[2] = dir == ADE_FRONT ? V->id : bid;
-  key[3] = dir;
-  key[4] = 0;
+  /* edge_key's (cost, cost, ids, dir) in the same order, the cost once,
+   * packed as edge_pk packs it (fewer than 2^31 - 1 vertices) */
+  key->hi = dir == ADE_FRONT ? V->nout : V->nin;
+  key->lo = (uint64_t)(dir == ADE_FRONT ? b : v) << 32 | (uint64_t)(dir == ADE_FRONT ? v : b) << 1 | (uint64_t)dir;
   return 1;
 }
 
-static int vertex_edge_push(ade__ipq *h, const ade_cgraph *c, size_t v) {
-  long key[ADE__PQ_KEYS];
+static int vertex_edge_push(ade__pkq *h, const ade_cgraph *c, size_t v) {
+  ade__pk key;
   size_t e;
   int st = ADE_OK;
   for (int dir = 0; !st && dir < 2; dir++)
-    if (vertex_edge_key(c, v, dir, key, &e)) st = ade__ipq_set(h, key, 2 * v + (size_t)dir);
-    else ade__ipq_del(h, 2 * v + (size_t)dir);
+    if (vertex_edge_key(c, v, dir, &key, &e)) st = ade__pkq_set(h, key, 2 * v + (size_t)dir);
+    else ade__pkq_del(h, 2 * v + (size_t)dir);
   return st;
 }
 
 /* The least key in h (stale entries as in edge_pop). */
-static size_t vertex_edge_pop(ade__ipq *h, const ade_cgraph *c, int *dir, int *st) {
-  ade__pqent t;
-  long key[ADE__PQ_KEYS];
+static size_t vertex_edge_pop(ade__pkq *h, const ade_cgraph *c, int *dir, int *st) {
+  ade__pkent t;
+  ade__pk key;
   size_t e = ADE__NONE;
-  while (!*st && ade__ipq_pop(h, &t)) {
-    if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), key, &e)) continue;
+  while (!*st && ade__pkq_pop(h, &t)) {
+    if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), &key, &e)) continue;
     *dir = (int)(t.x % 2);
-    if (!memcmp(key, t.k, sizeof key)) return e;
-    *st = ade__ipq_set(h, key, t.x);
+    if (key.hi == t.k.hi && key.lo == t.k.lo) return e;
+    *st = ade__pkq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
 
 static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
-  ade__ipq h = {0};
-  edelta x = {{0}, {0}, {0}};
+  if (c->nv >= ADE__PK_VERTICES)
+    return ade__fail(ADE_ELIMIT, "edge-markowitz: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
+  ade__pkq h = {0};
+  edelta x = {{0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
   while (!st && !(st = late(deadline))) {
     size_t e = vertex_edge_pop(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
-    x.in.n = x.out.n = x.pairs.n = 0;
+    x.in.n = x.out.n = 0;
     st = edge_delta(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
     if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
@@ -366,38 +494,41 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
     for (size_t k = 0; !st && k < x.in.n; k++) st = vertex_edge_push(&h, c, x.in.a[k]);
     for (size_t k = 0; !st && k < x.out.n; k++) st = vertex_edge_push(&h, c, x.out.a[k]);
   }
-  ade__ipq_free(&h);
+  ade__pkq_free(&h);
   ade__ix_free(&x.in);
   ade__ix_free(&x.out);
-  ade__ix_free(&x.pairs);
   return st;
 }
 
-/* Greedy edge elimination by edge_key; the keys a step can change are
- * pushed again after it (edge_update). */
+/* Greedy edge elimination by edge_key: E_LF, or with scan the rescanning
+ * reference of either key; the E_LF keys a step changes are set again
+ * after it (fill_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
   if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
-  ade__ipq h = {0};
-  edelta x = {{0}, {0}, {0}};
+  if (!scan && c->nv >= ADE__PK_VERTICES)
+    return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
+  fqueue h = {{0}, NULL, 0};
+  fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
-    st = edge_push(&h, c, e, ADE_FRONT, fillin);
-    if (!st) st = edge_push(&h, c, e, ADE_BACK, fillin);
+    st = edge_push(&h, c, e, ADE_FRONT);
+    if (!st) st = edge_push(&h, c, e, ADE_BACK);
   }
   while (!st && !(st = late(deadline))) {
-    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, fillin, &dir, &st);
+    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
-    x.in.n = x.out.n = x.pairs.n = 0;
-    if (!scan) st = edge_delta(c, e, dir, &x);
+    if (!scan) st = fdelta_before(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
     if (!st) st = ade__elim_edge_ix(c, e, dir, NULL);
     if (!st) st = over(c);
-    if (!st && !scan) st = edge_update(&h, c, &x, fillin);
+    if (!st && !scan) st = fill_update(&h, c, &x);
   }
-  ade__ipq_free(&h);
-  ade__ix_free(&x.in);
-  ade__ix_free(&x.out);
+  ade__pkq_free(&h.q);
+  ade__free(h.kd);
+  ade__ix_free(&x.so);
+  ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
+  ade__free(x.seen);
   return st;
 }
 

@@ -439,12 +439,70 @@ START_TEST(out_of_memory) {
 }
 END_TEST
 
+/* The indexed heaps (ade__ipq over tuples, ade__pkq over two-word keys)
+ * against a linear scan, on random keys with many ties in the leading
+ * fields: the same (key, index) at every pop, after random insertions,
+ * key changes (up and down) and deletions. The index is the last field,
+ * so the order is total and every pop has one right answer; the two-word
+ * key holds the tuple (a, b, x) as hi = a, lo = b 2^32 + x. */
+START_TEST(queues_random) {
+  enum { NX = 300, OPS = 40000 };
+  long key[NX][3];
+  int in[NX];
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    ade__ipq q = {0};
+    ade__pkq p = {0};
+    uint64_t r = seed;
+    memset(in, 0, sizeof in);
+    for (int op = 0; op < OPS; op++) {
+      uint64_t u = ade_test_rand(&r) % 100;
+      size_t x = (size_t)(ade_test_rand(&r) % NX);
+      if (u < 55) { /* insert or change: a few distinct values, so ties are common */
+        key[x][0] = (long)(ade_test_rand(&r) % (seed == 1 ? 2 : 40));
+        key[x][1] = (long)(ade_test_rand(&r) % 5);
+        key[x][2] = (long)x;
+        long t[ADE__PQ_KEYS] = {key[x][0], key[x][1], key[x][2], 0, 0};
+        ck_assert_int_eq(ade__ipq_set(&q, t, x), ADE_OK);
+        ade__pk k = {(uint64_t)key[x][0], (uint64_t)key[x][1] << 32 | x};
+        ck_assert_int_eq(ade__pkq_set(&p, k, x), ADE_OK);
+        in[x] = 1;
+      } else if (u < 70) {
+        ade__ipq_del(&q, x);
+        ade__pkq_del(&p, x);
+        in[x] = 0;
+      } else {
+        size_t best = SIZE_MAX; /* the least (a, b, x) by a scan */
+        for (size_t y = 0; y < NX; y++)
+          if (in[y] && (best == SIZE_MAX || key[y][0] < key[best][0] ||
+                        (key[y][0] == key[best][0] && (key[y][1] < key[best][1] ||
+                                                       (key[y][1] == key[best][1] && key[y][2] < key[best][2])))))
+            best = y;
+        ade__pqent a;
+        ade__pkent b;
+        int ha = ade__ipq_pop(&q, &a), hb = ade__pkq_pop(&p, &b);
+        ck_assert_int_eq(ha, best != SIZE_MAX);
+        ck_assert_int_eq(hb, best != SIZE_MAX);
+        if (best == SIZE_MAX) continue;
+        ck_assert_msg(a.x == best && b.x == best, "seed %d op %d: popped %zu and %zu, least %zu", (int)seed, op, a.x,
+                      b.x, best);
+        ck_assert(a.k[0] == key[best][0] && a.k[1] == key[best][1] && a.k[2] == key[best][2]);
+        ck_assert(b.k.hi == (uint64_t)key[best][0] && b.k.lo == ((uint64_t)key[best][1] << 32 | best));
+        in[best] = 0;
+      }
+    }
+    ade__ipq_free(&q);
+    ade__pkq_free(&p);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("order");
   TCase *tc = tcase_create("incremental");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, same_choices_tapes);
   tcase_add_test(tc, same_choices_layered);
+  tcase_add_test(tc, queues_random);
   suite_add_tcase(s, tc);
   tc = tcase_create("never worse");
   tcase_set_timeout(tc, 120);

@@ -1,4 +1,5 @@
 /* opt_hier.c: heuristic hierarchies (locality-heuristics paper): filters applied in turn to the eliminable targets, each keeping its most favourable class; keys kept incrementally in a heap, with the rescan as the reference. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "opt_internal.h"
@@ -78,9 +79,13 @@ typedef struct hs {
   /* incremental keys (not with scan, the rescanning reference) */
   int scan;
   int gl[MAXH], ngl, pre[MAXH], fill; /* the global filters, their prefix lengths */
-  ade__pq q;               /* every target's global key tuple, lazily */
+  ade__ipq q;              /* every target's global key tuple (no greater than it) */
+  long (*kd)[ADE__PQ_KEYS]; /* edges: per target 2 e + dir its queued tuple; q holds e */
+  size_t kdcap;            /* with the lesser of its two directions' */
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
+  ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
+  long id0;                /* the first edge number a step can give a new edge */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
   int twin;                /* faces: a filter reads ade__dual_twin */
   uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
@@ -263,6 +268,18 @@ static int64_t junction_rank(hs *h, size_t a) {
   return (int64_t)r;
 }
 
+/* Edge filter f's key of target k, given its ends' ranks and its cost,
+ * into key; the number of values written. */
+static int edge_filter_key(const ade_cgraph *c, int f, const cand *k, int64_t ri, int64_t rj, int64_t cost,
+                           int64_t *key) {
+  switch (f) {
+  case F_MARKOWITZ: key[0] = cost; return 1;
+  case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); return 1;
+  case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; return 3;
+  default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir; return 3;
+  }
+}
+
 /* The key of a filter other than sibling and succpred (those depend on
  * the last elimination and on the other targets): a function of the
  * target and the current graph alone. absorb: whether face k is
@@ -284,12 +301,7 @@ static void filter_key(hs *h, int f, const cand *k, int absorb, int64_t *key) {
     const ade__edge *e = &c->e[k->x];
     int64_t ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
     int64_t cost = (int64_t)(k->dir == ADE_FRONT ? c->v[e->dst].nout : c->v[e->src].nin);
-    switch (f) {
-    case F_MARKOWITZ: key[0] = cost; break;
-    case F_FILLIN: key[0] = edge_fill(c, k->x, k->dir); break;
-    case F_FORWARD: key[0] = ri, key[1] = rj, key[2] = k->dir; break;
-    default: key[0] = -rj, key[1] = -ri, key[2] = -k->dir;
-    }
+    edge_filter_key(c, f, k, ri, rj, cost, key);
   } else {
     const ade__vtx *a = &c->v[k->x], *b = &c->v[k->y];
     int64_t rc = f == F_FORWARD || f == F_REVERSE ? junction_rank(h, k->x) : 0;
@@ -561,9 +573,24 @@ static void plan_chain(hs *h, const int *f, int nf) {
 #error "the hierarchy's key tuples need 5 longs"
 #endif
 
+/* An edge's tuple with its ranks and cost read once (gkey runs once per
+ * re-queued target). */
+static void gkey_edge(const hs *h, const cand *k, long *key) {
+  const ade__edge *e = &h->c->e[k->x];
+  int64_t t[ADE__PQ_KEYS + 2] = {0}, ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
+  int64_t cost = (int64_t)(k->dir == ADE_FRONT ? h->c->v[e->dst].nout : h->c->v[e->src].nin);
+  int len = 0;
+  for (int g = 0; g < h->ngl; g++) len += edge_filter_key(h->c, h->gl[g], k, ri, rj, cost, t + len);
+  for (int w = 0; w < ADE__PQ_KEYS; w++) key[w] = (long)t[w];
+}
+
 static void gkey(hs *h, const cand *k, long *key) {
   int64_t t[3];
   int len = 0, absorb = -1;
+  if (h->kind == ADE_SEQ_EDGE) {
+    gkey_edge(h, k, key);
+    return;
+  }
   if (h->kind == ADE_SEQ_FACE && h->twin) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
   for (int g = 0; g < h->ngl; g++) {
     filter_key(h, h->gl[g], k, absorb, t);
@@ -592,11 +619,36 @@ static int cand_of(const hs *h, size_t x, cand *k) {
   return c->v[y->src].kind == ADE__Z && c->v[y->dst].kind == ADE__Z;
 }
 
-/* Queue x with its tuple, unless an entry of x no greater is queued
- * (a tuple that went up is put right when it reaches the top). */
+/* Edges: one entry per edge e, whose tuple is the lesser of its two
+ * directions' (kd; all LONG_MAX where a direction is no target): half the
+ * heap, and an eliminated edge leaves no twin to delete. Set target x =
+ * 2 e + dir's tuple (NULL: it is no target). A new edge in a reused slot
+ * sets the directions that are targets (refresh); a direction that is
+ * none may keep an old edge's tuple, which only makes the entry lower:
+ * at the top it is found to be no target and dropped (qtop). */
+static int edge_set(hs *h, size_t x, const long *key) {
+  size_t e = x / 2;
+  if (x + 2 > h->kdcap) {
+    size_t old = h->kdcap;
+    if (ade__grow((void **)&h->kd, &h->kdcap, x + 2, sizeof *h->kd))
+      return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", e + 1);
+    for (size_t i = old; i < h->kdcap; i++)
+      for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[i][w] = LONG_MAX;
+  }
+  for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[x][w] = key ? key[w] : LONG_MAX;
+  const long *m = ade__pq_less(h->kd[2 * e + 1], h->kd[2 * e]) ? h->kd[2 * e + 1] : h->kd[2 * e];
+  if (m[0] == LONG_MAX) {
+    ade__ipq_del(&h->q, e);
+    return ADE_OK;
+  }
+  return ade__ipq_set(&h->q, m, e);
+}
+
+/* Queue x with its current tuple (one entry per target, set in place; a
+ * tuple that went up without being set again is put right when it
+ * reaches the top). */
 static int qpush_key(hs *h, const long *key, size_t x) {
-  if (x < h->q.tcap && h->q.last[x].x && !ade__pq_less(key, h->q.last[x].k)) return ADE_OK;
-  return ade__pq_push(&h->q, key, x);
+  return h->kind == ADE_SEQ_EDGE ? edge_set(h, x, key) : ade__ipq_set(&h->q, key, x);
 }
 
 static int qpush(hs *h, size_t x) {
@@ -612,6 +664,9 @@ static int qpush(hs *h, size_t x) {
 static int qpush_edges(hs *h, size_t v) {
   const ade__vtx *V = &h->c->v[v];
   int st = ADE_OK;
+  /* Without fillin, only an intermediate's edges are such targets: an
+   * independent's fan-out (a dependent's fan-in) is not walked. */
+  if (!h->fill && V->kind != ADE__Z) return ADE_OK;
   for (size_t a = 0; !st && a < V->nin; a++) {
     st = qpush(h, 2 * V->in[a] + ADE_FRONT);
     if (!st && h->fill) st = qpush(h, 2 * V->in[a] + ADE_BACK);
@@ -628,17 +683,23 @@ static int qpush_edges(hs *h, size_t v) {
  * no greater than its tuple (a tuple that may have dropped is pushed
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
-  ade__pqent t;
   cand k;
   while (!*st && h->q.n) {
-    int live = cand_of(h, h->q.a[0].x, &k);
-    if (live) gkey(h, &k, key);
-    if (live && !memcmp(key, h->q.a[0].k, sizeof h->q.a[0].k)) {
-      *x = h->q.a[0].x;
+    size_t t = h->q.a[0].x;
+    if (h->kind == ADE_SEQ_EDGE) /* the direction whose tuple the entry holds */
+      t = 2 * t + (size_t)!!memcmp(h->q.a[0].k, h->kd[2 * t], sizeof h->q.a[0].k);
+    int live = cand_of(h, t, &k);
+    if (!live) {
+      if (h->kind == ADE_SEQ_EDGE && h->c->e[t / 2].src != ADE__NONE) *st = edge_set(h, t, NULL);
+      else ade__ipq_del(&h->q, h->kind == ADE_SEQ_EDGE ? t / 2 : t); /* a dead edge: both directions */
+      continue;
+    }
+    gkey(h, &k, key);
+    if (!memcmp(key, h->q.a[0].k, sizeof h->q.a[0].k)) {
+      *x = t;
       return 1;
     }
-    ade__pq_pop(&h->q, &t);
-    if (live) *st = qpush_key(h, key, t.x);
+    *st = qpush_key(h, key, t);
   }
   return 0;
 }
@@ -647,6 +708,56 @@ static int add_near(hs *h, const cand *k, const long *tkey, int pre) {
   long key[ADE__PQ_KEYS];
   if (pre) gkey(h, k, key);
   return pre && memcmp(key, tkey, (size_t)pre * sizeof *key) ? ADE_OK : add_cand(h, k->x, k->y, k->dir);
+}
+
+/* Edges, sibling: a front (p, x) has a positive sibling degree only if p
+ * is in P- and x has a successor in S-, a back (x, s) only if s is in S-
+ * and x a predecessor in P-. Listing the fronts out of P- (the backs into
+ * S-) walks the out-lists of P- (the in-lists of S-): an independent's
+ * growing fan-out (a dependent's fan-in) at every step. Whether to list
+ * them from the other side instead, the pairs (p, x) for x a predecessor
+ * of S- (the pairs (x, s) for x a successor of P-), each looked up: when
+ * that walks fewer edges. One of P- and S- has one vertex (an edge step's
+ * P- is {i} or its S- {j}). The targets of degree 0 that this leaves out
+ * change nothing: the filter keeps the highest degree if positive, else
+ * everyone. */
+static size_t list_degrees(const ade_cgraph *c, const ade__ix *l, int in) {
+  size_t n = 0;
+  for (size_t k = 0; k < l->n; k++)
+    if (c->v[l->a[k]].alive) n += in ? c->v[l->a[k]].nin : c->v[l->a[k]].nout;
+  return n;
+}
+
+static int near_by_pairs(const hs *h, int side) {
+  const ade__ix *own = side ? &h->sl : &h->pl, *other = side ? &h->pl : &h->sl;
+  if (own->n != 1 && other->n != 1) return 0;
+  size_t direct = list_degrees(h->c, own, side), across = list_degrees(h->c, other, !side);
+  return 2 * across * own->n < direct;
+}
+
+static int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
+  const ade_cgraph *c = h->c;
+  const ade__ix *own = side ? &h->sl : &h->pl, *other = side ? &h->pl : &h->sl;
+  int st = ADE_OK;
+  if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
+  for (size_t k = 0; !st && k < other->n; k++) {
+    const ade__vtx *o = &c->v[other->a[k]];
+    if (!o->alive) continue;
+    /* side 0: x in P_s for s in S-, fronts (p, x); side 1: x in S_p for
+     * p in P-, backs (x, s) */
+    for (size_t a = 0; !st && a < (side ? o->nout : o->nin); a++) {
+      size_t x = side ? c->e[o->out[a]].dst : c->e[o->in[a]].src;
+      if (!c->v[x].alive || c->v[x].kind != ADE__Z) continue;
+      if (own->n == 1 && h->vm[x] == h->vstamp) continue; /* found from another vertex of the other side */
+      if (own->n == 1) h->vm[x] = h->vstamp;
+      for (size_t b = 0; !st && b < own->n; b++) {
+        size_t e = side ? ade__graph_find(c, x, own->a[b]) : ade__graph_find(c, own->a[b], x);
+        cand t = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
+        if (e != ADE__NONE) st = add_near(h, &t, tkey, pre);
+      }
+    }
+  }
+  return st;
 }
 
 /* The targets near the last elimination among the implicit survivors
@@ -665,6 +776,7 @@ static int near_targets(hs *h, int f, const long *tkey, int pre) {
       const ade__vtx *v = &c->v[l->a[k]];
       if (!v->alive) continue;
       if (h->kind == ADE_SEQ_EDGE) { /* f is sibling */
+        if (near_by_pairs(h, side)) continue; /* listed below */
         for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) {
           size_t e = side ? v->in[a] : v->out[a];
           cand x = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
@@ -682,6 +794,8 @@ static int near_targets(hs *h, int f, const long *tkey, int pre) {
       }
     }
   }
+  for (int side = 0; !st && h->kind == ADE_SEQ_EDGE && side < 2; side++)
+    if (near_by_pairs(h, side)) st = near_edges_by_pairs(h, side, tkey, pre);
   return st;
 }
 
@@ -718,7 +832,9 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
 static int mark_v(hs *h, size_t v) {
   if (h->vm[v] == h->vstamp) return ADE_OK;
   h->vm[v] = h->vstamp;
-  return ade__ix_push(&h->dv, v);
+  int st = ade__ix_push(&h->dv, v);
+  if (!st) st = ade__ix_push(&h->dg, h->c->v[v].nin);
+  return st ? st : ade__ix_push(&h->dg, h->c->v[v].nout);
 }
 
 static int mark_adjacent(hs *h, size_t v, int in, int out) {
@@ -730,14 +846,16 @@ static int mark_adjacent(hs *h, size_t v, int in, int out) {
 }
 
 /* Before the step on vertices or edges: the vertices whose in- or
- * out-list it can change (dv), and the pairs (u, w) it can join (fill-in
- * keys read which edges exist). Vertex v: v, P_v, S_v; pairs P_v x S_v.
+ * out-list it can change (dv, with their degrees in dg), and the pairs
+ * (u, w) it can join (fill-in keys read which edges exist; edges: the new
+ * edges). Vertex v: v, P_v, S_v; pairs P_v x S_v.
  * Front (i, j): i, j, S_j, and P_j in case j goes; pairs {i} x S_j. Back
  * (i, j): i, j, P_i, and S_i in case i goes; pairs P_i x {j}. */
 static int delta(hs *h, const cand *k) {
   const ade_cgraph *c = h->c;
   int st;
-  h->dv.n = h->pairs.n = 0;
+  h->dv.n = h->dg.n = h->pairs.n = 0;
+  h->id0 = c->next_edge_id;
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
@@ -753,7 +871,7 @@ static int delta(hs *h, const cand *k) {
   const ade__vtx *W = &c->v[w];
   st = mark_adjacent(h, w, 1, 1);
   if (!st) st = mark_v(h, k->dir == ADE_FRONT ? i : j);
-  for (size_t a = 0; !st && h->fill && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
+  for (size_t a = 0; !st && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
     st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
     if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
   }
@@ -782,11 +900,35 @@ static int triangles(hs *h, size_t u, size_t w) {
   return st;
 }
 
+/* Edges without fillin: a tuple reads only |S_v| (front (a, v)) or |P_v|
+ * (back (v, b)) besides the ranks, so the fronts into a vertex whose
+ * out-degree changed and the backs out of one whose in-degree changed,
+ * and both directions of a new edge, are all the targets whose tuple
+ * changed. */
+static int refresh_sizes(hs *h) {
+  const ade_cgraph *c = h->c;
+  int st = ADE_OK;
+  for (size_t k = 0; !st && k < h->dv.n; k++) {
+    const ade__vtx *V = &c->v[h->dv.a[k]];
+    if (!V->alive || V->kind != ADE__Z) continue;
+    for (size_t a = 0; !st && V->nout != h->dg.a[2 * k + 1] && a < V->nin; a++) st = qpush(h, 2 * V->in[a] + ADE_FRONT);
+    for (size_t b = 0; !st && V->nin != h->dg.a[2 * k] && b < V->nout; b++) st = qpush(h, 2 * V->out[b] + ADE_BACK);
+  }
+  for (size_t k = 0; !st && k < h->pairs.n; k += 2) {
+    size_t e = ade__graph_find(c, h->pairs.a[k], h->pairs.a[k + 1]);
+    if (e == ADE__NONE || c->e[e].id < h->id0) continue; /* absorbed: no edge came */
+    st = qpush(h, 2 * e + ADE_FRONT);
+    if (!st) st = qpush(h, 2 * e + ADE_BACK);
+  }
+  return st;
+}
+
 /* After the step: fresh tuples for every target whose tuple can have
  * changed: (vertices) those in dv, (edges) those on an edge of a vertex
  * in dv, and with fillin the triangles of the pairs. */
 static int refresh(hs *h) {
   int st = ADE_OK;
+  if (h->kind == ADE_SEQ_EDGE && !h->fill) return refresh_sizes(h);
   for (size_t k = 0; !st && k < h->dv.n; k++) {
     size_t v = h->dv.a[k];
     if (!h->c->v[v].alive) continue;
@@ -870,7 +1012,6 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = h->kind == ADE_SEQ_FACE ? ade__graph_marks(h->c) : ADE_OK;
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
-  h->q.track = 1;
   plan_chain(h, f, nf);
   for (size_t x = 0; !st && x < n; x++) st = qpush(h, x);
   while (!st) {
@@ -933,14 +1074,22 @@ static void hs_free(hs *h) {
   ade__free(h->vm);
   ade__free(h->jr);
   ade__faced_free(&h->faced);
-  ade__pq_free(&h->q);
+  ade__ipq_free(&h->q);
+  ade__free(h->kd);
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
   ade__ix_free(&h->dv);
+  ade__ix_free(&h->dg);
   ade__ix_free(&h->pairs);
   ade__ix_free(&h->in);
   ade__ix_free(&h->out);
   ade__ix_free(&h->fs);
+}
+
+static int no_intermediates(const ade_cgraph *c) {
+  for (size_t v = 0; v < c->nv; v++)
+    if (c->v[v].alive && c->v[v].kind == ADE__Z) return 0;
+  return 1;
 }
 
 static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
@@ -976,6 +1125,9 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   if (!st) st = scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
   if (!st && h.ceiling && s->cost > h.ceiling) h.cut = 1; /* also after a completion at the limit */
+  /* Built by applying every step to a copy of g, complete: ade__seq_finish
+   * need not simulate it again. */
+  if (!st && !h.cut && kind != ADE_SEQ_FACE && no_intermediates(h.c)) s->checked = ade__graph_fingerprint(g);
   if (!st && limited) *limited = h.limited;
   if (!st && cut) *cut = h.cut;
   hs_free(&h);
@@ -1011,8 +1163,14 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
   int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
   if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
   if (!st && cut) {
+    /* The vertex sweep lists every intermediate, and its cost, counted
+     * from reachability, is what eliminating it costs (doc/elimination.md,
+     * "Orderings"; check_order checks it against an elimination); the edge
+     * sweep was run on a copy of g to its end: neither needs a simulation
+     * in ade__seq_finish. */
     if (kind == ADE_SEQ_VERTEX) s = v, v = NULL;
     else st = sweep(g, kind, &s);
+    if (!st && kind != ADE_SEQ_FACE) s->checked = ade__graph_fingerprint(g);
   }
   ade_seq_free(v);
   if (!st && limited) *limited = lim;

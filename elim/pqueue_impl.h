@@ -1,0 +1,100 @@
+/* pqueue_impl.h: the indexed 4-ary min-heap, included by pqueue.c once per key type.
+ * Parameters: Q (queue type), E (entry type with .k and .x), K (key type),
+ * LESS(x, y) on two keys' addresses, F(name) the function name. */
+
+/* Move entry e up from hole i, then down: its place after a change of
+ * key (or an insertion at the end, or a removal into hole i). */
+static void F(place)(Q *q, size_t i, const E *e) {
+  E *a = q->a;
+  int up = 0;
+  while (i && LESS(&e->k, &a[(i - 1) / ARITY].k)) {
+    size_t p = (i - 1) / ARITY;
+    a[i] = a[p];
+    q->pos[a[i].x] = i;
+    i = p, up = 1;
+  }
+  while (!up) {
+    size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
+    if (c >= q->n) break;
+    for (size_t k = c + 1; k < end; k++)
+      if (LESS(&a[k].k, &a[s].k)) s = k;
+    if (!LESS(&a[s].k, &e->k)) break;
+    a[i] = a[s];
+    q->pos[a[i].x] = i;
+    i = s;
+  }
+  a[i] = *e;
+  q->pos[e->x] = i;
+}
+
+/* Insert x with key *key, or change its key. */
+static int F(set)(Q *q, const K *key, size_t x) {
+  if (x >= q->pcap) {
+    size_t nc = 2 * x + 64;
+    size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", nc);
+    for (size_t i = q->pcap; i < nc; i++) p[i] = SIZE_MAX;
+    q->pos = p;
+    q->pcap = nc;
+  }
+  E e;
+  memcpy(&e.k, key, sizeof e.k);
+  e.x = x;
+  size_t i = q->pos[x];
+  if (i != SIZE_MAX) {
+    if (memcmp(&q->a[i].k, key, sizeof e.k)) F(place)(q, i, &e);
+    return ADE_OK;
+  }
+  if (q->n == q->cap) {
+    size_t nc = q->cap ? 2 * q->cap : 64;
+    E *p = ade__realloc(q->a, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
+    q->a = p;
+    q->cap = nc;
+  }
+  F(place)(q, q->n++, &e);
+  return ADE_OK;
+}
+
+/* The hole at i goes down to a leaf along the least children, then e
+ * goes up from there (Floyd): e, the last entry, nearly always belongs
+ * near the bottom, so this saves the comparison with it on every level.
+ * Right for any hole: the path to the leaf stays ordered. */
+static void F(refill)(Q *q, size_t i, const E *e) {
+  E *a = q->a;
+  for (;;) {
+    size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
+    if (c >= q->n) break;
+    for (size_t k = c + 1; k < end; k++)
+      if (LESS(&a[k].k, &a[s].k)) s = k;
+    a[i] = a[s];
+    q->pos[a[i].x] = i;
+    i = s;
+  }
+  while (i && LESS(&e->k, &a[(i - 1) / ARITY].k)) {
+    size_t p = (i - 1) / ARITY;
+    a[i] = a[p];
+    q->pos[a[i].x] = i;
+    i = p;
+  }
+  a[i] = *e;
+  q->pos[e->x] = i;
+}
+
+/* Remove x if queued: the last entry fills its hole. */
+static void F(del)(Q *q, size_t x) {
+  if (x >= q->pcap || q->pos[x] == SIZE_MAX) return;
+  size_t i = q->pos[x];
+  q->pos[x] = SIZE_MAX;
+  E e = q->a[--q->n];
+  if (i < q->n) F(refill)(q, i, &e);
+}
+
+static int F(pop)(Q *q, E *top) {
+  if (!q->n) return 0;
+  *top = q->a[0];
+  q->pos[top->x] = SIZE_MAX;
+  E e = q->a[--q->n];
+  if (q->n) F(refill)(q, 0, &e);
+  return 1;
+}
