@@ -36,7 +36,9 @@ void *ade__alloc(size_t size) { return ade__realloc(NULL, size ? size : 1); }
 
 void *ade__calloc(size_t n, size_t size) {
   size_t total = ade__mul_size(n, size);
-  void *p = total == SIZE_MAX ? NULL : ade__alloc(total);
+  if (total == SIZE_MAX) return NULL;
+  if (!hook) return calloc(1, total ? total : 1); /* fresh pages come zeroed: no memset */
+  void *p = ade__alloc(total);
   if (p) memset(p, 0, total);
   return p;
 }

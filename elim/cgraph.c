@@ -367,8 +367,32 @@ static size_t *edges_by_id(const ade_cgraph *g) {
   return ix;
 }
 
+/* Dual vertex v's lists at *at in the slab, room for nin and nout. */
+static void take(ade_cgraph *d, size_t v, size_t **at, size_t nin, size_t nout) {
+  ade__vtx *x = &d->v[v];
+  x->in = nin ? *at : NULL, *at += nin, x->capin = nin;
+  x->out = nout ? *at : NULL, *at += nout, x->capout = nout;
+}
+
+/* The in- and out-degree in the dual of the vertex of edge (u, w):
+ * P_src (or the independent), S_dst (or the dependent). */
+static size_t dual_in(const ade__vtx *u) { return u->kind == ADE__Z ? u->nin : 1; }
+static size_t dual_out(const ade__vtx *w) { return w->kind == ADE__Z ? w->nout : 1; }
+/* The out-degree of independent j's dual vertex (in-degree of dependent i's). */
+static size_t xdeg(const ade_cgraph *g, size_t j) {
+  const ade__vtx *v = &g->v[g->xv[j]];
+  return v->alive && v->kind == ADE__X ? v->nout : 0;
+}
+static size_t ydeg(const ade_cgraph *g, size_t i) {
+  const ade__vtx *v = &g->v[g->yv[i]];
+  return v->alive && v->kind == ADE__Y ? v->nin : 0;
+}
+
 /* Definition 1: X~ = 1-n..0, Z~ = E (numbered 1..|E|), Y~ = |E|+1..|E|+m;
- * faces between edges incident at an intermediate vertex. */
+ * faces between edges incident at an intermediate vertex. The adjacency
+ * lists share one block (d->slab), each at its length: one allocation
+ * instead of two per dual vertex (a list that grows in face elimination
+ * moves out of it, graph.c). */
 int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
   if (!dp || !g || g->dual) return ade__fail(ADE_EINVAL, "ade_cgraph_dual: needs a c-graph");
   *dp = NULL;
@@ -376,14 +400,24 @@ int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
   ade_cgraph *d = NULL;
   int st = ix && dv ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a dual graph");
   if (!st) st = new_graph(&d, 1, g->n + E + g->m, 64, g->n, g->m);
-  if (!st) d->memlimit = g->memlimit;
-  /* Room for every face at once (no rehashing as the index grows). */
-  size_t nf = 0;
+  /* No edge index: a face step walks the lists the twin search and the
+   * isolation of its ends walk anyway, so finding a face by a scan of
+   * the shorter list costs no more, and adding or removing a face skips
+   * the index (a third of the face engine's time on the PDE tape). */
+  if (!st) d->memlimit = g->memlimit, d->noindex = 1;
+  /* Room for every face at once. */
+  size_t nf = 0, nadj = 0, *at = NULL;
   for (size_t i = 0; !st && i < g->nv; i++) {
     const ade__vtx *v = &g->v[i];
     if (v->alive) nf += v->kind == ADE__X ? v->nout : v->kind == ADE__Y ? v->nin : v->nin * v->nout;
   }
+  for (size_t k = 0; !st && k < E; k++) nadj += dual_in(&g->v[g->e[ix[k]].src]) + dual_out(&g->v[g->e[ix[k]].dst]);
+  for (size_t j = 0; !st && j < g->n; j++) nadj += xdeg(g, j);
+  for (size_t i = 0; !st && i < g->m; i++) nadj += ydeg(g, i);
   if (!st) st = ade__graph_reserve(d, 0, nf);
+  if (!st && nadj && !(d->slab = ade__alloc(ade__mul_size(nadj, sizeof *d->slab))))
+    st = ade__fail(ADE_ENOMEM, "out of memory for a dual graph's %zu adjacency entries", nadj);
+  if (!st) d->nslab = nadj, at = d->slab;
   for (size_t j = 0; !st && j < g->n; j++) {
     st = ade__graph_add_vertex(d, (long)j + 1 - (long)g->n, ADE__X, &d->xv[j]);
     if (!st) d->v[j].aux = j, d->v[j].csrc = d->v[j].ctgt = g->v[g->xv[j]].id;
@@ -396,15 +430,15 @@ int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
       v->val = e->val;
       v->csrc = g->v[e->src].id;
       v->ctgt = g->v[e->dst].id;
-      /* its faces: with P_src (or the independent), with S_dst (or the dependent) */
-      const ade__vtx *u = &g->v[e->src], *w = &g->v[e->dst];
-      st = ade__graph_reserve_adj(d, dv[ix[k]], u->kind == ADE__Z ? u->nin : 1, w->kind == ADE__Z ? w->nout : 1);
+      take(d, dv[ix[k]], &at, dual_in(&g->v[e->src]), dual_out(&g->v[e->dst]));
     }
   }
   for (size_t i = 0; !st && i < g->m; i++) {
     st = ade__graph_add_vertex(d, (long)(E + i + 1), ADE__Y, &d->yv[i]);
     if (!st) vi = d->yv[i], d->v[vi].aux = i, d->v[vi].csrc = d->v[vi].ctgt = g->v[g->yv[i]].id;
   }
+  for (size_t j = 0; !st && j < g->n; j++) take(d, d->xv[j], &at, 0, xdeg(g, j));
+  for (size_t i = 0; !st && i < g->m; i++) take(d, d->yv[i], &at, ydeg(g, i), 0);
   if (!st) d->next_vertex_id = (long)(E + g->m + 1);
   for (size_t i = 0; !st && i < g->nv; i++) {
     const ade__vtx *v = &g->v[i];
@@ -538,7 +572,7 @@ int ade_cgraph_check(const ade_cgraph *g) {
       return ade__fail(ADE_EFORMAT, "face (%ld, %ld) joins edges that are not incident", g->v[x->src].id,
                        g->v[x->dst].id);
   }
-  if (alive != g->nalive || edges != g->nedges || edges != g->hused)
+  if (alive != g->nalive || edges != g->nedges || (!g->noindex && edges != g->hused))
     return ade__fail(ADE_EFORMAT, "counts disagree: %zu/%zu vertices, %zu/%zu/%zu edges", alive, g->nalive,
                      edges, g->nedges, g->hused);
   return ADE_OK;

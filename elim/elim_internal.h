@@ -34,6 +34,17 @@ typedef struct ade__edge {
   long id;
 } ade__edge;
 
+/* Adjacency lists of a graph up to ADE__POOL_MAX entries: blocks of 2^k
+ * entries carved from chunks; a list given back goes onto the free list
+ * of its class and is reused, so an elimination calls no malloc or free
+ * per list. The chunks are freed with the graph. */
+#define ADE__POOL_CLASSES 9
+#define ADE__POOL_MAX ((size_t)1 << (ADE__POOL_CLASSES - 1))
+typedef struct ade__lpool {
+  size_t *bin[ADE__POOL_CLASSES]; /* free blocks of 2^k entries, linked through their first entry */
+  size_t **chunk, nchunk, chunkcap;
+  size_t *cur, left;              /* the current chunk's unused entries */
+} ade__lpool;
 struct ade_cgraph {
   int dual;
   size_t nv, vcap, nalive;      /* vertices; ids ascend with the index */
@@ -42,6 +53,7 @@ struct ade_cgraph {
   ade__edge *e;
   size_t efree;                 /* free slot list through .dst */
   size_t *htab, hcap, hused;    /* (src, dst) -> edge index + 1; linear probing */
+  int noindex;                  /* no htab (a dual): ade__graph_find scans the shorter list */
   size_t n, m;
   size_t *xv, *yv;              /* vertex index of independent j / dependent i */
   long next_edge_id, next_vertex_id;
@@ -61,8 +73,10 @@ struct ade_cgraph {
   int trimmed;
   size_t kept;                  /* alive independents and dependents */
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
-  size_t *slab, nslab;          /* a copy's adjacency lists in one block (ade_cgraph_copy):
-                                   a list in it is moved out when it grows, never freed alone */
+  size_t *slab, nslab;          /* a copy's or a dual's adjacency lists in one block
+                                   (ade_cgraph_copy, ade_cgraph_dual): a list in it is
+                                   moved out when it grows, its room reused by the pool */
+  ade__lpool pool;              /* the other lists up to ADE__POOL_MAX entries (graph.c) */
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
   size_t dropped;               /* tape operations not on an X -> Y path (from a tape) */
@@ -127,12 +141,26 @@ int ade__graph_marks(ade_cgraph *g);
  * ade__graph_reserve_adj: nin more in-edges and nout more out-edges of i. */
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne);
 int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
-unsigned ade__graph_stamp(ade_cgraph *g, unsigned width);
+/* Give vertex i's lists back (they become empty, with no room). */
+void ade__graph_drop_lists(ade_cgraph *g, size_t i);
+/* width fresh mark values s, s+1, ..., s+width-1 (inline: the twin
+ * search of every face step and face key takes one). */
+static inline unsigned ade__graph_stamp(ade_cgraph *g, unsigned width) {
+  if (g->stamp > UINT32_MAX - width - 1) {
+    memset(g->mark, 0, g->markcap * sizeof *g->mark);
+    g->stamp = 1;
+  }
+  unsigned s = g->stamp;
+  g->stamp += width;
+  return s;
+}
 uint64_t ade__graph_fingerprint(const ade_cgraph *g);
 
 /* Face elimination internals (face.c). */
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude);
 int ade__face_step(ade_cgraph *d, size_t a, size_t b);
+/* ade__face_step for the face in edge slot f of dual d (a live face). */
+int ade__face_step_at(ade_cgraph *d, size_t f);
 
 /* Steps by vertex index (eliminate.c); cost is what the rule says. */
 int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost);
@@ -194,6 +222,25 @@ int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgra
  * back to a vertex again and again stay linear in the live ones). */
 size_t ade__dual_index_live(ade__dual_index *x, const ade_cgraph *d, size_t j);
 void ade__dual_index_free(ade__dual_index *x);
+/* Whether an intermediate face of d passes through c-graph vertex j
+ * (index in g): a live dual vertex ending at j with an intermediate
+ * successor. */
+int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j);
+/* The c-graph vertices with an intermediate face of dual d through them,
+ * counted (rest) and flagged (face[j]). A face step through c-graph vertex
+ * j never adds such a vertex and can only take away j, and a complete
+ * face sequence leaves none: so each step costs 1 fma and lowers rest by
+ * at most 1, and cost + rest is a lower bound on the final cost
+ * (doc/elimination.md, "Never worse than what they generalize"). */
+typedef struct ade__faced {
+  ade__dual_index x;
+  uint8_t *face;
+  size_t rest;
+} ade__faced;
+int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d);
+/* After a face step through c-graph vertex id c (ctgt of its first dual vertex). */
+int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c);
+void ade__faced_free(ade__faced *F);
 /* All faces of dual d through c-graph vertex c (appended to s). */
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);
 

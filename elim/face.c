@@ -66,8 +66,7 @@ static int reserve_fill(ade_cgraph *d, size_t a, size_t b, size_t *k) {
   if (!st) st = ade__plan_reserve(d->rec, 3);
   if (st || (st = ade__graph_add_vertex(d, d->next_vertex_id, ADE__Z, k))) return st;
   if ((st = ade__graph_reserve_adj(d, *k, np, ns))) {
-    ade__free(d->v[*k].in);
-    ade__free(d->v[*k].out);
+    ade__graph_drop_lists(d, *k);
     d->nv--;
     d->nalive--;
   }
@@ -93,6 +92,13 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
   if (!d->dual) return ade__fail(ADE_EINVAL, "face elimination needs a dual c-graph");
   size_t f = ade__graph_find(d, a, b);
   if (f == ADE__NONE) return ade__fail(ADE_EINVAL, "no face (%ld, %ld)", d->v[a].id, d->v[b].id);
+  return ade__face_step_at(d, f);
+}
+
+/* Rule 1 for the face in edge slot f (the slot stays that face's while
+ * the step adds edges: slots are only reused after a deletion). */
+int ade__face_step_at(ade_cgraph *d, size_t f) {
+  size_t a = d->e[f].src, b = d->e[f].dst;
   if (d->v[a].kind != ADE__Z || d->v[b].kind != ADE__Z)
     return ade__fail(ADE_EINVAL, "face (%ld, %ld) is not intermediate (Rule 1 needs both ends in Z~)",
                      d->v[a].id, d->v[b].id);
@@ -114,7 +120,7 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
   }
   if (d->rec && (st = ade__plan_push(d->rec, k != ADE__NONE ? ADE__P_FMA : ADE__P_SET, kid, d->v[b].id, d->v[a].id)))
     return st;
-  ade__graph_del_edge(d, ade__graph_find(d, a, b));
+  ade__graph_del_edge(d, f);
   if ((st = settle(d, a))) return st;
   return settle(d, b);
 }
@@ -160,4 +166,39 @@ void ade__dual_index_free(ade__dual_index *x) {
   ade__free(x->first);
   ade__free(x->next);
   memset(x, 0, sizeof *x);
+}
+
+int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j) {
+  for (size_t u = ade__dual_index_live(x, d, j); u != ADE__NONE; u = x->next[u]) {
+    const ade__vtx *v = &d->v[u];
+    if (!v->alive || v->kind != ADE__Z) continue;
+    for (size_t o = 0; o < v->nout; o++)
+      if (d->v[d->e[v->out[o]].dst].kind == ADE__Z) return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------- vertices with faces left */
+
+int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d) {
+  memset(F, 0, sizeof *F);
+  int st = ade__dual_index_init(&F->x, g, d);
+  if (!st && !(F->face = ade__calloc(g->nv + 1, 1)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for the faces of %zu vertices", g->nv);
+  for (size_t j = 0; !st && j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&F->x, d, j)) F->face[j] = 1, F->rest++;
+  return st;
+}
+
+int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c) {
+  int st = ade__dual_index_sync(&F->x, g, d);
+  size_t j = ade__graph_vertex(g, c);
+  if (!st && j != ADE__NONE && F->face[j] && !ade__dual_has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
+  return st;
+}
+
+void ade__faced_free(ade__faced *F) {
+  ade__dual_index_free(&F->x);
+  ade__free(F->face);
+  memset(F, 0, sizeof *F);
 }

@@ -50,7 +50,21 @@ static int hgrow(ade_cgraph *g) {
   return ADE_OK;
 }
 
+/* Edge (src, dst) by a scan of src's out-list or dst's in-list, the shorter. */
+static size_t scan_find(const ade_cgraph *g, size_t src, size_t dst) {
+  const ade__vtx *s = &g->v[src], *d = &g->v[dst];
+  if (s->nout <= d->nin) {
+    for (size_t k = 0; k < s->nout; k++)
+      if (g->e[s->out[k]].dst == dst) return s->out[k];
+  } else {
+    for (size_t k = 0; k < d->nin; k++)
+      if (g->e[d->in[k]].src == src) return d->in[k];
+  }
+  return ADE__NONE;
+}
+
 size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst) {
+  if (g->noindex) return scan_find(g, src, dst);
   if (!g->hcap) return ADE__NONE;
   uint64_t z = hmix(src, dst), tag = z & TMASK;
   for (size_t h = (size_t)z & (g->hcap - 1);; h = (h + 1) & (g->hcap - 1)) {
@@ -96,31 +110,89 @@ static int in_slab(const ade_cgraph *g, const size_t *p) {
   return g->slab && a >= b && a < b + g->nslab * sizeof *g->slab;
 }
 
-static void free_list(const ade_cgraph *g, size_t *p) {
-  if (!in_slab(g, p)) ade__free(p);
+/* The class of a block of cap entries: the largest k with 2^k <= cap. */
+static unsigned pool_class(size_t cap) {
+  unsigned k = 0;
+  while (k + 1 < ADE__POOL_CLASSES && ((size_t)2 << k) <= cap) k++;
+  return k;
 }
 
-static int grow_list(const ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
-  if (in_slab(g, *list)) { /* moved out of the slab into a block of its own */
-    size_t nc = 2 * len + extra + 4, *q = ade__alloc(ade__mul_size(nc, sizeof *q));
-    if (!q) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", len + extra);
-    memcpy(q, *list, len * sizeof *q);
-    *list = q;
-    *cap = nc;
-    return ADE_OK;
+/* A block of 2^k entries from the pool: a free one, or carved from the
+ * current chunk (a new chunk when it has too little left; its rest goes to
+ * the free lists). */
+static size_t *pool_get(ade_cgraph *g, unsigned k) {
+  ade__lpool *P = &g->pool;
+  size_t n = (size_t)1 << k, *p = P->bin[k];
+  if (p) {
+    memcpy(&P->bin[k], p, sizeof p);
+    return p;
   }
-  if (!room((void **)list, len, cap, extra, sizeof **list)) return ADE_OK;
-  return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", len + extra);
+  if (P->left < n) {
+    size_t sz = ADE__MAX((size_t)1 << 14, 8 * ADE__POOL_MAX);
+    if (P->nchunk == P->chunkcap) {
+      size_t nc = P->chunkcap ? 2 * P->chunkcap : 16, **q = ade__realloc(P->chunk, nc * sizeof *q);
+      if (!q) return NULL;
+      P->chunk = q, P->chunkcap = nc;
+    }
+    size_t *c = ade__alloc(sz * sizeof *c);
+    if (!c) return NULL;
+    for (unsigned j = ADE__POOL_CLASSES; j-- > 0;) /* the old chunk's rest, in blocks */
+      for (; P->left >= ((size_t)1 << j); P->left -= (size_t)1 << j, P->cur += (size_t)1 << j) {
+        memcpy(P->cur, &P->bin[j], sizeof P->cur);
+        P->bin[j] = P->cur;
+      }
+    P->chunk[P->nchunk++] = c;
+    P->cur = c, P->left = sz;
+  }
+  p = P->cur;
+  P->cur += n, P->left -= n;
+  return p;
 }
 
-static inline int reserve_list(const ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
+/* Give list p of cap entries back: a pool or slab block to the free list
+ * of its class, a larger block of its own to free(). */
+static void free_list(ade_cgraph *g, size_t *p, size_t cap) {
+  if (!p || !cap) return;
+  if (cap > ADE__POOL_MAX && !in_slab(g, p)) {
+    ade__free(p);
+    return;
+  }
+  unsigned k = pool_class(cap);
+  memcpy(p, &g->pool.bin[k], sizeof p);
+  g->pool.bin[k] = p;
+}
+
+/* Room for extra more entries in a list of len: a block of the next power
+ * of two (at least twice the old), from the pool up to ADE__POOL_MAX; the
+ * old block is given back. */
+static int grow_list(ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
+  size_t need = len + extra, nc = 2;
+  while (nc < need || nc < 2 * *cap) nc *= 2;
+  size_t *q = nc <= ADE__POOL_MAX ? pool_get(g, pool_class(nc)) : ade__alloc(ade__mul_size(nc, sizeof *q));
+  if (!q) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", need);
+  if (len) memcpy(q, *list, len * sizeof *q);
+  free_list(g, *list, *cap);
+  *list = q;
+  *cap = nc;
+  return ADE_OK;
+}
+
+static inline int reserve_list(ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
   return *cap - len >= extra ? ADE_OK : grow_list(g, list, len, cap, extra);
 }
 
-static int push(const ade_cgraph *g, size_t **list, size_t *len, size_t *cap, size_t x) {
+static int push(ade_cgraph *g, size_t **list, size_t *len, size_t *cap, size_t x) {
   int st = reserve_list(g, list, *len, cap, 1);
   if (!st) (*list)[(*len)++] = x;
   return st;
+}
+
+void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
+  ade__vtx *v = &g->v[i];
+  free_list(g, v->in, v->capin);
+  free_list(g, v->out, v->capout);
+  v->in = v->out = NULL;
+  v->nin = v->nout = v->capin = v->capout = 0;
 }
 
 /* Within the memory limit with room for nv vertices and ne edges? Each
@@ -170,7 +242,7 @@ int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx) {
 
 int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx) {
   size_t e;
-  if ((g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
+  if (!g->noindex && (g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
   if (g->efree != ADE__NONE) {
     e = g->efree;
     g->efree = g->e[e].dst;
@@ -201,11 +273,13 @@ int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_
     g->efree = e;
     return ADE_ENOMEM;
   }
-  uint64_t z = hmix(src, dst);
-  size_t h = (size_t)z & (g->hcap - 1);
-  while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
-  g->htab[h] = hentry(e, z);
-  g->hused++;
+  if (!g->noindex) {
+    uint64_t z = hmix(src, dst);
+    size_t h = (size_t)z & (g->hcap - 1);
+    while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
+    g->htab[h] = hentry(e, z);
+    g->hused++;
+  }
   g->nedges++;
   if (eidx) *eidx = e;
   return ADE_OK;
@@ -220,7 +294,7 @@ void ade__graph_del_edge(ade_cgraph *g, size_t e) {
   last = d->in[--d->nin];
   d->in[x->pin] = last;
   g->e[last].pin = x->pin;
-  hdel(g, e);
+  if (!g->noindex) hdel(g, e);
   x->src = ADE__NONE;
   x->dst = g->efree;
   g->efree = e;
@@ -231,10 +305,7 @@ void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
   ade__vtx *v = &g->v[i];
   while (v->nin) ade__graph_del_edge(g, v->in[v->nin - 1]);
   while (v->nout) ade__graph_del_edge(g, v->out[v->nout - 1]);
-  free_list(g, v->in);
-  free_list(g, v->out);
-  v->in = v->out = NULL;
-  v->capin = v->capout = 0;
+  ade__graph_drop_lists(g, i);
   v->alive = 0;
   g->nalive--;
 }
@@ -276,24 +347,13 @@ int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
 
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
   if (budget(g, ADE__MAX(g->vcap, g->nv + nv), ADE__MAX(g->ecap, g->eslots + ne))) return ADE_ENOMEM;
-  while ((g->hused + ne) * 2 > g->hcap)
+  while (!g->noindex && (g->hused + ne) * 2 > g->hcap)
     if (hgrow(g)) return ADE_ENOMEM;
   if (room((void **)&g->e, g->eslots, &g->ecap, ne, sizeof *g->e))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu edges", g->eslots + ne);
   if (room((void **)&g->v, g->nv, &g->vcap, nv, sizeof *g->v))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu vertices", g->nv + nv);
   return nv ? marks_cover(g, g->nv + nv) : ADE_OK;
-}
-
-/* width fresh mark values s, s+1, ..., s+width-1. */
-unsigned ade__graph_stamp(ade_cgraph *g, unsigned width) {
-  if (g->stamp > UINT32_MAX - width - 1) {
-    memset(g->mark, 0, g->markcap * sizeof *g->mark);
-    g->stamp = 1;
-  }
-  unsigned s = g->stamp;
-  g->stamp += width;
-  return s;
 }
 
 static uint64_t mix(uint64_t z) {
@@ -317,10 +377,13 @@ uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
 
 void ade_cgraph_free(ade_cgraph *g) {
   if (!g) return;
-  for (size_t i = 0; i < g->nv; i++) {
-    free_list(g, g->v[i].in);
-    free_list(g, g->v[i].out);
+  for (size_t i = 0; i < g->nv; i++) { /* the lists of their own; the pool's go with its chunks */
+    const ade__vtx *v = &g->v[i];
+    if (v->capin > ADE__POOL_MAX && !in_slab(g, v->in)) ade__free(v->in);
+    if (v->capout > ADE__POOL_MAX && !in_slab(g, v->out)) ade__free(v->out);
   }
+  for (size_t c = 0; c < g->pool.nchunk; c++) ade__free(g->pool.chunk[c]);
+  ade__free(g->pool.chunk);
   ade__free(g->slab);
   ade__free(g->v);
   ade__free(g->e);
@@ -347,6 +410,7 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   *c = *g;
   c->rec = NULL; /* a copy records nothing */
   c->slab = NULL, c->nslab = 0;
+  memset(&c->pool, 0, sizeof c->pool);
   for (size_t i = 0; i < g->nv; i++) c->nslab += g->v[i].nin + g->v[i].nout;
   c->v = ade__calloc(g->vcap, sizeof *c->v);
   c->e = ade__alloc(ade__mul_size(g->ecap, sizeof *c->e));

@@ -585,7 +585,19 @@ typedef struct sweep {
   ade__ix buf, f;
   ade_elim_seq *tmp;
   int scan;
+  size_t rest; /* c-graph vertices not yet drained that have a face through them,
+                * the one being drained left out (its last face may be gone) */
 } sweep;
+
+/* ADE__CUT once the cost so far plus a lower bound on the rest reaches the
+ * ceiling. The bound: the c-graph vertices with an intermediate face
+ * through them are never more after a face step, and at most one fewer
+ * (doc/elimination.md, "Never worse than what they generalize"), and a
+ * complete sequence leaves none; so each costs at least 1 more. */
+static int sweep_over(const sweep *w) {
+  const ade_cgraph *d = w->d;
+  return d->ceiling && d->fma + w->rest >= d->ceiling ? ADE__CUT : ADE_OK;
+}
 
 /* Eliminate every face through c-graph vertex j (absorption and merges
  * may remove listed faces; fill-ins may add new ones: repeat until none).
@@ -596,13 +608,13 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
   while (!st) {
     st = faces_through(w->g, w->d, &w->x, j, w->scan, &w->buf, w->tmp, &w->f);
     for (size_t i = 0; !st && i < w->f.n; i += 2) {
-      size_t a = w->f.a[i], b = w->f.a[i + 1];
+      size_t a = w->f.a[i], b = w->f.a[i + 1], e;
       if (a == ADE__NONE || b == ADE__NONE || !w->d->v[a].alive || !w->d->v[b].alive ||
-          ade__graph_find(w->d, a, b) == ADE__NONE)
+          (e = ade__graph_find(w->d, a, b)) == ADE__NONE)
         continue;
       st = ade_seq_push(s, w->d->v[a].id, w->d->v[b].id, 0);
-      if (!st) st = ade__face_step(w->d, a, b);
-      if (!st) st = over(w->d);
+      if (!st) st = ade__face_step_at(w->d, e);
+      if (!st) st = sweep_over(w);
       if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit reached");
     }
     if (!st) st = ade__dual_index_sync(&w->x, w->g, w->d);
@@ -615,9 +627,14 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
  * id order (or reverse), until no intermediate face is left. */
 static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse, int scan,
                             double deadline) {
-  sweep w = {g, d, {0}, {0}, {0}, NULL, scan};
+  sweep w = {g, d, {0}, {0}, {0}, NULL, scan, 0};
+  uint8_t *face = NULL; /* face[j]: j counts in w.rest (pass 0 only) */
   int st = ade_seq_create(&w.tmp, ADE_SEQ_FACE);
   if (!st) st = ade__dual_index_init(&w.x, g, d);
+  if (!st && d->ceiling && !(face = ade__calloc(g->nv + 1, 1)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for a face sweep of %zu vertices", g->nv);
+  for (size_t j = 0; !st && face && j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&w.x, d, j)) face[j] = 1, w.rest++;
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
     if (pass > 2) {
       st = ade__fail(ADE_ELIMIT, "face ordering: faces left after %d sweeps", pass);
@@ -625,9 +642,11 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
     }
     for (size_t t = 0; !st && t < g->nv; t++) {
       size_t j = reverse ? g->nv - 1 - t : t;
-      if (g->v[j].alive && g->v[j].kind == ADE__Z) st = drain(&w, j, s, deadline);
+      if (face && face[j]) face[j] = 0, w.rest--; /* j is drained now */
+      if (!st && g->v[j].alive && g->v[j].kind == ADE__Z) st = drain(&w, j, s, deadline);
     }
   }
+  ade__free(face);
   ade__dual_index_free(&w.x);
   ade__ix_free(&w.buf);
   ade__ix_free(&w.f);
@@ -729,15 +748,18 @@ static int face_push(ade__ipq *h, ade_cgraph *d, size_t e) {
 
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
-static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
+static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
   ade__ipq h = {0};
   ade__ix in = {0}, out = {0}, f = {0};
+  ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
+  if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
   for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
+    long through = d->v[a].ctgt;
     /* Rule 1 changes the in-lists of b, S_a, S_b (fill-in, isolation or
      * merge of a or b) and the out-lists of a, P_a, P_b. */
     in.n = out.n = 0;
@@ -748,8 +770,10 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double de
     if (!st) st = adjacent(d, a, 1, 0, &out);
     if (!st) st = adjacent(d, b, 1, 0, &out);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
-    if (!st) st = ade__face_step(d, a, b);
+    if (!st) st = ade__face_step_at(d, e);
     if (!st) st = over(d);
+    if (!st && F.face) st = ade__faced_step(&F, g, d, through);
+    if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
     for (size_t v = nv0; !st && !scan && v < d->nv; v++) { /* the fill-in */
@@ -763,6 +787,7 @@ static int order_face_greedy(ade_cgraph *d, ade_elim_seq *s, int scan, double de
   ade__ix_free(&in);
   ade__ix_free(&out);
   ade__ix_free(&f);
+  ade__faced_free(&F);
   return st;
 }
 
@@ -811,7 +836,7 @@ static int run(const ade_cgraph *g, ade_cgraph *c, ade_elim_seq *s, int order, i
     if (st == ADE_ELIMIT && limited && expired(deadline)) *limited = 1, st = order_sweep(c, s, rev, 1);
     return st;
   default:
-    st = order == ADE_ORDER_FACE_GREEDY ? order_face_greedy(c, s, scan, deadline)
+    st = order == ADE_ORDER_FACE_GREEDY ? order_face_greedy(g, c, s, scan, deadline)
                                         : order_face_sweep(g, c, s, order == ADE_ORDER_FACE_REVERSE, scan, deadline);
     if (st == ADE_ELIMIT && limited && expired(deadline))
       *limited = 1, st = order_face_sweep(g, c, s, rev, scan, 0);
@@ -1042,8 +1067,11 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   int first = !(deadline > 0 && !anytime);
   /* An edge sweep costs exactly what the vertex sweep of its direction
    * does (Rules 3 and 4: a vertex's in-edges front eliminated, or its
-   * out-edges back eliminated, cost |P_j| |S_j| together). */
-  int esweep = order == ADE_ORDER_EDGE_FORWARD || order == ADE_ORDER_EDGE_REVERSE;
+   * out-edges back eliminated, cost |P_j| |S_j| together), and so does a
+   * face sweep (the faces through a vertex are its vertex elimination;
+   * check_order: face_sweeps_cost_vertex_sweeps). */
+  int esweep = order == ADE_ORDER_EDGE_FORWARD || order == ADE_ORDER_EDGE_REVERSE ||
+               order == ADE_ORDER_FACE_FORWARD || order == ADE_ORDER_FACE_REVERSE;
   if (gen) st = own(g, vec, 0, 0, NULL, &s, NULL, UINT64_MAX);
   if (!st && esweep && generalizes[order][0] == vec) same = s->cost;
   for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {

@@ -116,15 +116,17 @@ START_TEST(same_choices_layered) {
 END_TEST
 
 
-/* A vertex-markowitz (vertex-relative) run with a cost ceiling stops
- * (ADE__CUT) once its cost so far plus a lower bound of the cost still to
- * come reaches the ceiling (order.c, over()). The bound must never exceed
- * the cost to come: with the ceiling one above the full run's cost C, the
- * run is never stopped and gives the same sequence, in the heap and in the
+/* A vertex-markowitz (vertex-relative, face-forward, face-reverse,
+ * face-greedy) run with a cost ceiling stops (ADE__CUT) once its cost so
+ * far plus a lower bound of the cost still to come reaches the ceiling
+ * (order.c: over(), sweep_over()). The bound must never exceed the cost to
+ * come: with the ceiling one above the full run's cost C, the run is never
+ * stopped and gives the same sequence, in the incremental and in the
  * rescanning (scan) implementation; at C or below it is stopped. */
 static void check_capped(const ade_cgraph *g, uint64_t seed, uint64_t *rs) {
-  static const int vo[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE};
-  for (size_t k = 0; k < 2; k++)
+  static const int vo[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE, ADE_ORDER_FACE_FORWARD,
+                           ADE_ORDER_FACE_REVERSE, ADE_ORDER_FACE_GREEDY};
+  for (size_t k = 0; k < sizeof vo / sizeof *vo; k++)
     for (int scan = 0; scan < 2; scan++) {
       ade_elim_seq *full = NULL, *s = NULL;
       ck_assert_msg(ade__order_raw(g, vo[k], scan, &full) == ADE_OK, "%s", ade_errmsg());
@@ -156,6 +158,63 @@ START_TEST(capped_markowitz_random) {
 }
 END_TEST
 
+/* The c-graph vertices (by id, marked in seen[id - lo]) with an
+ * intermediate face through them: ctgt(x) of the faces (x, y), both in Z. */
+static size_t faced_vertices(const ade_cgraph *d, long lo, char *seen, size_t nseen) {
+  size_t count = 0;
+  memset(seen, 0, nseen);
+  for (size_t e = 0; e < d->eslots; e++) {
+    const ade__edge *x = &d->e[e];
+    if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) continue;
+    size_t c = (size_t)(d->v[x->src].ctgt - lo);
+    ck_assert_uint_lt(c, nseen);
+    count += !seen[c];
+    seen[c] = 1;
+  }
+  return count;
+}
+
+/* The lower bound of the face sweeps (order.c, sweep_over): a face step
+ * (a, b) through j = ctgt(a) never adds a c-graph vertex with an
+ * intermediate face through it and takes away at most j, so the number
+ * of such vertices drops by at most 1 per step (each costs 1 fma), and a
+ * complete sequence leaves none. Checked from scratch after every step of
+ * random face sequences on random graphs. */
+START_TEST(face_bound_random) {
+  uint64_t rs = 57;
+  for (uint64_t seed = 1; seed <= 200; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 40))
+                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 5), 1 + (int)(ade_test_rand(&rs) % 6), m);
+    ade_cgraph *d = NULL;
+    ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+    long lo = g->v[0].id;
+    size_t nseen = (size_t)(g->v[g->nv - 1].id - lo + 1);
+    char *seen = malloc(nseen);
+    size_t L = faced_vertices(d, lo, seen, nseen), *faces = NULL;
+    for (;;) {
+      size_t nf = 0;
+      faces = realloc(faces, (d->eslots + 1) * sizeof *faces);
+      for (size_t e = 0; e < d->eslots; e++) {
+        const ade__edge *x = &d->e[e];
+        if (x->src != ADE__NONE && d->v[x->src].kind == ADE__Z && d->v[x->dst].kind == ADE__Z) faces[nf++] = e;
+      }
+      if (!nf) break;
+      const ade__edge *x = &d->e[faces[ade_test_rand(&rs) % nf]];
+      ck_assert_int_eq(ade__face_step(d, x->src, x->dst), ADE_OK);
+      size_t L2 = faced_vertices(d, lo, seen, nseen);
+      ck_assert_msg(L2 <= L && L - L2 <= 1, "seed %llu: %zu vertices with faces, then %zu", (unsigned long long)seed,
+                    L, L2);
+      L = L2;
+    }
+    ck_assert_uint_eq(L, 0);
+    free(seen), free(faces);
+    ade_cgraph_free(d);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
 /* The sequence of ordering o for g, complete and costing what it says. */
 /* The cost of the ordering's own sequence alone (no comparisons). */
 static uint64_t raw_cost(const ade_cgraph *g, int o) {
@@ -165,6 +224,29 @@ static uint64_t raw_cost(const ade_cgraph *g, int o) {
   ade_seq_free(s);
   return c;
 }
+
+/* A face sweep costs exactly what the vertex sweep of its direction
+ * does: draining the faces through a vertex is its vertex elimination
+ * (Section 3.3 of [F]), and the dual stays the dual of the eliminated
+ * c-graph between vertices (a fill-in (u, w) is absorbed exactly where
+ * the c-graph has the edge already). order.c relies on it: a face sweep
+ * whose vertex sweep already loses (or ties, in native form) is not run. */
+START_TEST(face_sweeps_cost_vertex_sweeps) {
+  uint64_t rs = 23;
+  for (uint64_t seed = 1; seed <= 400; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 6), m = 1 + (int)(ade_test_rand(&rs) % 6);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 80))
+                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 6), 1 + (int)(ade_test_rand(&rs) % 8), m);
+    for (int r = 0; r < 2; r++) {
+      int fo = r ? ADE_ORDER_FACE_REVERSE : ADE_ORDER_FACE_FORWARD;
+      uint64_t f = raw_cost(g, fo), v = raw_cost(g, r ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD);
+      ck_assert_msg(f == v, "seed %llu: %s %llu fma, its vertex sweep %llu", (unsigned long long)seed,
+                    ade_order_name(fo), (unsigned long long)f, (unsigned long long)v);
+    }
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
 
 static uint64_t order_cost(const ade_cgraph *g, int o) {
   ade_elim_seq *s = NULL;
@@ -435,6 +517,8 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, never_worse_random);
   tcase_add_test(tc, capped_markowitz_random);
+  tcase_add_test(tc, face_bound_random);
+  tcase_add_test(tc, face_sweeps_cost_vertex_sweeps);
   tcase_add_test(tc, never_worse_paper);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");

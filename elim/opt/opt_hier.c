@@ -90,6 +90,7 @@ typedef struct hs {
   int twin;                /* faces: a filter reads ade__dual_twin */
   uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
   int cut;                 /* stopped so */
+  ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
 } hs;
 
@@ -993,6 +994,20 @@ static int face_refresh(hs *h, size_t nv0) {
   return st;
 }
 
+/* Whether the cost, or for faces the cost plus the c-graph vertices with
+ * a face left (each costs at least 1 more: ade__faced), exceeds the
+ * ceiling after a step (for faces, through c-graph vertex id through):
+ * then the final cost would, and the run stops. */
+static int over_ceiling(hs *h, long through, int *st) {
+  if (!h->ceiling) return 0;
+  uint64_t rest = 0;
+  if (h->faced.face) {
+    *st = ade__faced_step(&h->faced, h->g, h->c, through);
+    rest = h->faced.rest;
+  }
+  return !*st && h->c->fma + rest > h->ceiling;
+}
+
 static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = h->kind == ADE_SEQ_FACE ? ade__graph_marks(h->c) : ADE_OK;
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
@@ -1009,10 +1024,11 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     cand k;
     size_t top = ADE__NONE, nv0 = h->c->nv;
     if (!choose(h, f, nf, &k, &top, &st)) break;
+    long through = h->kind == ADE_SEQ_FACE ? h->c->v[k.x].ctgt : 0;
     st = remember(h, &k);
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
     if (!st) st = step(h, &k, s);
-    if (!st && h->ceiling && h->c->fma > h->ceiling) {
+    if (!st && over_ceiling(h, through, &st)) {
       h->cut = 1;
       break;
     }
@@ -1037,9 +1053,10 @@ static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
       keep_least(h);
     }
     cand k = h->cv[0];
+    long through = h->kind == ADE_SEQ_FACE ? h->c->v[k.x].ctgt : 0;
     st = remember(h, &k);
     if (!st) st = step(h, &k, s);
-    if (!st && h->ceiling && h->c->fma > h->ceiling) {
+    if (!st && over_ceiling(h, through, &st)) {
       h->cut = 1;
       break;
     }
@@ -1056,6 +1073,7 @@ static void hs_free(hs *h) {
   ade__free(h->cv);
   ade__free(h->vm);
   ade__free(h->jr);
+  ade__faced_free(&h->faced);
   ade__ipq_free(&h->q);
   ade__free(h->kd);
   ade__ix_free(&h->pl);
@@ -1096,6 +1114,7 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
     h.vm = ade__calloc(n, sizeof *h.vm);
     if (!h.rank || !h.pm || !h.sm || !h.dd || !h.vm) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   }
+  if (!st && kind == ADE_SEQ_FACE && ceiling) st = ade__faced_init(&h.faced, g, h.c);
   if (!st) st = ranks(g, h.rank);
   for (int i = 0; !st && i < nf; i++)
     if (f[i] == F_RELATIVE) {
@@ -1130,7 +1149,11 @@ static int sweep(const ade_cgraph *g, int kind, ade_elim_seq **s) {
   int o = kind == ADE_SEQ_VERTEX ? (rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD)
           : kind == ADE_SEQ_EDGE ? (rev ? ADE_ORDER_EDGE_REVERSE : ADE_ORDER_EDGE_FORWARD)
                                  : (rev ? ADE_ORDER_FACE_REVERSE : ADE_ORDER_FACE_FORWARD);
-  return ade__order_raw(g, o, 0, s);
+  int st = ade__order_raw(g, o, 0, s);
+  /* A face sweep is built by applying every step to a fresh dual until no
+   * face is left: marked so, ade__seq_finish does not simulate it again. */
+  if (!st && kind == ADE_SEQ_FACE) (*s)->checked = (*s)->fingerprint;
+  return st;
 }
 
 int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
