@@ -242,8 +242,11 @@ int main(int argc, char **argv) {
       double t0 = cpu();
       int st = ade_elim_order_limited(g, o, limit, &s, &limited);
       char cell[64];
-      if (st) snprintf(cell, sizeof cell, "%s", ade_strerror(st));
-      else snprintf(cell, sizeof cell, "%.3f%s (%llu)", cpu() - t0, limited ? "L" : "", (unsigned long long)ade_seq_cost(s));
+      if (st) { /* one word, so that order_plot.sh's columns stay in place */
+        snprintf(cell, sizeof cell, "%s", ade_strerror(st));
+        for (char *c = cell; *c; c++)
+          if (*c == ' ') *c = '_';
+      } else snprintf(cell, sizeof cell, "%.3f%s (%llu)", cpu() - t0, limited ? "L" : "", (unsigned long long)ade_seq_cost(s));
       printf(" %18s", cell);
       fflush(stdout);
       ade_seq_free(s);

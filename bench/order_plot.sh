@@ -18,7 +18,7 @@ command -v gnuplot >/dev/null || { echo "order_plot.sh: gnuplot is not installed
 table=${out%.svg}.txt
 "$dir/bench_order" "$steps" "$limit" | tee "$table"
 # One data file: edges, then the seconds of each ordering (the cell's
-# number before "L" or " (fma)").
+# number before "L" or " (fma)"; an error is one word, which gnuplot skips).
 data=$(mktemp)
 trap 'rm -f "$data"' EXIT
 awk '!/^#/ && $1 != "steps" {
