@@ -1141,21 +1141,6 @@ int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, cons
   return hierarchy(g, kind, spec, clk, scan, 0, seq, limited, NULL);
 }
 
-/* The sweep of the cheaper vector mode's direction (reverse when m < n)
- * as vertices, edges (Rule 3 or 4 on each vertex) or faces (each
- * vertex's faces), which costs what the vertex sweep does. */
-static int sweep(const ade_cgraph *g, int kind, ade_elim_seq **s) {
-  int rev = g->m < g->n;
-  int o = kind == ADE_SEQ_VERTEX ? (rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD)
-          : kind == ADE_SEQ_EDGE ? (rev ? ADE_ORDER_EDGE_REVERSE : ADE_ORDER_EDGE_FORWARD)
-                                 : (rev ? ADE_ORDER_FACE_REVERSE : ADE_ORDER_FACE_FORWARD);
-  int st = ade__order_raw(g, o, 0, s);
-  /* A face sweep is built by applying every step to a fresh dual until no
-   * face is left: marked so, ade__seq_finish does not simulate it again. */
-  if (!st && kind == ADE_SEQ_FACE) (*s)->checked = (*s)->fingerprint;
-  return st;
-}
-
 int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
                        int *limited) {
   ade_elim_seq *v = NULL, *s = NULL;
@@ -1163,14 +1148,16 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
   int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
   if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
   if (!st && cut) {
-    /* The vertex sweep lists every intermediate, and its cost, counted
-     * from reachability, is what eliminating it costs (doc/elimination.md,
-     * "Orderings"; check_order checks it against an elimination); the edge
-     * sweep was run on a copy of g to its end: neither needs a simulation
-     * in ade__seq_finish. */
-    if (kind == ADE_SEQ_VERTEX) s = v, v = NULL;
-    else st = sweep(g, kind, &s);
-    if (!st && kind != ADE_SEQ_FACE) s->checked = ade__graph_fingerprint(g);
+    /* The vertex sweep, in every kind: the edge and face sweeps of its
+     * direction cost the same (Rule 3 or 4 on each vertex; each vertex's
+     * faces), so it is returned as it is, a less general kind than asked
+     * for (ade_optimize's contract), applied without a dual. It lists
+     * every intermediate, and its cost, counted from reachability, is what
+     * eliminating it costs (doc/elimination.md, "Orderings"; check_order
+     * checks it against an elimination): ade__seq_finish need not
+     * simulate it. */
+    s = v, v = NULL;
+    s->checked = ade__graph_fingerprint(g);
   }
   ade_seq_free(v);
   if (!st && limited) *limited = lim;
