@@ -13,7 +13,7 @@
 const char cli_compare_usage[] =
     "Usage: adelim compare [--format text|markdown|csv|json] [--json] [--optimize]\n"
     "                      [--time-limit SECONDS] [--budget SECONDS] [--parts P]\n"
-    "                      [--all] TAPE\n"
+    "                      [--memory-limit MIB] [--all] TAPE\n"
     "       adelim compare --hessian [--weights W1,...] [--format F] [--json] TAPE\n"
     "       adelim compare --mission [--time-limit S] [--budget S] [--format F] [--json]\n"
     "                      FILE.graphml|TAPE\n"
@@ -44,7 +44,9 @@ const char cli_compare_usage[] =
     "methods run so far; a method predicted to need more than what is left is\n"
     "skipped, and its row says why (text, markdown; csv: standard error;\n"
     "json: \"skipped\"). Orderings and optimizers run limited to their share\n"
-    "of what is left (at most --time-limit).\n"
+    "of what is left (at most --time-limit). A method whose elimination or\n"
+    "plan does not fit in the tape's memory limit is skipped the same way\n"
+    "(its row gives the memory it needs); it does not fail the comparison.\n"
     "In every format the head comes first, then each row as its method\n"
     "finishes, in the order run, then a summary: text, markdown: the\n"
     "cheapest method (markdown: and every method by fma); json: the array\n"
@@ -65,6 +67,8 @@ const char cli_compare_usage[] =
     "                    variant (default 1); no effect with --hessian\n"
     "  --budget S        seconds for the whole comparison (default 30; Jacobians\n"
     "                    and --mission)\n"
+    "  --memory-limit MIB  the tape's memory limit (ade_tape_set_memory_limit;\n"
+    "                    default 256), as for 'adelim jacobian'\n"
     "  --parts P         also two-level elimination over the tape's parts, as\n"
     "                    'adelim jacobian --parts P' with the best heuristic\n"
     "                    (P: regions, callsites, repeats, auto): a row\n"
@@ -291,6 +295,22 @@ static void method_failed(cmp *c, const char *method, int st) {
   c->failed = 1;
 }
 
+/* A method whose elimination or plan does not fit in memory (the tape's
+ * memory limit, say: vertex-forward on a gradient's tape) is a result of
+ * the comparison, not its failure: its row says why, as a skipped one. */
+static void refused_row(cmp *c, const char *method, const char *kind) {
+  row *r = add_row(c, method, kind, 0);
+  r->skipped = 1;
+  snprintf(r->reason, sizeof r->reason, "%s", cli_errmsg());
+  row_done(c, r);
+}
+
+/* A method's failure: a skipped row when it is out of memory, else an error. */
+static void method_refused(cmp *c, const char *method, const char *kind, int st) {
+  if (st == ADE_ENOMEM) refused_row(c, method, kind);
+  else method_failed(c, method, st);
+}
+
 /* An ordering's kind from its name: "vertex-markowitz" is a vertex ordering. */
 static const char *kind_of(const char *name) {
   static const char *const kinds[] = {"vertex", "edge", "face"};
@@ -316,7 +336,7 @@ static row *run_plan(cmp *c, const char *name, const char *kind, int method, con
   if (st >= 0) st = ade_elim_plan_jacobian(plan, c->t, NULL, J);
   double t1 = now();
   if (st < 0) {
-    method_failed(c, name, st);
+    method_refused(c, name, kind ? kind : "-", st);
   } else {
     w = add_row(c, name, kind, r.fma);
     w->limited = limited;
@@ -368,7 +388,7 @@ static void run_orderings(cmp *c) {
     int os = ade_elim_order_limited(g, o, lim, &s, &limited);
     double t1 = now();
     if (os < 0) {
-      method_failed(c, name, os);
+      method_refused(c, name, kind_of(name), os);
     } else {
       ade_jacobian_options jo = {s, 0, NULL, 0, NULL};
       row *w = run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
@@ -488,7 +508,7 @@ static void run_cpr(cmp *c) {
     if (st >= 0) st = ade_jacobian_cpr_values(c->t, mode, NULL, color, nc, J);
     double t1 = now();
     if (st < 0) {
-      method_failed(c, name, st);
+      method_refused(c, name, "cpr", st);
       ade_sparse_free(J);
       continue;
     }
@@ -536,7 +556,7 @@ static void run_dense(cmp *c) {
     int st = ade_jacobian_dense(c->t, mode, NULL, mode == ADE_FORWARD ? c->ref : D);
     double t1 = now();
     if (st < 0) {
-      method_failed(c, name, st);
+      method_refused(c, name, "dense", st);
       if (mode == ADE_FORWARD) break;
       continue;
     }
@@ -889,19 +909,25 @@ static int compare_hessian(const cli_cmd *self, cmp *c, const char *weights, int
 }
 
 int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
-  const char *format = "text", *limit = NULL, *weights = NULL, *budget = NULL;
+  const char *format = "text", *limit = NULL, *weights = NULL, *budget = NULL, *memlimit = NULL;
   int fmt = CLI_TEXT, hessian = 0, json = 0, mission = 0;
   cmp c;
   memset(&c, 0, sizeof c);
   const cli_arg args[] = {{"format", &format, NULL}, {"time-limit", &limit, NULL}, {"optimize", NULL, &c.optimize},
                           {"all", NULL, &c.all},      {"hessian", NULL, &hessian},  {"weights", &weights, NULL},
                           {"json", NULL, &json},      {"mission", NULL, &mission}, {"parts", &c.parts, NULL},
-                          {"budget", &budget, NULL},  {NULL, NULL, NULL}};
+                          {"budget", &budget, NULL},  {"memory-limit", &memlimit, NULL},
+                          {NULL, NULL, NULL}};
   int rc = cli_parse_tape(self, argc, argv, args, &c.path), st;
   if (rc >= 0 || (rc = parse_format(self, format, &fmt)) >= 0 ||
       (limit && (rc = cli_parse_seconds(self, "--time-limit", limit, &c.time_limit)) >= 0) ||
       (budget && (rc = cli_parse_seconds(self, "--budget", budget, &c.budget)) >= 0))
     return rc;
+  char *end = NULL;
+  double mib = memlimit ? strtod(memlimit, &end) : 0;
+  if (memlimit && (end == memlimit || *end || !(mib >= 1.0 / 1024) || mib > 1e12))
+    return cli_usage_error(self, "--memory-limit needs a number of MiB, at least 1 KiB, not '%s'", memlimit);
+  if (memlimit && mission) return cli_usage_error(self, "--memory-limit applies to Jacobians and Hessians");
   if (!budget) c.budget = BUDGET;
   if (budget && hessian) return cli_usage_error(self, "--budget applies to Jacobians and missions");
   c.order_limit = limit ? c.time_limit : ORDER_LIMIT;
@@ -918,6 +944,7 @@ int cli_cmd_compare(const cli_cmd *self, int argc, char **argv) {
   if (hessian && c.optimize) return cli_usage_error(self, "--optimize applies to Jacobians, not to --hessian");
   if (!hessian && weights) return cli_usage_error(self, "--weights goes with --hessian");
   if ((st = ade_tape_open(&c.t, c.path)) < 0) return cli_tape_error(c.path, "cannot open", st);
+  if (memlimit) ade_tape_set_memory_limit(c.t, (size_t)(mib * 1048576.0));
   c.n = ade_tape_num_indep(c.t);
   c.m = ade_tape_num_dep(c.t);
   rc = hessian ? compare_hessian(self, &c, weights, fmt) : compare_jacobian(&c, fmt);
