@@ -1147,15 +1147,17 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
   int cut = 0, lim = 0;
   int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
   if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
-  if (!st && cut) {
-    /* The vertex sweep, in every kind: the edge and face sweeps of its
-     * direction cost the same (Rule 3 or 4 on each vertex; each vertex's
-     * faces), so it is returned as it is, a less general kind than asked
-     * for (ade_optimize's contract), applied without a dual. It lists
-     * every intermediate, and its cost, counted from reachability, is what
-     * eliminating it costs (doc/elimination.md, "Orderings"; check_order
-     * checks it against an elimination): ade__seq_finish need not
-     * simulate it. */
+  if (!st && (cut || (kind != ADE_SEQ_VERTEX && v->cost <= s->cost))) {
+    /* The vertex sweep, in every kind, when the hierarchy costs more, or
+     * the same for edges and faces (ties go to the less general kind, as
+     * among the orderings): the edge and face sweeps of its direction cost
+     * the same (Rule 3 or 4 on each vertex; each vertex's faces), so it is
+     * returned as it is, a less general kind than asked for (ade_optimize's
+     * contract), applied without a dual. It lists every intermediate, and
+     * its cost, counted from reachability, is what eliminating it costs
+     * (doc/elimination.md, "Orderings"; check_order checks it against an
+     * elimination): ade__seq_finish need not simulate it. */
+    ade_seq_free(s);
     s = v, v = NULL;
     s->checked = ade__graph_fingerprint(g);
   }

@@ -176,19 +176,6 @@ static int too_big(const ade_cgraph *g, int kind, int method) {
   return (kind == ADE_SEQ_FACE ? g->nedges : g->nalive) > ADE__SG_MAX_SLOTS;
 }
 
-/* An edge or face hierarchy never costs more than the cheaper vector
- * mode's vertex sweep (it stops there); when it costs no less, that sweep
- * (counted, not simulated) is returned in its own kind: the same fma, and
- * applying it needs no dual. */
-static int sweep_on_ties(const ade_cgraph *g, ade_elim_seq **s) {
-  ade_elim_seq *v = NULL;
-  int order = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
-  int st = ade__elim_order_native(g, order, 0, &v, NULL);
-  if (!st && v->cost <= (*s)->cost) ade_seq_free(*s), *s = v, v = NULL;
-  ade_seq_free(v);
-  return st;
-}
-
 int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits *limits, ade_elim_seq **seq,
                  ade_opt_report *report) {
   ade_opt_limits def;
@@ -217,7 +204,6 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   case ADE_OPT_BNB: st = ade__opt_bnb(g, kind, limits, &s, &r); break;
   case ADE_OPT_HIERARCHY:
     st = ade__opt_hierarchy(g, kind, limits->hierarchy, &clk, &s, &r.limited);
-    if (!st && kind != ADE_SEQ_VERTEX) st = sweep_on_ties(g, &s);
     break;
   case ADE_OPT_ANNEAL: st = ade__opt_anneal(g, kind, limits, &s, &r); break;
   default: {
