@@ -284,13 +284,14 @@ static int compact(const ade_cgraph *c, ade_cgraph **hp) {
 }
 
 /* What the first level left, eliminated as one graph, appended to *s
- * (turned into an edge sequence when the edge plan of the rest wins). */
+ * (turned into an edge sequence when the edge plan of the rest wins);
+ * *first gets the engine's count of the first level. */
 static int second_level(const ade_cgraph *g, int method, const ade_opt_limits *l, const ade__clock *clk,
-                        ade_elim_seq **s, ade_parts_report *r) {
+                        ade_elim_seq **s, ade_parts_report *r, uint64_t *first) {
   ade_cgraph *a = NULL, *c = NULL;
   ade_elim_seq *o = NULL, *e = NULL;
   int st = ade_cgraph_copy(&a, g);
-  if (!st) st = ade_seq_apply(a, *s, NULL);
+  if (!st) st = ade_seq_apply(a, *s, first);
   if (!st) st = compact(a, &c); /* the second level's own graph and cost */
   ade_cgraph_free(a);
   if (!st) st = solve(c, method, l, clk, 0.5, &o, &r->limited);
@@ -339,12 +340,18 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
   double t0 = ade__now();
   int st = setup(&w, g, part, nid, &np);
   if (!st) st = ade_seq_create(&s, ADE_SEQ_VERTEX);
+  uint64_t first = 0;
   if (!st) st = first_level(&w, np, method, limits, &clk, s, &r);
-  if (!st) st = second_level(g, method, limits, &clk, &s, &r);
+  if (!st) st = second_level(g, method, limits, &clk, &s, &r, &first);
+  if (!st && first != r.local_cost)
+    st = ade__fail(ADE_ESTATE, "internal error: the parts' interiors cost %llu, the engine counts %llu",
+                   (unsigned long long)r.local_cost, (unsigned long long)first);
+  /* Complete and costed: the first level as the engine counted it on a
+   * copy of g, the second a complete sequence of what it left (its own
+   * graph, the same vertices and edges), costed by the engines there. So
+   * ade__seq_finish binds it without simulating the whole again. */
+  if (!st) s->cost = first + r.outer_cost, s->checked = ade__graph_fingerprint(g);
   if (!st) st = ade__seq_finish(g, s, &r.cost);
-  if (!st && r.cost != r.local_cost + r.outer_cost)
-    st = ade__fail(ADE_ESTATE, "internal error: the parts cost %llu + %llu, the engine counts %llu",
-                   (unsigned long long)r.local_cost, (unsigned long long)r.outer_cost, (unsigned long long)r.cost);
   if (!st) st = keep_flat(g, method, limits, &clk, &s, &r);
   pwork_free(&w);
   r.seconds = ade__now() - t0;
