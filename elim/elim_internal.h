@@ -130,6 +130,21 @@ struct ade_elim_seq {
 int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint);
 int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx);
 size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst);
+/* The triangles u -> p -> w of g, walked along the shorter of S_u and P_w:
+ * ade__tri_len of them to try (0 if u or w is dead); ade__tri_at gives the
+ * k-th candidate's p and its edges (u, p), (p, w), or 0 if it closes none. */
+static inline size_t ade__tri_len(const ade_cgraph *g, size_t u, size_t w) {
+  const ade__vtx *U = &g->v[u], *W = &g->v[w];
+  return !U->alive || !W->alive ? 0 : W->nin <= U->nout ? W->nin : U->nout;
+}
+static inline int ade__tri_at(const ade_cgraph *g, size_t u, size_t w, size_t k, size_t *p, size_t *e1, size_t *e2) {
+  const ade__vtx *U = &g->v[u], *W = &g->v[w];
+  int byin = W->nin <= U->nout;
+  *p = byin ? g->e[W->in[k]].src : g->e[U->out[k]].dst;
+  *e1 = byin ? ade__graph_find(g, u, *p) : U->out[k];
+  *e2 = byin ? W->in[k] : ade__graph_find(g, *p, w);
+  return *e1 != ADE__NONE && *e2 != ADE__NONE;
+}
 int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx);
 void ade__graph_del_edge(ade_cgraph *g, size_t e);
 void ade__graph_del_vertex(ade_cgraph *g, size_t v);

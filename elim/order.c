@@ -357,13 +357,10 @@ static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int di
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
  * for p in S_u and P_w counts it (the smaller list is walked). */
 static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, size_t w) {
-  const ade__vtx *U = &c->v[u], *W = &c->v[w];
-  int st = ADE_OK, byin = W->nin <= U->nout;
-  if (!U->alive || !W->alive) return ADE_OK;
-  for (size_t k = 0; !st && k < (byin ? W->nin : U->nout); k++) {
-    size_t p = byin ? c->e[W->in[k]].src : c->e[U->out[k]].dst;
-    size_t e1 = byin ? ade__graph_find(c, u, p) : U->out[k], e2 = byin ? W->in[k] : ade__graph_find(c, p, w);
-    if (e1 == ADE__NONE || e2 == ADE__NONE) continue;
+  int st = ADE_OK;
+  for (size_t k = 0, n = ade__tri_len(c, u, w); !st && k < n; k++) {
+    size_t p, e1, e2;
+    if (!ade__tri_at(c, u, w, k, &p, &e1, &e2)) continue;
     st = fill_push(h, c, x, e1, ADE_FRONT);
     if (!st) st = fill_push(h, c, x, e2, ADE_BACK);
   }

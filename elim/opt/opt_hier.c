@@ -883,13 +883,10 @@ static int delta(hs *h, const cand *k) {
  * w)). The shorter of S_u and P_w is walked. */
 static int triangles(hs *h, size_t u, size_t w) {
   const ade_cgraph *c = h->c;
-  const ade__vtx *U = &c->v[u], *W = &c->v[w];
-  int st = ADE_OK, byin = W->nin <= U->nout;
-  if (!U->alive || !W->alive) return ADE_OK;
-  for (size_t k = 0; !st && k < (byin ? W->nin : U->nout); k++) {
-    size_t p = byin ? c->e[W->in[k]].src : c->e[U->out[k]].dst;
-    size_t e1 = byin ? ade__graph_find(c, u, p) : U->out[k], e2 = byin ? W->in[k] : ade__graph_find(c, p, w);
-    if (e1 == ADE__NONE || e2 == ADE__NONE) continue;
+  int st = ADE_OK;
+  for (size_t k = 0, n = ade__tri_len(c, u, w); !st && k < n; k++) {
+    size_t p, e1, e2;
+    if (!ade__tri_at(c, u, w, k, &p, &e1, &e2)) continue;
     if (h->kind == ADE_SEQ_VERTEX) {
       st = qpush(h, p);
       continue;
