@@ -46,21 +46,13 @@ int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x) { return pkq_set(q, &key, x
 void ade__pkq_del(ade__pkq *q, size_t x) { pkq_del(q, x); }
 int ade__pkq_pop(ade__pkq *q, ade__pkent *top) { return pkq_pop(q, top); }
 
-void ade__pkq_free(ade__pkq *q) {
-  ade__free(q->a);
-  ade__free(q->pos);
-  memset(q, 0, sizeof *q);
-}
+void ade__pkq_free(ade__pkq *q) { pkq_release(q); }
 
 int ade__ipq_set(ade__ipq *q, const long *key, size_t x) { return ipq_set(q, (const tuple *)key, x); }
 void ade__ipq_del(ade__ipq *q, size_t x) { ipq_del(q, x); }
 int ade__ipq_pop(ade__ipq *q, ade__pqent *top) { return ipq_pop(q, top); }
 
-void ade__ipq_free(ade__ipq *q) {
-  ade__free(q->a);
-  ade__free(q->pos);
-  memset(q, 0, sizeof *q);
-}
+void ade__ipq_free(ade__ipq *q) { ipq_release(q); }
 
 int ade__ix_push(ade__ix *b, size_t v) {
   if (b->n == b->cap) {

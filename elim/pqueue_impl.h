@@ -98,3 +98,9 @@ static int F(pop)(Q *q, E *top) {
   if (q->n) F(refill)(q, 0, &e);
   return 1;
 }
+
+static void F(release)(Q *q) {
+  ade__free(q->a);
+  ade__free(q->pos);
+  memset(q, 0, sizeof *q);
+}
