@@ -80,6 +80,8 @@ struct ade_cgraph {
   size_t memlimit;              /* the memory limit of the tape it came from
                                    (ade__budget); SIZE_MAX: none */
   size_t dropped;               /* tape operations not on an X -> Y path (from a tape) */
+  uint64_t fp;                  /* ade__graph_fingerprint once computed, 0: not yet; every
+                                   change of the structure (graph.c) clears it */
 };
 
 /* The arithmetic of an elimination as a straight-line program over value
@@ -146,6 +148,10 @@ static inline int ade__tri_at(const ade_cgraph *g, size_t u, size_t w, size_t k,
   return *e1 != ADE__NONE && *e2 != ADE__NONE;
 }
 int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx);
+/* Edge (src, dst) into *eidx: 1 if it exists, else added with label val
+ * (ADE_OK) or an error: ade__graph_find, then ade__graph_add_edge, with
+ * one probe of the index. */
+int ade__graph_find_add(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx);
 void ade__graph_del_edge(ade_cgraph *g, size_t e);
 void ade__graph_del_vertex(ade_cgraph *g, size_t v);
 size_t ade__graph_vertex(const ade_cgraph *g, long id);
@@ -155,7 +161,11 @@ int ade__graph_marks(ade_cgraph *g);
  * ade__graph_reserve: nv more vertices (marks included) and ne more edges;
  * ade__graph_reserve_adj: nin more in-edges and nout more out-edges of i. */
 int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne);
-int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
+int ade__graph_grow_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
+static inline int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
+  const ade__vtx *v = &g->v[i]; /* inline: an elimination reserves at every neighbour, mostly with room */
+  return v->capin - v->nin >= nin && v->capout - v->nout >= nout ? ADE_OK : ade__graph_grow_adj(g, i, nin, nout);
+}
 /* Give vertex i's lists back (they become empty, with no room). */
 void ade__graph_drop_lists(ade_cgraph *g, size_t i);
 /* width fresh mark values s, s+1, ..., s+width-1 (inline: the twin

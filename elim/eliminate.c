@@ -6,12 +6,13 @@
  * recorded when a plan is being compiled. */
 static int update(ade_cgraph *g, size_t i, size_t k, size_t ea, size_t eb) {
   double a = g->e[ea].val, b = g->e[eb].val;
-  size_t e = ade__graph_find(g, i, k);
-  int st = ADE_OK, kind = e != ADE__NONE ? ADE__P_FMA : ADE__P_SET;
-  if (e != ADE__NONE) {
+  size_t e;
+  int st = ade__graph_find_add(g, i, k, a * b, &e), kind = st == 1 ? ADE__P_FMA : ADE__P_SET;
+  if (st == 1) {
     g->e[e].val += a * b;
     g->absorbed++;
-  } else if (!(st = ade__graph_add_edge(g, i, k, a * b, &e))) {
+    st = ADE_OK;
+  } else if (!st) {
     g->fill++;
   }
   if (!st) g->fma++;

@@ -112,9 +112,8 @@ static int in_slab(const ade_cgraph *g, const size_t *p) {
 
 /* The class of a block of cap entries: the largest k with 2^k <= cap. */
 static unsigned pool_class(size_t cap) {
-  unsigned k = 0;
-  while (k + 1 < ADE__POOL_CLASSES && ((size_t)2 << k) <= cap) k++;
-  return k;
+  unsigned k = 63u - (unsigned)__builtin_clzll((unsigned long long)cap | 1);
+  return k < ADE__POOL_CLASSES - 1 ? k : ADE__POOL_CLASSES - 1;
 }
 
 /* A block of 2^k entries from the pool: a free one, or carved from the
@@ -193,6 +192,7 @@ void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
   free_list(g, v->out, v->capout);
   v->in = v->out = NULL;
   v->nin = v->nout = v->capin = v->capout = 0;
+  g->fp = 0;
 }
 
 /* Within the memory limit with room for nv vertices and ne edges? Each
@@ -201,6 +201,7 @@ void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
 static int budget(const ade_cgraph *g, size_t nv, size_t ne) {
   size_t bv = ade__mul_size(nv, sizeof(ade__vtx) + sizeof(unsigned));
   size_t be = ade__mul_size(ne, sizeof(ade__edge) + 4 * sizeof(size_t));
+  if (!ade__over_budget(g->memlimit, bv > SIZE_MAX - be ? SIZE_MAX : bv + be)) return ADE_OK; /* no call per step */
   return ade__budget(g->memlimit, bv > SIZE_MAX - be ? SIZE_MAX : bv + be, "%s of %zu vertices and %zu edges",
                      g->dual ? "dual c-graph" : "c-graph", nv, ne);
 }
@@ -237,12 +238,14 @@ int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx) {
   v->csrc = v->ctgt = id;
   *idx = g->nv++;
   g->nalive++;
+  g->fp = 0;
   return ADE_OK;
 }
 
-int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx) {
+/* ade__graph_add_edge with the index's room already made and, in an
+ * indexed graph, the edge's hash z and free index slot h. */
+static int add_at(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx, uint64_t z, size_t h) {
   size_t e;
-  if (!g->noindex && (g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
   if (g->efree != ADE__NONE) {
     e = g->efree;
     g->efree = g->e[e].dst;
@@ -274,40 +277,101 @@ int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_
     return ADE_ENOMEM;
   }
   if (!g->noindex) {
-    uint64_t z = hmix(src, dst);
-    size_t h = (size_t)z & (g->hcap - 1);
-    while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
     g->htab[h] = hentry(e, z);
     g->hused++;
   }
   g->nedges++;
+  g->fp = 0;
   if (eidx) *eidx = e;
   return ADE_OK;
 }
 
-void ade__graph_del_edge(ade_cgraph *g, size_t e) {
-  ade__edge *x = &g->e[e];
-  ade__vtx *s = &g->v[x->src], *d = &g->v[x->dst];
+/* The first free slot of the probe sequence of hash z. */
+static size_t hfree(const ade_cgraph *g, uint64_t z) {
+  size_t h = (size_t)z & (g->hcap - 1);
+  while (g->htab[h]) h = (h + 1) & (g->hcap - 1);
+  return h;
+}
+
+int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx) {
+  if (g->noindex) return add_at(g, src, dst, val, eidx, 0, 0);
+  if ((g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
+  uint64_t z = hmix(src, dst);
+  return add_at(g, src, dst, val, eidx, z, hfree(g, z));
+}
+
+int ade__graph_find_add(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx) {
+  if (g->noindex || (g->hused + 1) * 2 > g->hcap) {
+    size_t e = ade__graph_find(g, src, dst);
+    if (e == ADE__NONE) return ade__graph_add_edge(g, src, dst, val, eidx);
+    *eidx = e;
+    return 1;
+  }
+  uint64_t z = hmix(src, dst), tag = z & TMASK;
+  size_t h = (size_t)z & (g->hcap - 1);
+  for (size_t x; (x = g->htab[h]); h = (h + 1) & (g->hcap - 1)) { /* one probe: the find's ends at the free slot */
+    if ((uint64_t)x >> HBITS != tag) continue;
+    const ade__edge *e = &g->e[hedge(x)];
+    if (e->src == src && e->dst == dst) {
+      *eidx = hedge(x);
+      return 1;
+    }
+  }
+  return add_at(g, src, dst, val, eidx, z, h);
+}
+
+/* Edge e out of src's out-list (the last entry takes its place). */
+static void unlink_out(ade_cgraph *g, const ade__edge *x) {
+  ade__vtx *s = &g->v[x->src];
   size_t last = s->out[--s->nout];
   s->out[x->pout] = last;
   g->e[last].pout = x->pout;
-  last = d->in[--d->nin];
+}
+
+/* Edge e out of dst's in-list. */
+static void unlink_in(ade_cgraph *g, const ade__edge *x) {
+  ade__vtx *d = &g->v[x->dst];
+  size_t last = d->in[--d->nin];
   d->in[x->pin] = last;
   g->e[last].pin = x->pin;
+}
+
+/* Edge e, out of both lists, out of the index and onto the free slots. */
+static void release(ade_cgraph *g, size_t e) {
+  ade__edge *x = &g->e[e];
   if (!g->noindex) hdel(g, e);
   x->src = ADE__NONE;
   x->dst = g->efree;
   g->efree = e;
   g->nedges--;
+  g->fp = 0;
 }
 
+void ade__graph_del_edge(ade_cgraph *g, size_t e) {
+  unlink_out(g, &g->e[e]);
+  unlink_in(g, &g->e[e]);
+  release(g, e);
+}
+
+/* As ade__graph_del_edge of its last in-edge, then its last out-edge, until
+ * none is left (the same slots freed in the same order), without the
+ * swaps in i's own lists, which are dropped. */
 void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
   ade__vtx *v = &g->v[i];
-  while (v->nin) ade__graph_del_edge(g, v->in[v->nin - 1]);
-  while (v->nout) ade__graph_del_edge(g, v->out[v->nout - 1]);
+  while (v->nin) {
+    size_t e = v->in[--v->nin];
+    unlink_out(g, &g->e[e]);
+    release(g, e);
+  }
+  while (v->nout) {
+    size_t e = v->out[--v->nout];
+    unlink_in(g, &g->e[e]);
+    release(g, e);
+  }
   ade__graph_drop_lists(g, i);
   v->alive = 0;
   g->nalive--;
+  g->fp = 0;
 }
 
 /* Binary search: vertex ids ascend with the index. */
@@ -339,7 +403,7 @@ static int marks_cover(ade_cgraph *g, size_t n) {
 
 int ade__graph_marks(ade_cgraph *g) { return marks_cover(g, g->nv); }
 
-int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
+int ade__graph_grow_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
   ade__vtx *v = &g->v[i];
   int st = reserve_list(g, &v->in, v->nin, &v->capin, nin);
   return st ? st : reserve_list(g, &v->out, v->nout, &v->capout, nout);
@@ -362,9 +426,15 @@ static uint64_t mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* An order-independent fingerprint of the structure (ids, kinds, edges). */
+/* An order-independent fingerprint of the structure (ids, kinds, edges),
+ * kept in g->fp until the structure changes: a graph is fingerprinted
+ * again and again (by its ordering, ade_jacobian, ade_seq_apply) while it
+ * stays the same. Relaxed atomics: a const graph may be shared between
+ * threads, which all store the same value. */
 uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
-  uint64_t h = mix((uint64_t)g->n * 31 + (uint64_t)g->m + (uint64_t)g->dual * 7);
+  uint64_t h = __atomic_load_n(&g->fp, __ATOMIC_RELAXED);
+  if (h) return h;
+  h = mix((uint64_t)g->n * 31 + (uint64_t)g->m + (uint64_t)g->dual * 7);
   for (size_t i = 0; i < g->nv; i++) {
     const ade__vtx *v = &g->v[i];
     if (!v->alive) continue;
@@ -372,7 +442,9 @@ uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
     for (size_t k = 0; k < v->nout; k++)
       h += mix((uint64_t)v->id ^ mix((uint64_t)g->v[g->e[v->out[k]].dst].id + 0x51ed27));
   }
-  return h ? h : 1;
+  h = h ? h : 1;
+  __atomic_store_n(&((ade_cgraph *)g)->fp, h, __ATOMIC_RELAXED);
+  return h;
 }
 
 void ade_cgraph_free(ade_cgraph *g) {
