@@ -180,6 +180,8 @@ static inline unsigned ade__graph_stamp(ade_cgraph *g, unsigned width) {
   return s;
 }
 uint64_t ade__graph_fingerprint(const ade_cgraph *g);
+/* The same, computed afresh (the reference the tests compare with). */
+uint64_t ade__graph_fingerprint_fresh(const ade_cgraph *g);
 
 /* Face elimination internals (face.c). */
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude);

@@ -433,8 +433,12 @@ static uint64_t mix(uint64_t z) {
  * threads, which all store the same value. */
 uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
   uint64_t h = __atomic_load_n(&g->fp, __ATOMIC_RELAXED);
-  if (h) return h;
-  h = mix((uint64_t)g->n * 31 + (uint64_t)g->m + (uint64_t)g->dual * 7);
+  if (!h) __atomic_store_n(&((ade_cgraph *)g)->fp, h = ade__graph_fingerprint_fresh(g), __ATOMIC_RELAXED);
+  return h;
+}
+
+uint64_t ade__graph_fingerprint_fresh(const ade_cgraph *g) {
+  uint64_t h = mix((uint64_t)g->n * 31 + (uint64_t)g->m + (uint64_t)g->dual * 7);
   for (size_t i = 0; i < g->nv; i++) {
     const ade__vtx *v = &g->v[i];
     if (!v->alive) continue;
@@ -442,9 +446,7 @@ uint64_t ade__graph_fingerprint(const ade_cgraph *g) {
     for (size_t k = 0; k < v->nout; k++)
       h += mix((uint64_t)v->id ^ mix((uint64_t)g->v[g->e[v->out[k]].dst].id + 0x51ed27));
   }
-  h = h ? h : 1;
-  __atomic_store_n(&((ade_cgraph *)g)->fp, h, __ATOMIC_RELAXED);
-  return h;
+  return h ? h : 1;
 }
 
 void ade_cgraph_free(ade_cgraph *g) {

@@ -447,6 +447,90 @@ START_TEST(random_tapes) {
 }
 END_TEST
 
+/* The engine's primitives against simple references on random graphs:
+ * ade__graph_find_add against a scan of every edge slot, the kept
+ * fingerprint against one computed afresh (ade__graph_fingerprint_fresh),
+ * after random vertex and edge eliminations and added edges; the
+ * invariants (ade_cgraph_check) after each change; a copy fingerprints
+ * as its original. */
+static size_t scan_edge(const ade_cgraph *g, size_t a, size_t b) {
+  for (size_t e = 0; e < g->eslots; e++)
+    if (g->e[e].src == a && g->e[e].dst == b) return e;
+  return ADE__NONE;
+}
+
+static void engine_find_add(ade_cgraph *g, uint64_t *rs) {
+  size_t a = (size_t)(ade_test_rand(rs) % g->nv), b = (size_t)(ade_test_rand(rs) % g->nv);
+  if (a > b) a ^= b, b ^= a, a ^= b; /* ids ascend with the index: a -> b keeps the graph acyclic */
+  const ade__vtx *A = &g->v[a], *B = &g->v[b];
+  if (a == b || !A->alive || !B->alive || A->kind == ADE__Y || B->kind == ADE__X) return;
+  size_t want = scan_edge(g, a, b), e = ADE__NONE, ne = g->nedges;
+  double val = ade_test_uniform(rs, 0.5, 1.5);
+  int st = ade__graph_find_add(g, a, b, val, &e);
+  if (want != ADE__NONE) {
+    ck_assert_int_eq(st, 1);
+    ck_assert_uint_eq(e, want);
+    ck_assert_uint_eq(g->nedges, ne);
+  } else {
+    ck_assert_int_eq(st, ADE_OK);
+    ck_assert_uint_eq(scan_edge(g, a, b), e);
+    ck_assert(g->e[e].val == val);
+    ck_assert_uint_eq(g->nedges, ne + 1);
+  }
+}
+
+static void engine_step(ade_cgraph *g, uint64_t *rs) {
+  uint64_t r = ade_test_rand(rs) % 4, before = g->fma, cost = 0;
+  if (r == 0) {
+    engine_find_add(g, rs);
+    return;
+  }
+  if (r == 1) {
+    size_t j = (size_t)(ade_test_rand(rs) % g->nv);
+    if (!g->v[j].alive || g->v[j].kind != ADE__Z) return;
+    ck_assert_int_eq(ade__elim_vertex_ix(g, j, &cost), ADE_OK);
+  } else {
+    size_t e = (size_t)(ade_test_rand(rs) % g->eslots);
+    if (g->e[e].src == ADE__NONE) return;
+    int dir = r == 2 ? ADE_FRONT : ADE_BACK;
+    if (g->v[dir == ADE_FRONT ? g->e[e].dst : g->e[e].src].kind != ADE__Z) return;
+    ck_assert_int_eq(ade__elim_edge_ix(g, e, dir, &cost), ADE_OK);
+  }
+  ck_assert_uint_eq(g->fma - before, cost);
+}
+
+START_TEST(engine_random) {
+  uint64_t rs = 77;
+  for (uint64_t seed = 1; seed <= 150; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 4), m = 1 + (int)(ade_test_rand(&rs) % 4);
+    randprog p = rp_make(seed * 7919, n, m, 10 + (int)(ade_test_rand(&rs) % 60));
+    double x[4];
+    for (int i = 0; i < n; i++) x[i] = ade_test_uniform(&rs, -1.5, 1.5);
+    ade_tape *t = rp_record(&p, x, NULL);
+    ade_cgraph *g = NULL, *c = NULL;
+    ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+    for (int k = 0; k < 200 && g->nedges; k++) {
+      engine_step(g, &rs);
+      ck_assert_msg(ade_cgraph_check(g) == ADE_OK, "seed %llu step %d: %s", (unsigned long long)seed, k, ade_errmsg());
+      if (ade_test_rand(&rs) % 3 == 0) ck_assert_uint_eq(ade__graph_fingerprint(g), ade__graph_fingerprint_fresh(g));
+      if (k % 50 == 49) {
+        ck_assert_int_eq(ade_cgraph_copy(&c, g), ADE_OK);
+        ck_assert_uint_eq(ade__graph_fingerprint_fresh(c), ade__graph_fingerprint(g));
+        ck_assert_uint_eq(ade__graph_fingerprint(c), ade__graph_fingerprint(g));
+        engine_step(c, &rs); /* the copy changes alone */
+        ck_assert_uint_eq(ade__graph_fingerprint(c), ade__graph_fingerprint_fresh(c));
+        ck_assert_uint_eq(ade__graph_fingerprint(g), ade__graph_fingerprint_fresh(g));
+        ade_cgraph_free(c);
+      }
+    }
+    ck_assert_uint_eq(ade__graph_fingerprint(g), ade__graph_fingerprint_fresh(g));
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    rp_free(&p);
+  }
+}
+END_TEST
+
 /* ade_jacobian agrees with forward mode on larger tapes for every method. */
 START_TEST(jacobian_api) {
   for (uint64_t seed = 1; seed <= 20; seed++) {
@@ -843,6 +927,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, random_tapes);
   tcase_add_test(tc, jacobian_api);
   tcase_add_test(tc, given_graph);
+  tcase_add_test(tc, engine_random);
   suite_add_tcase(s, tc);
   tc = tcase_create("values and errors");
   tcase_add_test(tc, seq_text);
