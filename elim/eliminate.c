@@ -4,7 +4,7 @@
 /* c(i, k) += c(ea) c(eb): absorption into an existing edge or fill-in of a
  * new one. The multiply-add is counted here, where it is executed, and
  * recorded when a plan is being compiled. */
-static int update(ade_cgraph *g, size_t i, size_t k, size_t ea, size_t eb) {
+static inline __attribute__((always_inline)) int update(ade_cgraph *g, size_t i, size_t k, size_t ea, size_t eb) {
   double a = g->e[ea].val, b = g->e[eb].val;
   size_t e;
   int st = ade__graph_find_add(g, i, k, a * b, &e), kind = st == 1 ? ADE__P_FMA : ADE__P_SET;

@@ -197,13 +197,18 @@ void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
 
 /* Within the memory limit with room for nv vertices and ne edges? Each
  * edge also takes two index slots (load <= 1/2) and two adjacency
- * entries, each vertex a mark. */
-static int budget(const ade_cgraph *g, size_t nv, size_t ne) {
+ * entries, each vertex a mark. Inline up to the verdict: every
+ * elimination step asks. */
+static int over_budget(const ade_cgraph *g, size_t nv, size_t ne, size_t bytes) {
+  return ade__budget(g->memlimit, bytes, "%s of %zu vertices and %zu edges", g->dual ? "dual c-graph" : "c-graph", nv,
+                     ne);
+}
+
+static inline int budget(const ade_cgraph *g, size_t nv, size_t ne) {
   size_t bv = ade__mul_size(nv, sizeof(ade__vtx) + sizeof(unsigned));
   size_t be = ade__mul_size(ne, sizeof(ade__edge) + 4 * sizeof(size_t));
-  if (!ade__over_budget(g->memlimit, bv > SIZE_MAX - be ? SIZE_MAX : bv + be)) return ADE_OK; /* no call per step */
-  return ade__budget(g->memlimit, bv > SIZE_MAX - be ? SIZE_MAX : bv + be, "%s of %zu vertices and %zu edges",
-                     g->dual ? "dual c-graph" : "c-graph", nv, ne);
+  size_t bytes = bv > SIZE_MAX - be ? SIZE_MAX : bv + be;
+  return ade__over_budget(g->memlimit, bytes) ? over_budget(g, nv, ne, bytes) : ADE_OK;
 }
 
 int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint) {
@@ -244,7 +249,7 @@ int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx) {
 
 /* ade__graph_add_edge with the index's room already made and, in an
  * indexed graph, the edge's hash z and free index slot h. */
-static int add_at(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx, uint64_t z, size_t h) {
+static inline __attribute__((always_inline)) int add_at(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx, uint64_t z, size_t h) {
   size_t e;
   if (g->efree != ADE__NONE) {
     e = g->efree;
@@ -337,7 +342,7 @@ static void unlink_in(ade_cgraph *g, const ade__edge *x) {
 }
 
 /* Edge e, out of both lists, out of the index and onto the free slots. */
-static void release(ade_cgraph *g, size_t e) {
+static inline __attribute__((always_inline)) void release(ade_cgraph *g, size_t e) {
   ade__edge *x = &g->e[e];
   if (!g->noindex) hdel(g, e);
   x->src = ADE__NONE;
