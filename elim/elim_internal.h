@@ -160,7 +160,23 @@ int ade__graph_marks(ade_cgraph *g);
  * changes the graph: a step that fails with ADE_ENOMEM leaves it as it was.
  * ade__graph_reserve: nv more vertices (marks included) and ne more edges;
  * ade__graph_reserve_adj: nin more in-edges and nout more out-edges of i. */
-int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne);
+int ade__graph_reserve_slow(ade_cgraph *g, size_t nv, size_t ne);
+/* The memory a graph of nv vertices and ne edge slots is charged for
+ * (ade__budget): each edge also takes two index slots (load <= 1/2) and
+ * two adjacency entries, each vertex a mark. */
+static inline size_t ade__graph_bytes(size_t nv, size_t ne) {
+  size_t bv = ade__mul_size(nv, sizeof(ade__vtx) + sizeof(unsigned));
+  size_t be = ade__mul_size(ne, sizeof(ade__edge) + 4 * sizeof(size_t));
+  return bv > SIZE_MAX - be ? SIZE_MAX : bv + be;
+}
+/* Inline when nothing grows (every elimination step asks): then only the
+ * budget of the graph as it is. */
+static inline int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
+  if (!nv && g->ecap - g->eslots >= ne && (g->noindex || (g->hused + ne) * 2 <= g->hcap) &&
+      !ade__over_budget(g->memlimit, ade__graph_bytes(g->vcap, g->ecap)))
+    return ADE_OK;
+  return ade__graph_reserve_slow(g, nv, ne);
+}
 int ade__graph_grow_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout);
 static inline int ade__graph_reserve_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
   const ade__vtx *v = &g->v[i]; /* inline: an elimination reserves at every neighbour, mostly with room */

@@ -195,19 +195,15 @@ void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
   g->fp = 0;
 }
 
-/* Within the memory limit with room for nv vertices and ne edges? Each
- * edge also takes two index slots (load <= 1/2) and two adjacency
- * entries, each vertex a mark. Inline up to the verdict: every
- * elimination step asks. */
+/* Within the memory limit with room for nv vertices and ne edges
+ * (ade__graph_bytes)? Inline up to the verdict. */
 static int over_budget(const ade_cgraph *g, size_t nv, size_t ne, size_t bytes) {
   return ade__budget(g->memlimit, bytes, "%s of %zu vertices and %zu edges", g->dual ? "dual c-graph" : "c-graph", nv,
                      ne);
 }
 
 static inline int budget(const ade_cgraph *g, size_t nv, size_t ne) {
-  size_t bv = ade__mul_size(nv, sizeof(ade__vtx) + sizeof(unsigned));
-  size_t be = ade__mul_size(ne, sizeof(ade__edge) + 4 * sizeof(size_t));
-  size_t bytes = bv > SIZE_MAX - be ? SIZE_MAX : bv + be;
+  size_t bytes = ade__graph_bytes(nv, ne);
   return ade__over_budget(g->memlimit, bytes) ? over_budget(g, nv, ne, bytes) : ADE_OK;
 }
 
@@ -414,7 +410,7 @@ int ade__graph_grow_adj(ade_cgraph *g, size_t i, size_t nin, size_t nout) {
   return st ? st : reserve_list(g, &v->out, v->nout, &v->capout, nout);
 }
 
-int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
+int ade__graph_reserve_slow(ade_cgraph *g, size_t nv, size_t ne) {
   if (budget(g, ADE__MAX(g->vcap, g->nv + nv), ADE__MAX(g->ecap, g->eslots + ne))) return ADE_ENOMEM;
   while (!g->noindex && (g->hused + ne) * 2 > g->hcap)
     if (hgrow(g)) return ADE_ENOMEM;
@@ -481,6 +477,16 @@ static size_t *dup_list(const size_t *p, size_t n, int *bad) {
   return q;
 }
 
+/* The room of a copied list of len entries: the next power of two above
+ * len (a block of the pool's size, so that it is reused when given back),
+ * for lists below the pool's largest block; none for longer lists. An
+ * elimination adds to most lists it touches: with the room the first
+ * addition copies nothing. */
+static size_t slab_cap(size_t len) {
+  if (!len || len >= ADE__POOL_MAX) return len;
+  return (size_t)2 << (63u - (unsigned)__builtin_clzll((unsigned long long)len));
+}
+
 int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   int bad = 0;
   if (!cp || !g) return ade__fail(ADE_EINVAL, "ade_cgraph_copy: NULL argument");
@@ -490,7 +496,7 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   c->rec = NULL; /* a copy records nothing */
   c->slab = NULL, c->nslab = 0;
   memset(&c->pool, 0, sizeof c->pool);
-  for (size_t i = 0; i < g->nv; i++) c->nslab += g->v[i].nin + g->v[i].nout;
+  for (size_t i = 0; i < g->nv; i++) c->nslab += slab_cap(g->v[i].nin) + slab_cap(g->v[i].nout);
   c->v = ade__calloc(g->vcap, sizeof *c->v);
   c->e = ade__alloc(ade__mul_size(g->ecap, sizeof *c->e));
   c->htab = g->hcap ? ade__alloc(g->hcap * sizeof *c->htab) : NULL;
@@ -504,18 +510,19 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   if (!c->v || !c->e || (g->hcap && !c->htab) || (c->nslab && !c->slab) || bad) goto fail;
   memcpy(c->e, g->e, g->eslots * sizeof *c->e);
   if (g->hcap) memcpy(c->htab, g->htab, g->hcap * sizeof *c->htab);
-  /* The lists in one block, each at its length: one allocation instead
-   * of two per vertex (a list that grows moves out: reserve_list). */
+  /* The lists in one block, each with room to grow (slab_cap): one
+   * allocation instead of two per vertex (a list that outgrows its room
+   * moves out: reserve_list). */
   size_t *at = c->slab;
   for (size_t i = 0; i < g->nv; i++, c->nv++) {
     const ade__vtx *v = &g->v[i];
     c->v[i] = *v;
+    c->v[i].capin = slab_cap(v->nin);
+    c->v[i].capout = slab_cap(v->nout);
     c->v[i].in = v->nin ? at : NULL;
-    if (v->nin) memcpy(at, v->in, v->nin * sizeof *at), at += v->nin;
+    if (v->nin) memcpy(at, v->in, v->nin * sizeof *at), at += c->v[i].capin;
     c->v[i].out = v->nout ? at : NULL;
-    if (v->nout) memcpy(at, v->out, v->nout * sizeof *at), at += v->nout;
-    c->v[i].capin = v->nin;
-    c->v[i].capout = v->nout;
+    if (v->nout) memcpy(at, v->out, v->nout * sizeof *at), at += c->v[i].capout;
   }
   *cp = c;
   return ADE_OK;
