@@ -131,7 +131,31 @@ struct ade_elim_seq {
 /* Graph primitives (graph.c). */
 int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint);
 int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx);
-size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst);
+/* The edge index (graph.c): linear probing over entries that hold edge
+ * number + 1 in their low ADE__HBITS bits and the low ADE__TBITS bits of
+ * the key's hash (ade__hmix) above them. */
+#define ADE__HBITS 36
+#define ADE__TBITS 28
+static inline uint64_t ade__hmix(size_t src, size_t dst) {
+  uint64_t z = (uint64_t)src * 0x9e3779b97f4a7c15ull ^ (uint64_t)dst * 0xc2b2ae3d27d4eb4full;
+  z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+  return z ^ (z >> 29);
+}
+/* Edge (src, dst) by a scan of the shorter of src's out-list and dst's in-list. */
+size_t ade__graph_scan_find(const ade_cgraph *g, size_t src, size_t dst);
+/* Edge (src, dst) or ADE__NONE (inline: the orderings ask millions of times). */
+static inline size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst) {
+  if (g->noindex) return ade__graph_scan_find(g, src, dst);
+  if (!g->hcap) return ADE__NONE;
+  uint64_t z = ade__hmix(src, dst), tag = z & ((UINT64_C(1) << ADE__TBITS) - 1);
+  for (size_t h = (size_t)z & (g->hcap - 1);; h = (h + 1) & (g->hcap - 1)) {
+    size_t x = g->htab[h];
+    if (!x) return ADE__NONE;
+    if ((uint64_t)x >> ADE__HBITS != tag) continue;
+    size_t e = (size_t)((uint64_t)x & ((UINT64_C(1) << ADE__HBITS) - 1)) - 1;
+    if (g->e[e].src == src && g->e[e].dst == dst) return e;
+  }
+}
 /* The triangles u -> p -> w of g, walked along the shorter of S_u and P_w:
  * ade__tri_len of them to try (0 if u or w is dead); ade__tri_at gives the
  * k-th candidate's p and its edges (u, p), (p, w), or 0 if it closes none. */

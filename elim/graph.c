@@ -10,18 +10,12 @@
  * ade__u64map: the index holds edge numbers only, keyed by the edges' own
  * (src, dst). */
 _Static_assert(SIZE_MAX >= UINT64_MAX, "the edge index packs hash bits into a size_t");
-#define HBITS 36
-#define TBITS 28
+#define HBITS ADE__HBITS
+#define TBITS ADE__TBITS
 #define HMASK ((UINT64_C(1) << HBITS) - 1)
 #define TMASK ((UINT64_C(1) << TBITS) - 1)
 
-static uint64_t hmix(size_t src, size_t dst) {
-  uint64_t z = (uint64_t)src * 0x9e3779b97f4a7c15ull ^ (uint64_t)dst * 0xc2b2ae3d27d4eb4full;
-  z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
-  return z ^ (z >> 29);
-}
-
-static size_t hslot(const ade_cgraph *g, size_t src, size_t dst) { return (size_t)hmix(src, dst) & (g->hcap - 1); }
+static size_t hslot(const ade_cgraph *g, size_t src, size_t dst) { return (size_t)ade__hmix(src, dst) & (g->hcap - 1); }
 
 static size_t hentry(size_t e, uint64_t z) { return (size_t)((uint64_t)(e + 1) | (z & TMASK) << HBITS); }
 
@@ -31,7 +25,7 @@ static size_t hedge(size_t x) { return (size_t)((uint64_t)x & HMASK) - 1; }
 static size_t hhome(const ade_cgraph *g, size_t x, size_t cap) {
   if (cap <= (size_t)1 << TBITS) return (size_t)((uint64_t)x >> HBITS) & (cap - 1);
   const ade__edge *e = &g->e[hedge(x)];
-  return (size_t)hmix(e->src, e->dst) & (cap - 1);
+  return (size_t)ade__hmix(e->src, e->dst) & (cap - 1);
 }
 
 static int hgrow(ade_cgraph *g) {
@@ -50,8 +44,7 @@ static int hgrow(ade_cgraph *g) {
   return ADE_OK;
 }
 
-/* Edge (src, dst) by a scan of src's out-list or dst's in-list, the shorter. */
-static size_t scan_find(const ade_cgraph *g, size_t src, size_t dst) {
+size_t ade__graph_scan_find(const ade_cgraph *g, size_t src, size_t dst) {
   const ade__vtx *s = &g->v[src], *d = &g->v[dst];
   if (s->nout <= d->nin) {
     for (size_t k = 0; k < s->nout; k++)
@@ -61,19 +54,6 @@ static size_t scan_find(const ade_cgraph *g, size_t src, size_t dst) {
       if (g->e[d->in[k]].src == src) return d->in[k];
   }
   return ADE__NONE;
-}
-
-size_t ade__graph_find(const ade_cgraph *g, size_t src, size_t dst) {
-  if (g->noindex) return scan_find(g, src, dst);
-  if (!g->hcap) return ADE__NONE;
-  uint64_t z = hmix(src, dst), tag = z & TMASK;
-  for (size_t h = (size_t)z & (g->hcap - 1);; h = (h + 1) & (g->hcap - 1)) {
-    size_t x = g->htab[h];
-    if (!x) return ADE__NONE;
-    if ((uint64_t)x >> HBITS != tag) continue;
-    const ade__edge *e = &g->e[hedge(x)];
-    if (e->src == src && e->dst == dst) return hedge(x);
-  }
 }
 
 /* Remove edge e from the index, shifting later entries of its run back. */
@@ -297,7 +277,7 @@ static size_t hfree(const ade_cgraph *g, uint64_t z) {
 int ade__graph_add_edge(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx) {
   if (g->noindex) return add_at(g, src, dst, val, eidx, 0, 0);
   if ((g->hused + 1) * 2 > g->hcap && hgrow(g)) return ADE_ENOMEM;
-  uint64_t z = hmix(src, dst);
+  uint64_t z = ade__hmix(src, dst);
   return add_at(g, src, dst, val, eidx, z, hfree(g, z));
 }
 
@@ -308,7 +288,7 @@ int ade__graph_find_add(ade_cgraph *g, size_t src, size_t dst, double val, size_
     *eidx = e;
     return 1;
   }
-  uint64_t z = hmix(src, dst), tag = z & TMASK;
+  uint64_t z = ade__hmix(src, dst), tag = z & TMASK;
   size_t h = (size_t)z & (g->hcap - 1);
   for (size_t x; (x = g->htab[h]); h = (h + 1) & (g->hcap - 1)) { /* one probe: the find's ends at the free slot */
     if ((uint64_t)x >> HBITS != tag) continue;
@@ -497,7 +477,7 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   c->slab = NULL, c->nslab = 0;
   memset(&c->pool, 0, sizeof c->pool);
   for (size_t i = 0; i < g->nv; i++) c->nslab += slab_cap(g->v[i].nin) + slab_cap(g->v[i].nout);
-  c->v = ade__calloc(g->vcap, sizeof *c->v);
+  c->v = ade__alloc(ade__mul_size(g->vcap, sizeof *c->v)); /* past nv: set by add_vertex, as after a realloc */
   c->e = ade__alloc(ade__mul_size(g->ecap, sizeof *c->e));
   c->htab = g->hcap ? ade__alloc(g->hcap * sizeof *c->htab) : NULL;
   c->xv = dup_list(g->xv, g->n, &bad);
