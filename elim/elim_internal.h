@@ -137,9 +137,8 @@ int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx);
 #define ADE__HBITS 36
 #define ADE__TBITS 28
 static inline uint64_t ade__hmix(size_t src, size_t dst) {
-  uint64_t z = (uint64_t)src * 0x9e3779b97f4a7c15ull ^ (uint64_t)dst * 0xc2b2ae3d27d4eb4full;
-  z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
-  return z ^ (z >> 29);
+  uint64_t z = (uint64_t)src * 0x9e3779b97f4a7c15ull + (uint64_t)dst * 0xc2b2ae3d27d4eb4full;
+  return z ^ (z >> 32);
 }
 /* Edge (src, dst) by a scan of the shorter of src's out-list and dst's in-list. */
 size_t ade__graph_scan_find(const ade_cgraph *g, size_t src, size_t dst);

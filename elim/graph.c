@@ -6,7 +6,8 @@
  * them. The hash bits let a probe skip other keys without reading their
  * edge (a cache miss each), and, while the table has at most 2^TBITS
  * slots, they are the entry's home slot, so deletion moves entries back
- * without reading edges either. Splitmix-style mixing. Not an
+ * without reading edges either. The hash: the two indices times two odd
+ * constants, added, the high half folded onto the low (ade__hmix). Not an
  * ade__u64map: the index holds edge numbers only, keyed by the edges' own
  * (src, dst). */
 _Static_assert(SIZE_MAX >= UINT64_MAX, "the edge index packs hash bits into a size_t");
