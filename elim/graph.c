@@ -131,7 +131,7 @@ static size_t *pool_get(ade_cgraph *g, unsigned k) {
 
 /* Give list p of cap entries back: a pool or slab block to the free list
  * of its class, a larger block of its own to free(). */
-static void free_list(ade_cgraph *g, size_t *p, size_t cap) {
+static inline void free_list(ade_cgraph *g, size_t *p, size_t cap) {
   if (!p || !cap) return;
   if (cap > ADE__POOL_MAX && !in_slab(g, p)) {
     ade__free(p);
@@ -146,8 +146,8 @@ static void free_list(ade_cgraph *g, size_t *p, size_t cap) {
  * of two (at least twice the old), from the pool up to ADE__POOL_MAX; the
  * old block is given back. */
 static int grow_list(ade_cgraph *g, size_t **list, size_t len, size_t *cap, size_t extra) {
-  size_t need = len + extra, nc = 2;
-  while (nc < need || nc < 2 * *cap) nc *= 2;
+  size_t need = len + extra, m = ADE__MAX(ADE__MAX(need, 2 * *cap), 2);
+  size_t nc = (size_t)1 << (64u - (unsigned)__builtin_clzll((unsigned long long)(m - 1))); /* the least 2^k >= m */
   size_t *q = nc <= ADE__POOL_MAX ? pool_get(g, pool_class(nc)) : ade__alloc(ade__mul_size(nc, sizeof *q));
   if (!q) return ade__fail(ADE_ENOMEM, "out of memory for an adjacency list of %zu", need);
   if (len) memcpy(q, *list, len * sizeof *q);
