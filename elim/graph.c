@@ -58,7 +58,7 @@ size_t ade__graph_scan_find(const ade_cgraph *g, size_t src, size_t dst) {
 }
 
 /* Remove edge e from the index, shifting later entries of its run back. */
-static void hdel(ade_cgraph *g, size_t e) {
+static inline __attribute__((always_inline)) void hdel(ade_cgraph *g, size_t e) {
   size_t mask = g->hcap - 1, h = hslot(g, g->e[e].src, g->e[e].dst);
   while (hedge(g->htab[h]) != e) h = (h + 1) & mask;
   for (size_t j = (h + 1) & mask; g->htab[j]; j = (j + 1) & mask) {
@@ -167,7 +167,7 @@ static int push(ade_cgraph *g, size_t **list, size_t *len, size_t *cap, size_t x
   return st;
 }
 
-void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
+static inline void drop_lists(ade_cgraph *g, size_t i) {
   ade__vtx *v = &g->v[i];
   free_list(g, v->in, v->capin);
   free_list(g, v->out, v->capout);
@@ -175,6 +175,8 @@ void ade__graph_drop_lists(ade_cgraph *g, size_t i) {
   v->nin = v->nout = v->capin = v->capout = 0;
   g->fp = 0;
 }
+
+void ade__graph_drop_lists(ade_cgraph *g, size_t i) { drop_lists(g, i); }
 
 /* Within the memory limit with room for nv vertices and ne edges
  * (ade__graph_bytes)? Inline up to the verdict. */
@@ -303,7 +305,7 @@ int ade__graph_find_add(ade_cgraph *g, size_t src, size_t dst, double val, size_
 }
 
 /* Edge e out of src's out-list (the last entry takes its place). */
-static void unlink_out(ade_cgraph *g, const ade__edge *x) {
+static inline __attribute__((always_inline)) void unlink_out(ade_cgraph *g, const ade__edge *x) {
   ade__vtx *s = &g->v[x->src];
   size_t last = s->out[--s->nout];
   s->out[x->pout] = last;
@@ -311,7 +313,7 @@ static void unlink_out(ade_cgraph *g, const ade__edge *x) {
 }
 
 /* Edge e out of dst's in-list. */
-static void unlink_in(ade_cgraph *g, const ade__edge *x) {
+static inline __attribute__((always_inline)) void unlink_in(ade_cgraph *g, const ade__edge *x) {
   ade__vtx *d = &g->v[x->dst];
   size_t last = d->in[--d->nin];
   d->in[x->pin] = last;
@@ -350,7 +352,7 @@ void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
     unlink_in(g, &g->e[e]);
     release(g, e);
   }
-  ade__graph_drop_lists(g, i);
+  drop_lists(g, i);
   v->alive = 0;
   g->nalive--;
   g->fp = 0;
