@@ -228,7 +228,8 @@ int ade__graph_add_vertex(ade_cgraph *g, long id, int kind, size_t *idx) {
 
 /* ade__graph_add_edge with the index's room already made and, in an
  * indexed graph, the edge's hash z and free index slot h. */
-static inline __attribute__((always_inline)) int add_at(ade_cgraph *g, size_t src, size_t dst, double val, size_t *eidx, uint64_t z, size_t h) {
+static inline __attribute__((always_inline)) int add_at(ade_cgraph *g, size_t src, size_t dst, double val,
+                                                       size_t *eidx, uint64_t z, size_t h) {
   size_t e;
   if (g->efree != ADE__NONE) {
     e = g->efree;
