@@ -350,6 +350,8 @@ int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x); /* insert or change */
 void ade__pkq_del(ade__pkq *q, size_t x);             /* if queued */
 int ade__pkq_pop(ade__pkq *q, ade__pkent *top);        /* 0 if empty */
 void ade__pkq_free(ade__pkq *q);
+/* Whether x has an entry in q. */
+static inline int ade__pkq_queued(const ade__pkq *q, size_t x) { return x < q->pcap && q->pos[x] != SIZE_MAX; }
 /* A growable list of indices. */
 typedef struct ade__ix {
   size_t *a, n, cap;

@@ -266,8 +266,10 @@ static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
     for (size_t k = h->kcap; k < nc; k++) p[k] = pk_none;
     h->kd = p, h->kcap = nc;
   }
-  ade__pk *kd = &h->kd[2 * e];
+  ade__pk *kd = &h->kd[2 * e], old = kd[dir];
   if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
+  /* unchanged: a queued entry holds the lesser of kd already */
+  if (kd[dir].hi == old.hi && kd[dir].lo == old.lo && ade__pkq_queued(&h->q, e)) return ADE_OK;
   ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
   if (m.hi == UINT64_MAX) {
     ade__pkq_del(&h->q, e);

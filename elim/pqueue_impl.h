@@ -2,6 +2,15 @@
  * Parameters: Q (queue type), E (entry type with .k and .x), K (key type),
  * LESS(x, y) on two keys' addresses, F(name) the function name. */
 
+/* The first least of the four children from c on, as the scan from c
+ * would find it (pairs, then their winners: the same place on ties, so
+ * the heap's layout and every pop stay as they were). */
+_Static_assert(ARITY == 4, "least4 takes four children");
+static inline size_t F(least4)(const E *a, size_t c) {
+  size_t s0 = LESS(&a[c + 1].k, &a[c].k) ? c + 1 : c, s1 = LESS(&a[c + 3].k, &a[c + 2].k) ? c + 3 : c + 2;
+  return LESS(&a[s1].k, &a[s0].k) ? s1 : s0;
+}
+
 /* Move entry e up from hole i, then down: its place after a change of
  * key (or an insertion at the end, or a removal into hole i). */
 static void F(place)(Q *q, size_t i, const E *e) {
@@ -14,10 +23,12 @@ static void F(place)(Q *q, size_t i, const E *e) {
     i = p, up = 1;
   }
   while (!up) {
-    size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
-    if (c >= q->n) break;
-    for (size_t k = c + 1; k < end; k++)
-      if (LESS(&a[k].k, &a[s].k)) s = k;
+    size_t c = ARITY * i + 1, s = c;
+    if (c + ARITY <= q->n) s = F(least4)(a, c);
+    else if (c >= q->n) break;
+    else
+      for (size_t k = c + 1; k < q->n; k++)
+        if (LESS(&a[k].k, &a[s].k)) s = k;
     if (!LESS(&a[s].k, &e->k)) break;
     a[i] = a[s];
     q->pos[a[i].x] = i;
@@ -62,11 +73,14 @@ static int F(set)(Q *q, const K *key, size_t x) {
  * Right for any hole: the path to the leaf stays ordered. */
 static void F(refill)(Q *q, size_t i, const E *e) {
   E *a = q->a;
+  const size_t n = q->n;
   for (;;) {
-    size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
-    if (c >= q->n) break;
-    for (size_t k = c + 1; k < end; k++)
-      if (LESS(&a[k].k, &a[s].k)) s = k;
+    size_t c = ARITY * i + 1, s = c;
+    if (c + ARITY <= n) s = F(least4)(a, c);
+    else if (c >= n) break;
+    else
+      for (size_t k = c + 1; k < n; k++)
+        if (LESS(&a[k].k, &a[s].k)) s = k;
     a[i] = a[s];
     q->pos[a[i].x] = i;
     i = s;

@@ -453,7 +453,8 @@ END_TEST
  * fields: the same (key, index) at every pop, after random insertions,
  * key changes (up and down) and deletions. The index is the last field,
  * so the order is total and every pop has one right answer; the two-word
- * key holds the tuple (a, b, x) as hi = a, lo = b 2^32 + x. */
+ * key holds the tuple (a, b, x) as hi = a, lo = b 2^32 + x. ade__pkq_queued
+ * agrees with the set of queued indices after every operation. */
 START_TEST(queues_random) {
   enum { NX = 300, OPS = 40000 };
   long key[NX][3];
@@ -498,6 +499,7 @@ START_TEST(queues_random) {
         ck_assert(b.k.hi == (uint64_t)key[best][0] && b.k.lo == ((uint64_t)key[best][1] << 32 | best));
         in[best] = 0;
       }
+      ck_assert_int_eq(ade__pkq_queued(&p, x), in[x]);
     }
     ade__ipq_free(&q);
     ade__pkq_free(&p);
