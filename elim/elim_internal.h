@@ -328,6 +328,10 @@ typedef struct ade__ipq {
   size_t pcap;
 } ade__ipq;
 int ade__ipq_set(ade__ipq *q, const long *key, size_t x); /* insert or change */
+/* A bulk build in linear time: entries appended (x not queued) in any
+ * order, then ade__ipq_heapify before any other call. */
+int ade__ipq_append(ade__ipq *q, const long *key, size_t x);
+void ade__ipq_heapify(ade__ipq *q);
 void ade__ipq_del(ade__ipq *q, size_t x);                 /* if queued */
 int ade__ipq_pop(ade__ipq *q, ade__pqent *top);            /* 0 if empty */
 void ade__ipq_free(ade__ipq *q);
@@ -347,6 +351,8 @@ typedef struct ade__pkq {
   size_t *pos, pcap;
 } ade__pkq;
 int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x); /* insert or change */
+int ade__pkq_append(ade__pkq *q, ade__pk key, size_t x); /* as ade__ipq_append */
+void ade__pkq_heapify(ade__pkq *q);
 void ade__pkq_del(ade__pkq *q, size_t x);             /* if queued */
 int ade__pkq_pop(ade__pkq *q, ade__pkent *top);        /* 0 if empty */
 void ade__pkq_free(ade__pkq *q);

@@ -120,7 +120,8 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
   int st = relative && !dd ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
   if (!st && relative) st = dependency_degrees(c, dd);
   for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pkq_set(&h, vpk(c, j, dd), j);
+    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pkq_append(&h, vpk(c, j, dd), j);
+  ade__pkq_heapify(&h);
   /* One entry per intermediate, its key set again whenever its degrees
    * change (only the neighbours of an eliminated vertex): the top is the
    * least (key, index) of all. */
@@ -276,6 +277,25 @@ static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
     return ADE_OK;
   }
   return ade__pkq_set(&h->q, m, e);
+}
+
+/* Every edge's keys, the queue built in one go. */
+static int fill_init(fqueue *h, const ade_cgraph *c) {
+  size_t nc = 2 * c->eslots + 64;
+  if (!(h->kd = ade__alloc(ade__mul_size(nc, sizeof *h->kd))))
+    return ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu edges", nc / 2);
+  h->kcap = nc;
+  int st = ADE_OK;
+  for (size_t e = 0; !st && e < c->eslots; e++) {
+    ade__pk *kd = &h->kd[2 * e];
+    for (int dir = 0; dir < 2; dir++)
+      if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
+    ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
+    if (m.hi != UINT64_MAX) st = ade__pkq_append(&h->q, m, e);
+  }
+  for (size_t k = 2 * c->eslots; k < nc; k++) h->kd[k] = pk_none;
+  ade__pkq_heapify(&h->q);
+  return st;
 }
 
 /* What an edge-markowitz step changed: the vertices whose in-list (in) or
@@ -511,10 +531,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   fqueue h = {{0}, NULL, 0};
   fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
-  for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
-    st = edge_push(&h, c, e, ADE_FRONT);
-    if (!st) st = edge_push(&h, c, e, ADE_BACK);
-  }
+  if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;

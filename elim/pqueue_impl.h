@@ -11,18 +11,10 @@ static inline size_t F(least4)(const E *a, size_t c) {
   return LESS(&a[s1].k, &a[s0].k) ? s1 : s0;
 }
 
-/* Move entry e up from hole i, then down: its place after a change of
- * key (or an insertion at the end, or a removal into hole i). */
-static void F(place)(Q *q, size_t i, const E *e) {
+/* Move entry e down from hole i to its place below. */
+static void F(down)(Q *q, size_t i, const E *e) {
   E *a = q->a;
-  int up = 0;
-  while (i && LESS(&e->k, &a[(i - 1) / ARITY].k)) {
-    size_t p = (i - 1) / ARITY;
-    a[i] = a[p];
-    q->pos[a[i].x] = i;
-    i = p, up = 1;
-  }
-  while (!up) {
+  for (;;) {
     size_t c = ARITY * i + 1, s = c;
     if (c + ARITY <= q->n) s = F(least4)(a, c);
     else if (c >= q->n) break;
@@ -33,6 +25,24 @@ static void F(place)(Q *q, size_t i, const E *e) {
     a[i] = a[s];
     q->pos[a[i].x] = i;
     i = s;
+  }
+  a[i] = *e;
+  q->pos[e->x] = i;
+}
+
+/* Move entry e up from hole i, then down: its place after a change of
+ * key (or an insertion at the end, or a removal into hole i). */
+static void F(place)(Q *q, size_t i, const E *e) {
+  E *a = q->a;
+  if (!i || !LESS(&e->k, &a[(i - 1) / ARITY].k)) {
+    F(down)(q, i, e);
+    return;
+  }
+  while (i && LESS(&e->k, &a[(i - 1) / ARITY].k)) {
+    size_t p = (i - 1) / ARITY;
+    a[i] = a[p];
+    q->pos[a[i].x] = i;
+    i = p;
   }
   a[i] = *e;
   q->pos[e->x] = i;
@@ -65,6 +75,38 @@ static int F(set)(Q *q, const K *key, size_t x) {
   }
   F(place)(q, q->n++, &e);
   return ADE_OK;
+}
+
+/* Append x with key *key, out of heap order (x not queued); F(heapify)
+ * restores the order: a bulk build in linear time. */
+static int F(append)(Q *q, const K *key, size_t x) {
+  if (x >= q->pcap) {
+    size_t nc = 2 * x + 64;
+    size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", nc);
+    for (size_t i = q->pcap; i < nc; i++) p[i] = SIZE_MAX;
+    q->pos = p;
+    q->pcap = nc;
+  }
+  if (q->n == q->cap) {
+    size_t nc = q->cap ? 2 * q->cap : 64;
+    E *p = ade__realloc(q->a, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
+    q->a = p;
+    q->cap = nc;
+  }
+  memcpy(&q->a[q->n].k, key, sizeof q->a[q->n].k);
+  q->a[q->n].x = x;
+  q->pos[x] = q->n++;
+  return ADE_OK;
+}
+
+/* Floyd's bottom-up build: every inner node sifted down, the last first. */
+static void F(heapify)(Q *q) {
+  for (size_t i = q->n < 2 ? 0 : (q->n - 2) / ARITY + 1; i-- > 0;) {
+    E e = q->a[i];
+    F(down)(q, i, &e);
+  }
 }
 
 /* The hole at i goes down to a leaf along the least children, then e
