@@ -317,21 +317,27 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
 }
 
 /* What an E_LF step changes, listed before it: the vertices whose out-list
- * (so) or in-list (pi) changes, each with its degree before (pairs v,
- * degree), the pairs (u, w) of the edges it may add (fill-in or
- * absorption), and the first edge number it can give a new edge. seen:
- * per queue index, the step that last set it (each key is computed once
- * per step). */
+ * (so) or in-list (pi) changes, each with its degree before and a flag
+ * (pairs v, 2 degree + flag; the flag marks the far ends o of a step that
+ * isolates its end, below), the pairs (u, w) of the edges it may add
+ * (fill-in or absorption), and the first edge number it can give a new
+ * edge. seen: per queue index, the step that last set it (each key is
+ * computed once per step). A step that isolates its end (front (i, j)
+ * with P_j = {i}, back (i, j) with S_i = {j}) has pivot i (front) or j
+ * (back), and its far ends (S_j, P_i) carry the mark vnow in vm. */
 typedef struct fdelta {
   ade__ix so, pi, pairs;
   long id0;
   unsigned *seen, now;
   size_t seencap;
+  size_t pivot;
+  unsigned *vm, vnow;
+  size_t vmcap;
 } fdelta;
 
-static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in) {
+static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
   int st = ade__ix_push(l, v);
-  return st ? st : ade__ix_push(l, in ? c->v[v].nin : c->v[v].nout);
+  return st ? st : ade__ix_push(l, 2 * (in ? c->v[v].nin : c->v[v].nout) + (size_t)!!flag);
 }
 
 /* Front (i, j): i's out-list changes (and P_i's, if i can lose its only
@@ -343,21 +349,31 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
   const ade__vtx *I = &c->v[i], *J = &c->v[j];
   x->so.n = x->pi.n = x->pairs.n = 0;
   x->id0 = c->next_edge_id;
-  int st = fdelta_vertex(&x->so, c, i, 0);
-  if (!st) st = fdelta_vertex(&x->pi, c, j, 1);
+  int st = fdelta_vertex(&x->so, c, i, 0, 0);
+  if (!st) st = fdelta_vertex(&x->pi, c, j, 1, 0);
   const ade__vtx *V = dir == ADE_FRONT ? J : I;
   size_t n = dir == ADE_FRONT ? V->nout : V->nin;
+  int iso = dir == ADE_FRONT ? J->nin == 1 : I->nout == 1;
+  if (!st && iso && x->vmcap < c->nv) {
+    unsigned *p = ade__realloc(x->vm, ade__mul_size(c->nv, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
+    memset(p + x->vmcap, 0, (c->nv - x->vmcap) * sizeof *p);
+    x->vm = p, x->vmcap = c->nv;
+  }
+  if (iso && ++x->vnow == 0) memset(x->vm, 0, x->vmcap * sizeof *x->vm), x->vnow = 1;
+  x->pivot = dir == ADE_FRONT ? i : j;
   for (size_t k = 0; !st && k < n; k++) {
     size_t o = dir == ADE_FRONT ? c->e[V->out[k]].dst : c->e[V->in[k]].src;
-    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT);
+    if (iso) x->vm[o] = x->vnow;
+    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT, iso);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : o);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? o : j);
   }
   /* An end that can be left isolated goes with its other edges. */
   if (!n && dir == ADE_FRONT && I->nout == 1)
-    for (size_t k = 0; !st && k < I->nin; k++) st = fdelta_vertex(&x->so, c, c->e[I->in[k]].src, 0);
+    for (size_t k = 0; !st && k < I->nin; k++) st = fdelta_vertex(&x->so, c, c->e[I->in[k]].src, 0, 0);
   if (!n && dir == ADE_BACK && J->nin == 1)
-    for (size_t k = 0; !st && k < J->nout; k++) st = fdelta_vertex(&x->pi, c, c->e[J->out[k]].dst, 1);
+    for (size_t k = 0; !st && k < J->nout; k++) st = fdelta_vertex(&x->pi, c, c->e[J->out[k]].dst, 1, 0);
   return st;
 }
 
@@ -389,6 +405,30 @@ static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, s
   return st;
 }
 
+/* A far end o of a step that isolates its end, when the step gave it a
+ * new edge from (to) the pivot p: a front (i, j), P_j = {i}, replaced j
+ * by i in P_o (o in S_j), so |P_o| is the same and back (o, x) changes
+ * its fill-in by [i not in P_x] - [j not in P_x]: for x in S_j both are 0
+ * (P_x lost j and holds i now); else P_x did not change and holds no j,
+ * so the key drops only if (i, x) is an edge, and else stays or rises.
+ * Only those backs are set (mirror image: a back (i, j), S_i = {j},
+ * replaced i by j in S_o, o in P_i; front (u, o) with u not in P_i drops
+ * only if (u, j) is an edge). 0 (nothing done) if the far end's edge was
+ * absorbed: then its list shrank, and every key of its side is set. */
+static int fill_far(fqueue *h, const ade_cgraph *c, fdelta *x, size_t o, int side, int *st) {
+  size_t p = x->pivot, e = side ? ade__graph_find(c, p, o) : ade__graph_find(c, o, p);
+  if (e == ADE__NONE || c->e[e].id < x->id0) return 0;
+  const ade__vtx *v = &c->v[o];
+  size_t n = side ? v->nout : v->nin;
+  for (size_t k = 0; !*st && k < n; k++) {
+    size_t f = side ? v->out[k] : v->in[k], y = side ? c->e[f].dst : c->e[f].src;
+    if (x->vm[y] == x->vnow) continue;
+    if ((side ? ade__graph_find(c, p, y) : ade__graph_find(c, y, p)) != ADE__NONE)
+      *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+  }
+  return 1;
+}
+
 /* Fresh E_LF keys for what the step changed, and only those. Front (u, v)
  * has fill-in |S_v \ S_u| - 1 - [|P_v| = 1] |S_v| and cost |S_v|; back
  * (u, v) |P_u \ P_v| - 1 - [|S_u| = 1] |P_u| and cost |P_u|. So S_v
@@ -407,8 +447,9 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
     const ade__ix *l = side ? &x->pi : &x->so;
     for (size_t k = 0; !st && k < l->n; k += 2) {
       const ade__vtx *v = &c->v[l->a[k]];
-      size_t d0 = l->a[k + 1], d = side ? v->nin : v->nout;
+      size_t d0 = l->a[k + 1] / 2, d = side ? v->nin : v->nout;
       if (!v->alive || v->kind != ADE__Z) continue;
+      if (l->a[k + 1] & 1 && fill_far(h, c, x, l->a[k], side, &st)) continue;
       int flip = (d0 == 1) != (d == 1);
       for (size_t a = 0; !st && (side == 0 || flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
       for (size_t b = 0; !st && (side == 1 || flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
@@ -529,7 +570,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0};
+  fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0, 0, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
@@ -547,6 +588,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
   ade__free(x.seen);
+  ade__free(x.vm);
   return st;
 }
 
