@@ -318,18 +318,23 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
 
 /* What an E_LF step changes, listed before it: the vertices whose out-list
  * (so) or in-list (pi) changes, each with its degree before and a flag
- * (pairs v, 2 degree + flag; the flag marks the far ends o of a step that
- * isolates its end, below), the pairs (u, w) of the edges it may add
- * (fill-in or absorption), and the first edge number it can give a new
- * edge. seen: per queue index, the step that last set it (each key is
- * computed once per step). A step that isolates its end (front (i, j)
- * with P_j = {i}, back (i, j) with S_i = {j}) has pivot i (front) or j
- * (back), and its far ends (S_j, P_i) carry the mark vnow in vm. */
+ * (pairs v, 4 degree + flag; flags FAR and NEAR below), the pairs (u, w)
+ * of the edges it may add (fill-in or absorption), and the first edge
+ * number it can give a new edge. seen: per queue index, the step that
+ * last set it (each key is computed once per step). fresh: after the
+ * step, the indices in pairs of the edges it added. A step that isolates
+ * its end (front (i, j) with P_j = {i}, back (i, j) with S_i = {j}) has
+ * pivot i (front) or j (back); its far ends (S_j, P_i: flag FAR) carry
+ * the mark vnow in vm, vnow + 1 if the step gave them a new edge; its
+ * near end (i front, j back: flag NEAR) is the pivot's list that lost
+ * the isolated vertex and gained the new edges. */
+enum { FAR = 1, NEAR = 2 };
 typedef struct fdelta {
-  ade__ix so, pi, pairs;
+  ade__ix so, pi, pairs, fresh;
   long id0;
   unsigned *seen, now;
   size_t seencap;
+  int iso, dir;
   size_t pivot;
   unsigned *vm, vnow;
   size_t vmcap;
@@ -337,7 +342,7 @@ typedef struct fdelta {
 
 static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
   int st = ade__ix_push(l, v);
-  return st ? st : ade__ix_push(l, 2 * (in ? c->v[v].nin : c->v[v].nout) + (size_t)!!flag);
+  return st ? st : ade__ix_push(l, 4 * (in ? c->v[v].nin : c->v[v].nout) + (size_t)flag);
 }
 
 /* Front (i, j): i's out-list changes (and P_i's, if i can lose its only
@@ -349,23 +354,24 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
   const ade__vtx *I = &c->v[i], *J = &c->v[j];
   x->so.n = x->pi.n = x->pairs.n = 0;
   x->id0 = c->next_edge_id;
-  int st = fdelta_vertex(&x->so, c, i, 0, 0);
-  if (!st) st = fdelta_vertex(&x->pi, c, j, 1, 0);
+  int iso = dir == ADE_FRONT ? J->nin == 1 : I->nout == 1;
+  int st = fdelta_vertex(&x->so, c, i, 0, iso && dir == ADE_FRONT ? NEAR : 0);
+  if (!st) st = fdelta_vertex(&x->pi, c, j, 1, iso && dir == ADE_BACK ? NEAR : 0);
   const ade__vtx *V = dir == ADE_FRONT ? J : I;
   size_t n = dir == ADE_FRONT ? V->nout : V->nin;
-  int iso = dir == ADE_FRONT ? J->nin == 1 : I->nout == 1;
   if (!st && iso && x->vmcap < c->nv) {
     unsigned *p = ade__realloc(x->vm, ade__mul_size(c->nv, sizeof *p));
     if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
     memset(p + x->vmcap, 0, (c->nv - x->vmcap) * sizeof *p);
     x->vm = p, x->vmcap = c->nv;
   }
-  if (iso && ++x->vnow == 0) memset(x->vm, 0, x->vmcap * sizeof *x->vm), x->vnow = 1;
+  if (iso && (x->vnow += 2) >= UINT32_MAX - 2) memset(x->vm, 0, x->vmcap * sizeof *x->vm), x->vnow = 2;
+  x->iso = iso, x->dir = dir;
   x->pivot = dir == ADE_FRONT ? i : j;
   for (size_t k = 0; !st && k < n; k++) {
     size_t o = dir == ADE_FRONT ? c->e[V->out[k]].dst : c->e[V->in[k]].src;
     if (iso) x->vm[o] = x->vnow;
-    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT, iso);
+    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT, iso ? FAR : 0);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : o);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? o : j);
   }
@@ -416,15 +422,43 @@ static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, s
  * only if (u, j) is an edge). 0 (nothing done) if the far end's edge was
  * absorbed: then its list shrank, and every key of its side is set. */
 static int fill_far(fqueue *h, const ade_cgraph *c, fdelta *x, size_t o, int side, int *st) {
-  size_t p = x->pivot, e = side ? ade__graph_find(c, p, o) : ade__graph_find(c, o, p);
-  if (e == ADE__NONE || c->e[e].id < x->id0) return 0;
+  size_t p = x->pivot;
+  if (x->vm[o] != x->vnow + 1) return 0;
   const ade__vtx *v = &c->v[o];
   size_t n = side ? v->nout : v->nin;
   for (size_t k = 0; !*st && k < n; k++) {
     size_t f = side ? v->out[k] : v->in[k], y = side ? c->e[f].dst : c->e[f].src;
-    if (x->vm[y] == x->vnow) continue;
+    if ((x->vm[y] | 1) == (x->vnow | 1)) continue;
     if ((side ? ade__graph_find(c, p, y) : ade__graph_find(c, y, p)) != ADE__NONE)
       *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+  }
+  return 1;
+}
+
+/* The near end v (side 0: i of a front (i, j), P_j = {i}; side 1: j of a
+ * back (i, j), S_i = {j}) lost the isolated vertex and gained the set N
+ * of its new edges' far ends. Front (u, i), u in P_i: j is not in S_u
+ * (P_j was {i}) and S_u did not change, so its fill-in changes by
+ * |N \ S_u| - 1 and its cost by |N| - 1 (|P_i| != 1), or its fill-in by
+ * -|N ∩ S_u| (P_i = {u}, fill-in -|S_i ∩ S_u| - 1): the key drops only
+ * if N is within S_u, or (P_i = {u}) meets it. Only those are set (the
+ * mirror image for the backs out of j). 0 (nothing done) if N is empty:
+ * the cost dropped, and every key of the side is set. */
+static int fill_near(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int side, int *st) {
+  size_t nn = x->fresh.n;
+  if (!nn) return 0;
+  const ade__vtx *V = &c->v[v];
+  size_t n = side ? V->nout : V->nin;
+  int single = (side ? V->nout : V->nin) == 1;
+  for (size_t k = 0; !*st && k < n; k++) {
+    size_t f = side ? V->out[k] : V->in[k], u = side ? c->e[f].dst : c->e[f].src, hit = 0;
+    for (size_t a = 0; a < nn; a++) {
+      size_t q = x->fresh.a[a], o = side ? x->pairs.a[q] : x->pairs.a[q + 1];
+      int in = (side ? ade__graph_find(c, o, u) : ade__graph_find(c, u, o)) != ADE__NONE;
+      hit += (size_t)in;
+      if (single ? in : !in) break;
+    }
+    if (single ? hit > 0 : hit == nn) *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
   }
   return 1;
 }
@@ -443,21 +477,27 @@ static int fill_far(fqueue *h, const ade_cgraph *c, fdelta *x, size_t o, int sid
 static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
   if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
-  for (int side = 0; side < 2; side++) {
+  x->fresh.n = 0;
+  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* the edges the step added */
+    size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
+    if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
+    st = ade__ix_push(&x->fresh, k);
+    if (x->iso) x->vm[x->dir == ADE_FRONT ? w : u] = x->vnow + 1;
+  }
+  for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &x->pi : &x->so;
     for (size_t k = 0; !st && k < l->n; k += 2) {
       const ade__vtx *v = &c->v[l->a[k]];
-      size_t d0 = l->a[k + 1] / 2, d = side ? v->nin : v->nout;
+      size_t d0 = l->a[k + 1] / 4, d = side ? v->nin : v->nout, flag = l->a[k + 1] & 3;
       if (!v->alive || v->kind != ADE__Z) continue;
-      if (l->a[k + 1] & 1 && fill_far(h, c, x, l->a[k], side, &st)) continue;
+      int done = flag == FAR ? fill_far(h, c, x, l->a[k], side, &st) : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st) : 0;
       int flip = (d0 == 1) != (d == 1);
-      for (size_t a = 0; !st && (side == 0 || flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
-      for (size_t b = 0; !st && (side == 1 || flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
+      for (size_t a = 0; !st && (side == 0 ? !done : flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
+      for (size_t b = 0; !st && (side == 1 ? !done : flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
     }
   }
-  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* new edges and their triangles */
-    size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
-    if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
+  for (size_t a = 0; !st && a < x->fresh.n; a++) { /* new edges and their triangles */
+    size_t u = x->pairs.a[x->fresh.a[a]], w = x->pairs.a[x->fresh.a[a] + 1], e = ade__graph_find(c, u, w);
     st = fill_push(h, c, x, e, ADE_FRONT);
     if (!st) st = fill_push(h, c, x, e, ADE_BACK);
     if (!st) st = edge_triangles(h, c, x, u, w);
@@ -570,7 +610,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0, 0, NULL, 0, 0};
+  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
@@ -587,6 +627,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   ade__ix_free(&x.so);
   ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
+  ade__ix_free(&x.fresh);
   ade__free(x.seen);
   ade__free(x.vm);
   return st;
