@@ -258,8 +258,8 @@ static const ade__pk pk_none = {UINT64_MAX, UINT64_MAX};
 
 static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 
-/* Set the key of e's direction dir. */
-static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
+/* Set the keys of e's directions in mask (bit dir), then its entry once. */
+static int edge_push_dirs(fqueue *h, const ade_cgraph *c, size_t e, unsigned mask) {
   if (2 * e + 1 >= h->kcap) {
     size_t nc = 4 * e + 64;
     ade__pk *p = ade__realloc(h->kd, ade__mul_size(nc, sizeof *p));
@@ -267,10 +267,16 @@ static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
     for (size_t k = h->kcap; k < nc; k++) p[k] = pk_none;
     h->kd = p, h->kcap = nc;
   }
-  ade__pk *kd = &h->kd[2 * e], old = kd[dir];
-  if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
+  ade__pk *kd = &h->kd[2 * e];
+  int same = 1;
+  for (int dir = 0; dir < 2; dir++) {
+    if (!(mask >> dir & 1)) continue;
+    ade__pk old = kd[dir];
+    if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
+    same &= kd[dir].hi == old.hi && kd[dir].lo == old.lo;
+  }
   /* unchanged: a queued entry holds the lesser of kd already */
-  if (kd[dir].hi == old.hi && kd[dir].lo == old.lo && ade__pkq_queued(&h->q, e)) return ADE_OK;
+  if (same && ade__pkq_queued(&h->q, e)) return ADE_OK;
   ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
   if (m.hi == UINT64_MAX) {
     ade__pkq_del(&h->q, e);
@@ -278,6 +284,9 @@ static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
   }
   return ade__pkq_set(&h->q, m, e);
 }
+
+/* Set the key of e's direction dir. */
+static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) { return edge_push_dirs(h, c, e, 1u << dir); }
 
 /* Every edge's keys, the queue built in one go. */
 static int fill_init(fqueue *h, const ade_cgraph *c) {
@@ -383,9 +392,10 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
   return st;
 }
 
-/* Set the key of queue index 2 e + dir, once per step. */
-static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
-  size_t q = 2 * e + (size_t)dir;
+/* Set the keys of queue indices 2 e + dir, dir in mask (bit dir), each
+ * once per step. */
+static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
+  size_t q = 2 * e + 1;
   if (q >= x->seencap) {
     size_t nc = 2 * q + 64;
     unsigned *p = ade__realloc(x->seen, ade__mul_size(nc, sizeof *p));
@@ -393,9 +403,16 @@ static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int di
     memset(p + x->seencap, 0, (nc - x->seencap) * sizeof *p);
     x->seen = p, x->seencap = nc;
   }
-  if (x->seen[q] == x->now) return ADE_OK;
-  x->seen[q] = x->now;
-  return edge_push(h, c, e, dir);
+  for (int dir = 0; dir < 2; dir++)
+    if (mask >> dir & 1) {
+      if (x->seen[2 * e + (size_t)dir] == x->now) mask &= ~(1u << dir);
+      x->seen[2 * e + (size_t)dir] = x->now;
+    }
+  return mask ? edge_push_dirs(h, c, e, mask) : ADE_OK;
+}
+
+static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
+  return fill_push_dirs(h, c, x, e, 1u << dir);
 }
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
@@ -498,8 +515,7 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
   }
   for (size_t a = 0; !st && a < x->fresh.n; a++) { /* new edges and their triangles */
     size_t u = x->pairs.a[x->fresh.a[a]], w = x->pairs.a[x->fresh.a[a] + 1], e = ade__graph_find(c, u, w);
-    st = fill_push(h, c, x, e, ADE_FRONT);
-    if (!st) st = fill_push(h, c, x, e, ADE_BACK);
+    st = fill_push_dirs(h, c, x, e, 3);
     if (!st) st = edge_triangles(h, c, x, u, w);
   }
   /* An edge (u, w) that went only raises its triangles' keys (w joins
