@@ -362,7 +362,14 @@ static inline int ade__pkq_queued(const ade__pkq *q, size_t x) { return x < q->p
 typedef struct ade__ix {
   size_t *a, n, cap;
 } ade__ix;
-int ade__ix_push(ade__ix *b, size_t v);
+/* Room for one more (doubling); ade__ix_push appends v, inline: the
+ * orderings push a few entries per step. */
+int ade__ix_grow(ade__ix *b);
+static inline int ade__ix_push(ade__ix *b, size_t v) {
+  int st = b->n == b->cap ? ade__ix_grow(b) : ADE_OK;
+  if (!st) b->a[b->n++] = v;
+  return st;
+}
 /* Append to f the intermediate faces (x, y) that dual vertex v absorbs: P_x = P_v
  * and S_y = S_v (x among the successors of a predecessor of v; elim/order.c). */
 int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f);

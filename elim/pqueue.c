@@ -66,15 +66,12 @@ int ade__ipq_pop(ade__ipq *q, ade__pqent *top) { return ipq_pop(q, top); }
 
 void ade__ipq_free(ade__ipq *q) { ipq_release(q); }
 
-int ade__ix_push(ade__ix *b, size_t v) {
-  if (b->n == b->cap) {
-    size_t nc = b->cap ? 2 * b->cap : 64;
-    size_t *p = ade__realloc(b->a, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a list of %zu", nc);
-    b->a = p;
-    b->cap = nc;
-  }
-  b->a[b->n++] = v;
+int ade__ix_grow(ade__ix *b) {
+  size_t nc = b->cap ? 2 * b->cap : 64;
+  size_t *p = ade__realloc(b->a, ade__mul_size(nc, sizeof *p));
+  if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a list of %zu", nc);
+  b->a = p;
+  b->cap = nc;
   return ADE_OK;
 }
 
