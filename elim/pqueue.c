@@ -29,15 +29,7 @@ typedef long tuple[ADE__PQ_KEYS];
 #undef F
 
 /* ade__pkq: keys of two words, the high one first. */
-#ifdef __SIZEOF_INT128__
-/* One 128-bit comparison: no branch on the high words' tie. */
-__extension__ typedef unsigned __int128 pk_u128;
-static inline int pk_less(const ade__pk *x, const ade__pk *y) {
-  return ((pk_u128)x->hi << 64 | x->lo) < ((pk_u128)y->hi << 64 | y->lo);
-}
-#else
 static inline int pk_less(const ade__pk *x, const ade__pk *y) { return x->hi < y->hi || (x->hi == y->hi && x->lo < y->lo); }
-#endif
 #define Q ade__pkq
 #define E ade__pkent
 #define K ade__pk
