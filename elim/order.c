@@ -288,21 +288,62 @@ static int edge_push_dirs(fqueue *h, const ade_cgraph *c, size_t e, unsigned mas
 /* Set the key of e's direction dir. */
 static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) { return edge_push_dirs(h, c, e, 1u << dir); }
 
-/* Every edge's keys, the queue built in one go. */
+/* |A ∩ B| for neighbour lists A (marked with t in mk) and B of c (edge
+ * slots; out: their heads, else their tails). */
+static size_t marked(const ade_cgraph *c, const unsigned *mk, unsigned t, const size_t *B, size_t nb, int out) {
+  size_t n = 0;
+  for (size_t k = 0; k < nb; k++) n += mk[out ? c->e[B[k]].dst : c->e[B[k]].src] == t;
+  return n;
+}
+
+/* Every edge's keys, the queue built in one go: by head j, S_j and P_j
+ * marked once (disjoint: c is acyclic), so that an in-edge (i, j) counts
+ * |S_i ∩ S_j| and |P_i ∩ P_j| over i's lists where they are not much
+ * longer than j's, and looks up j's members in i's otherwise (an
+ * independent's fan-out). The same keys as edge_pk. */
 static int fill_init(fqueue *h, const ade_cgraph *c) {
   size_t nc = 2 * c->eslots + 64;
-  if (!(h->kd = ade__alloc(ade__mul_size(nc, sizeof *h->kd))))
+  unsigned *mk = ade__calloc(c->nv + 1, sizeof *mk);
+  if (!(h->kd = ade__alloc(ade__mul_size(nc, sizeof *h->kd))) || !mk) {
+    ade__free(mk);
     return ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu edges", nc / 2);
-  h->kcap = nc;
-  int st = ADE_OK;
-  for (size_t e = 0; !st && e < c->eslots; e++) {
-    ade__pk *kd = &h->kd[2 * e];
-    for (int dir = 0; dir < 2; dir++)
-      if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
-    ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
-    if (m.hi != UINT64_MAX) st = ade__pkq_append(&h->q, m, e);
   }
-  for (size_t k = 2 * c->eslots; k < nc; k++) h->kd[k] = pk_none;
+  h->kcap = nc;
+  for (size_t k = 0; k < nc; k++) h->kd[k] = pk_none;
+  int st = ADE_OK;
+  unsigned t = 0;
+  for (size_t j = 0; !st && j < c->nv; j++) {
+    const ade__vtx *J = &c->v[j];
+    if (!J->alive || !J->nin) continue;
+    t += 2;
+    for (size_t k = 0; k < J->nout; k++) mk[c->e[J->out[k]].dst] = t;
+    for (size_t k = 0; k < J->nin; k++) mk[c->e[J->in[k]].src] = t + 1;
+    for (size_t a = 0; !st && a < J->nin; a++) {
+      size_t e = J->in[a], i = c->e[e].src;
+      const ade__vtx *I = &c->v[i];
+      ade__pk *kd = &h->kd[2 * e];
+      if (J->kind == ADE__Z) { /* front: |S_j \ S_i| */
+        int64_t cost = (int64_t)J->nout, com;
+        if (I->nout <= 4 * J->nout + 4) com = (int64_t)marked(c, mk, t, I->out, I->nout, 1);
+        else {
+          com = 0;
+          for (size_t b = 0; b < J->nout; b++) com += ade__graph_find(c, i, c->e[J->out[b]].dst) != ADE__NONE;
+        }
+        int64_t nw = cost - com - 1 - (J->nin == 1 ? cost : 0);
+        kd[ADE_FRONT].hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
+        kd[ADE_FRONT].lo = (uint64_t)i << 32 | (uint64_t)j << 1 | ADE_FRONT;
+      }
+      if (I->kind == ADE__Z) { /* back: |P_i \ P_j| */
+        int64_t cost = (int64_t)I->nin, com = (int64_t)marked(c, mk, t + 1, I->in, I->nin, 0);
+        int64_t nw = cost - com - 1 - (I->nout == 1 ? cost : 0);
+        kd[ADE_BACK].hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
+        kd[ADE_BACK].lo = (uint64_t)i << 32 | (uint64_t)j << 1 | ADE_BACK;
+      }
+      ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
+      if (m.hi != UINT64_MAX) st = ade__pkq_append(&h->q, m, e);
+    }
+  }
+  ade__free(mk);
   ade__pkq_heapify(&h->q);
   return st;
 }
