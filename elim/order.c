@@ -258,8 +258,54 @@ static const ade__pk pk_none = {UINT64_MAX, UINT64_MAX};
 
 static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 
+/* |A ∩ B| for neighbour lists A (marked with t in mk) and B of c (edge
+ * slots; out: their heads, else their tails). */
+static size_t marked(const ade_cgraph *c, const unsigned *mk, unsigned t, const size_t *B, size_t nb, int out) {
+  size_t n = 0;
+  for (size_t k = 0; k < nb; k++) n += mk[out ? c->e[B[k]].dst : c->e[B[k]].src] == t;
+  return n;
+}
+
+/* After a step that isolates its end, its pivot's lists marked: S_piv
+ * with now, P_piv with now + 1 (disjoint: the graph is acyclic); piv is
+ * ADE__NONE when none is marked. */
+typedef struct pmarks {
+  unsigned *m, now;
+  size_t cap, piv;
+} pmarks;
+
+/* edge_pk, counting by the marks when e has the marked pivot at one end:
+ * front (i, j) needs |S_j ∩ S_i|, read over S_j (i the pivot) or over S_i
+ * (j the pivot, unless S_i is much the longer); back (i, j) |P_i ∩ P_j|,
+ * over P_i (j the pivot) or P_j (i the pivot, likewise). */
+static int edge_pk_m(const pmarks *g, const ade_cgraph *c, size_t e, int dir, ade__pk *k) {
+  const ade__edge *x = &c->e[e];
+  size_t p = g ? g->piv : ADE__NONE;
+  if (x->src == ADE__NONE || p == ADE__NONE || (x->src != p && x->dst != p)) return edge_pk(c, e, dir, k);
+  const ade__vtx *i = &c->v[x->src], *j = &c->v[x->dst];
+  int64_t cost, nw;
+  if (dir == ADE_FRONT) {
+    if (j->kind != ADE__Z) return 0;
+    if (x->src != p && i->nout > 4 * j->nout + 4) return edge_pk(c, e, dir, k);
+    cost = (int64_t)j->nout;
+    nw = cost - (int64_t)(x->src == p ? marked(c, g->m, g->now, j->out, j->nout, 1)
+                                      : marked(c, g->m, g->now, i->out, i->nout, 1));
+    nw -= 1 + (j->nin == 1 ? cost : 0);
+  } else {
+    if (i->kind != ADE__Z) return 0;
+    if (x->dst != p && j->nin > 4 * i->nin + 4) return edge_pk(c, e, dir, k);
+    cost = (int64_t)i->nin;
+    nw = cost - (int64_t)(x->dst == p ? marked(c, g->m, g->now + 1, i->in, i->nin, 0)
+                                      : marked(c, g->m, g->now + 1, j->in, j->nin, 0));
+    nw -= 1 + (i->nout == 1 ? cost : 0);
+  }
+  k->hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
+  k->lo = (uint64_t)x->src << 32 | (uint64_t)x->dst << 1 | (uint64_t)dir;
+  return 1;
+}
+
 /* Set the keys of e's directions in mask (bit dir), then its entry once. */
-static int edge_push_dirs(fqueue *h, const ade_cgraph *c, size_t e, unsigned mask) {
+static int edge_push_dirs(fqueue *h, const ade_cgraph *c, const pmarks *g, size_t e, unsigned mask) {
   if (2 * e + 1 >= h->kcap) {
     size_t nc = 4 * e + 64;
     ade__pk *p = ade__realloc(h->kd, ade__mul_size(nc, sizeof *p));
@@ -272,7 +318,7 @@ static int edge_push_dirs(fqueue *h, const ade_cgraph *c, size_t e, unsigned mas
   for (int dir = 0; dir < 2; dir++) {
     if (!(mask >> dir & 1)) continue;
     ade__pk old = kd[dir];
-    if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
+    if (!edge_pk_m(g, c, e, dir, &kd[dir])) kd[dir] = pk_none;
     same &= kd[dir].hi == old.hi && kd[dir].lo == old.lo;
   }
   /* unchanged: a queued entry holds the lesser of kd already */
@@ -286,15 +332,7 @@ static int edge_push_dirs(fqueue *h, const ade_cgraph *c, size_t e, unsigned mas
 }
 
 /* Set the key of e's direction dir. */
-static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) { return edge_push_dirs(h, c, e, 1u << dir); }
-
-/* |A ∩ B| for neighbour lists A (marked with t in mk) and B of c (edge
- * slots; out: their heads, else their tails). */
-static size_t marked(const ade_cgraph *c, const unsigned *mk, unsigned t, const size_t *B, size_t nb, int out) {
-  size_t n = 0;
-  for (size_t k = 0; k < nb; k++) n += mk[out ? c->e[B[k]].dst : c->e[B[k]].src] == t;
-  return n;
-}
+static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) { return edge_push_dirs(h, c, NULL, e, 1u << dir); }
 
 /* Every edge's keys, the queue built in one go: by head j, S_j and P_j
  * marked once (disjoint: c is acyclic), so that an in-edge (i, j) counts
@@ -388,6 +426,7 @@ typedef struct fdelta {
   size_t pivot;
   unsigned *vm, vnow;
   size_t vmcap;
+  pmarks g;
 } fdelta;
 
 static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
@@ -449,7 +488,7 @@ static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, u
       if (x->seen[2 * e + (size_t)dir] == x->now) mask &= ~(1u << dir);
       x->seen[2 * e + (size_t)dir] = x->now;
     }
-  return mask ? edge_push_dirs(h, c, e, mask) : ADE_OK;
+  return mask ? edge_push_dirs(h, c, &x->g, e, mask) : ADE_OK;
 }
 
 static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
@@ -521,6 +560,22 @@ static int fill_near(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int si
   return 1;
 }
 
+/* Mark the lists of pivot p (pmarks) in g, grown to c's vertices. */
+static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
+  if (g->cap < c->nv) {
+    unsigned *m = ade__realloc(g->m, ade__mul_size(c->nv, sizeof *m));
+    if (!m) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
+    memset(m + g->cap, 0, (c->nv - g->cap) * sizeof *m);
+    g->m = m, g->cap = c->nv;
+  }
+  if ((g->now += 2) >= UINT32_MAX - 2) memset(g->m, 0, g->cap * sizeof *g->m), g->now = 2;
+  const ade__vtx *P = &c->v[p];
+  for (size_t k = 0; k < P->nout; k++) g->m[c->e[P->out[k]].dst] = g->now;
+  for (size_t k = 0; k < P->nin; k++) g->m[c->e[P->in[k]].src] = g->now + 1;
+  g->piv = p;
+  return ADE_OK;
+}
+
 /* Fresh E_LF keys for what the step changed, and only those. Front (u, v)
  * has fill-in |S_v \ S_u| - 1 - [|P_v| = 1] |S_v| and cost |S_v|; back
  * (u, v) |P_u \ P_v| - 1 - [|S_u| = 1] |P_u| and cost |P_u|. So S_v
@@ -542,6 +597,8 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
     st = ade__ix_push(&x->fresh, k);
     if (x->iso) x->vm[x->dir == ADE_FRONT ? w : u] = x->vnow + 1;
   }
+  x->g.piv = ADE__NONE;
+  if (!st && x->iso && c->v[x->pivot].alive) st = mark_pivot(&x->g, c, x->pivot);
   for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &x->pi : &x->so;
     for (size_t k = 0; !st && k < l->n; k += 2) {
@@ -667,7 +724,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0};
+  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
@@ -687,6 +744,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   ade__ix_free(&x.fresh);
   ade__free(x.seen);
   ade__free(x.vm);
+  ade__free(x.g.m);
   return st;
 }
 
