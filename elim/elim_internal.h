@@ -379,6 +379,10 @@ typedef struct ade__ipq {
   size_t pcap;
 } ade__ipq;
 int ade__ipq_set(ade__ipq *q, const long *key, size_t x); /* insert or change */
+/* A bulk build in linear time: entries appended (x not queued) in any
+ * order, then ade__ipq_heapify before any other call. */
+int ade__ipq_append(ade__ipq *q, const long *key, size_t x);
+void ade__ipq_heapify(ade__ipq *q);
 void ade__ipq_del(ade__ipq *q, size_t x);                 /* if queued */
 int ade__ipq_pop(ade__ipq *q, ade__pqent *top);            /* 0 if empty */
 void ade__ipq_free(ade__ipq *q);
@@ -398,14 +402,25 @@ typedef struct ade__pkq {
   size_t *pos, pcap;
 } ade__pkq;
 int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x); /* insert or change */
+int ade__pkq_append(ade__pkq *q, ade__pk key, size_t x); /* as ade__ipq_append */
+void ade__pkq_heapify(ade__pkq *q);
 void ade__pkq_del(ade__pkq *q, size_t x);             /* if queued */
 int ade__pkq_pop(ade__pkq *q, ade__pkent *top);        /* 0 if empty */
 void ade__pkq_free(ade__pkq *q);
+/* Whether x has an entry in q. */
+static inline int ade__pkq_queued(const ade__pkq *q, size_t x) { return x < q->pcap && q->pos[x] != SIZE_MAX; }
 /* A growable list of indices. */
 typedef struct ade__ix {
   size_t *a, n, cap;
 } ade__ix;
-int ade__ix_push(ade__ix *b, size_t v);
+/* Room for one more (doubling); ade__ix_push appends v, inline: the
+ * orderings push a few entries per step. */
+int ade__ix_grow(ade__ix *b);
+static inline int ade__ix_push(ade__ix *b, size_t v) {
+  int st = b->n == b->cap ? ade__ix_grow(b) : ADE_OK;
+  if (!st) b->a[b->n++] = v;
+  return st;
+}
 /* Append to f the intermediate faces (x, y) that dual vertex v absorbs: P_x = P_v
  * and S_y = S_v (x among the successors of a predecessor of v; elim/order.c). */
 int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f);

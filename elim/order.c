@@ -120,7 +120,8 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
   int st = relative && !dd ? ade__fail(ADE_ENOMEM, "out of memory for dependency degrees") : ADE_OK;
   if (!st && relative) st = dependency_degrees(c, dd);
   for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pkq_set(&h, vpk(c, j, dd), j);
+    if (c->v[j].alive && c->v[j].kind == ADE__Z) st = ade__pkq_append(&h, vpk(c, j, dd), j);
+  ade__pkq_heapify(&h);
   /* One entry per intermediate, its key set again whenever its degrees
    * change (only the neighbours of an eliminated vertex): the top is the
    * least (key, index) of all. */
@@ -257,8 +258,54 @@ static const ade__pk pk_none = {UINT64_MAX, UINT64_MAX};
 
 static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 
-/* Set the key of e's direction dir. */
-static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
+/* |A ∩ B| for neighbour lists A (marked with t in mk) and B of c (edge
+ * slots; out: their heads, else their tails). */
+static size_t marked(const ade_cgraph *c, const unsigned *mk, unsigned t, const size_t *B, size_t nb, int out) {
+  size_t n = 0;
+  for (size_t k = 0; k < nb; k++) n += mk[out ? c->e[B[k]].dst : c->e[B[k]].src] == t;
+  return n;
+}
+
+/* After a step that isolates its end, its pivot's lists marked: S_piv
+ * with now, P_piv with now + 1 (disjoint: the graph is acyclic); piv is
+ * ADE__NONE when none is marked. */
+typedef struct pmarks {
+  unsigned *m, now;
+  size_t cap, piv;
+} pmarks;
+
+/* edge_pk, counting by the marks when e has the marked pivot at one end:
+ * front (i, j) needs |S_j ∩ S_i|, read over S_j (i the pivot) or over S_i
+ * (j the pivot, unless S_i is much the longer); back (i, j) |P_i ∩ P_j|,
+ * over P_i (j the pivot) or P_j (i the pivot, likewise). */
+static int edge_pk_m(const pmarks *g, const ade_cgraph *c, size_t e, int dir, ade__pk *k) {
+  const ade__edge *x = &c->e[e];
+  size_t p = g ? g->piv : ADE__NONE;
+  if (x->src == ADE__NONE || p == ADE__NONE || (x->src != p && x->dst != p)) return edge_pk(c, e, dir, k);
+  const ade__vtx *i = &c->v[x->src], *j = &c->v[x->dst];
+  int64_t cost, nw;
+  if (dir == ADE_FRONT) {
+    if (j->kind != ADE__Z) return 0;
+    if (x->src != p && i->nout > 4 * j->nout + 4) return edge_pk(c, e, dir, k);
+    cost = (int64_t)j->nout;
+    nw = cost - (int64_t)(x->src == p ? marked(c, g->m, g->now, j->out, j->nout, 1)
+                                      : marked(c, g->m, g->now, i->out, i->nout, 1));
+    nw -= 1 + (j->nin == 1 ? cost : 0);
+  } else {
+    if (i->kind != ADE__Z) return 0;
+    if (x->dst != p && j->nin > 4 * i->nin + 4) return edge_pk(c, e, dir, k);
+    cost = (int64_t)i->nin;
+    nw = cost - (int64_t)(x->dst == p ? marked(c, g->m, g->now + 1, i->in, i->nin, 0)
+                                      : marked(c, g->m, g->now + 1, j->in, j->nin, 0));
+    nw -= 1 + (i->nout == 1 ? cost : 0);
+  }
+  k->hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
+  k->lo = (uint64_t)x->src << 32 | (uint64_t)x->dst << 1 | (uint64_t)dir;
+  return 1;
+}
+
+/* Set the keys of e's directions in mask (bit dir), then its entry once. */
+static int edge_push_dirs(fqueue *h, const ade_cgraph *c, const pmarks *g, size_t e, unsigned mask) {
   if (2 * e + 1 >= h->kcap) {
     size_t nc = 4 * e + 64;
     ade__pk *p = ade__realloc(h->kd, ade__mul_size(nc, sizeof *p));
@@ -267,13 +314,76 @@ static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) {
     h->kd = p, h->kcap = nc;
   }
   ade__pk *kd = &h->kd[2 * e];
-  if (!edge_pk(c, e, dir, &kd[dir])) kd[dir] = pk_none;
+  int same = 1;
+  for (int dir = 0; dir < 2; dir++) {
+    if (!(mask >> dir & 1)) continue;
+    ade__pk old = kd[dir];
+    if (!edge_pk_m(g, c, e, dir, &kd[dir])) kd[dir] = pk_none;
+    same &= kd[dir].hi == old.hi && kd[dir].lo == old.lo;
+  }
+  /* unchanged: a queued entry holds the lesser of kd already */
+  if (same && ade__pkq_queued(&h->q, e)) return ADE_OK;
   ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
   if (m.hi == UINT64_MAX) {
     ade__pkq_del(&h->q, e);
     return ADE_OK;
   }
   return ade__pkq_set(&h->q, m, e);
+}
+
+/* Set the key of e's direction dir. */
+static int edge_push(fqueue *h, const ade_cgraph *c, size_t e, int dir) { return edge_push_dirs(h, c, NULL, e, 1u << dir); }
+
+/* Every edge's keys, the queue built in one go: by head j, S_j and P_j
+ * marked once (disjoint: c is acyclic), so that an in-edge (i, j) counts
+ * |S_i ∩ S_j| and |P_i ∩ P_j| over i's lists where they are not much
+ * longer than j's, and looks up j's members in i's otherwise (an
+ * independent's fan-out). The same keys as edge_pk. */
+static int fill_init(fqueue *h, const ade_cgraph *c) {
+  size_t nc = 2 * c->eslots + 64;
+  unsigned *mk = ade__calloc(c->nv + 1, sizeof *mk);
+  if (!(h->kd = ade__alloc(ade__mul_size(nc, sizeof *h->kd))) || !mk) {
+    ade__free(mk);
+    return ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu edges", nc / 2);
+  }
+  h->kcap = nc;
+  for (size_t k = 0; k < nc; k++) h->kd[k] = pk_none;
+  int st = ADE_OK;
+  unsigned t = 0;
+  for (size_t j = 0; !st && j < c->nv; j++) {
+    const ade__vtx *J = &c->v[j];
+    if (!J->alive || !J->nin) continue;
+    t += 2;
+    for (size_t k = 0; k < J->nout; k++) mk[c->e[J->out[k]].dst] = t;
+    for (size_t k = 0; k < J->nin; k++) mk[c->e[J->in[k]].src] = t + 1;
+    for (size_t a = 0; !st && a < J->nin; a++) {
+      size_t e = J->in[a], i = c->e[e].src;
+      const ade__vtx *I = &c->v[i];
+      ade__pk *kd = &h->kd[2 * e];
+      if (J->kind == ADE__Z) { /* front: |S_j \ S_i| */
+        int64_t cost = (int64_t)J->nout, com;
+        if (I->nout <= 4 * J->nout + 4) com = (int64_t)marked(c, mk, t, I->out, I->nout, 1);
+        else {
+          com = 0;
+          for (size_t b = 0; b < J->nout; b++) com += ade__graph_find(c, i, c->e[J->out[b]].dst) != ADE__NONE;
+        }
+        int64_t nw = cost - com - 1 - (J->nin == 1 ? cost : 0);
+        kd[ADE_FRONT].hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
+        kd[ADE_FRONT].lo = (uint64_t)i << 32 | (uint64_t)j << 1 | ADE_FRONT;
+      }
+      if (I->kind == ADE__Z) { /* back: |P_i \ P_j| */
+        int64_t cost = (int64_t)I->nin, com = (int64_t)marked(c, mk, t + 1, I->in, I->nin, 0);
+        int64_t nw = cost - com - 1 - (I->nout == 1 ? cost : 0);
+        kd[ADE_BACK].hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
+        kd[ADE_BACK].lo = (uint64_t)i << 32 | (uint64_t)j << 1 | ADE_BACK;
+      }
+      ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
+      if (m.hi != UINT64_MAX) st = ade__pkq_append(&h->q, m, e);
+    }
+  }
+  ade__free(mk);
+  ade__pkq_heapify(&h->q);
+  return st;
 }
 
 /* What an edge-markowitz step changed: the vertices whose in-list (in) or
@@ -295,21 +405,33 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
 }
 
 /* What an E_LF step changes, listed before it: the vertices whose out-list
- * (so) or in-list (pi) changes, each with its degree before (pairs v,
- * degree), the pairs (u, w) of the edges it may add (fill-in or
- * absorption), and the first edge number it can give a new edge. seen:
- * per queue index, the step that last set it (each key is computed once
- * per step). */
+ * (so) or in-list (pi) changes, each with its degree before and a flag
+ * (pairs v, 4 degree + flag; flags FAR and NEAR below), the pairs (u, w)
+ * of the edges it may add (fill-in or absorption), and the first edge
+ * number it can give a new edge. seen: per queue index, the step that
+ * last set it (each key is computed once per step). fresh: after the
+ * step, the indices in pairs of the edges it added. A step that isolates
+ * its end (front (i, j) with P_j = {i}, back (i, j) with S_i = {j}) has
+ * pivot i (front) or j (back); its far ends (S_j, P_i: flag FAR) carry
+ * the mark vnow in vm, vnow + 1 if the step gave them a new edge; its
+ * near end (i front, j back: flag NEAR) is the pivot's list that lost
+ * the isolated vertex and gained the new edges. */
+enum { FAR = 1, NEAR = 2 };
 typedef struct fdelta {
-  ade__ix so, pi, pairs;
+  ade__ix so, pi, pairs, fresh;
   long id0;
   unsigned *seen, now;
   size_t seencap;
+  int iso, dir;
+  size_t pivot;
+  unsigned *vm, vnow;
+  size_t vmcap;
+  pmarks g;
 } fdelta;
 
-static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in) {
+static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
   int st = ade__ix_push(l, v);
-  return st ? st : ade__ix_push(l, in ? c->v[v].nin : c->v[v].nout);
+  return st ? st : ade__ix_push(l, 4 * (in ? c->v[v].nin : c->v[v].nout) + (size_t)flag);
 }
 
 /* Front (i, j): i's out-list changes (and P_i's, if i can lose its only
@@ -321,27 +443,39 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
   const ade__vtx *I = &c->v[i], *J = &c->v[j];
   x->so.n = x->pi.n = x->pairs.n = 0;
   x->id0 = c->next_edge_id;
-  int st = fdelta_vertex(&x->so, c, i, 0);
-  if (!st) st = fdelta_vertex(&x->pi, c, j, 1);
+  int iso = dir == ADE_FRONT ? J->nin == 1 : I->nout == 1;
+  int st = fdelta_vertex(&x->so, c, i, 0, iso && dir == ADE_FRONT ? NEAR : 0);
+  if (!st) st = fdelta_vertex(&x->pi, c, j, 1, iso && dir == ADE_BACK ? NEAR : 0);
   const ade__vtx *V = dir == ADE_FRONT ? J : I;
   size_t n = dir == ADE_FRONT ? V->nout : V->nin;
+  if (!st && iso && x->vmcap < c->nv) {
+    unsigned *p = ade__realloc(x->vm, ade__mul_size(c->nv, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
+    memset(p + x->vmcap, 0, (c->nv - x->vmcap) * sizeof *p);
+    x->vm = p, x->vmcap = c->nv;
+  }
+  if (iso && (x->vnow += 2) >= UINT32_MAX - 2) memset(x->vm, 0, x->vmcap * sizeof *x->vm), x->vnow = 2;
+  x->iso = iso, x->dir = dir;
+  x->pivot = dir == ADE_FRONT ? i : j;
   for (size_t k = 0; !st && k < n; k++) {
     size_t o = dir == ADE_FRONT ? c->e[V->out[k]].dst : c->e[V->in[k]].src;
-    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT);
+    if (iso) x->vm[o] = x->vnow;
+    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT, iso ? FAR : 0);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : o);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? o : j);
   }
   /* An end that can be left isolated goes with its other edges. */
   if (!n && dir == ADE_FRONT && I->nout == 1)
-    for (size_t k = 0; !st && k < I->nin; k++) st = fdelta_vertex(&x->so, c, c->e[I->in[k]].src, 0);
+    for (size_t k = 0; !st && k < I->nin; k++) st = fdelta_vertex(&x->so, c, c->e[I->in[k]].src, 0, 0);
   if (!n && dir == ADE_BACK && J->nin == 1)
-    for (size_t k = 0; !st && k < J->nout; k++) st = fdelta_vertex(&x->pi, c, c->e[J->out[k]].dst, 1);
+    for (size_t k = 0; !st && k < J->nout; k++) st = fdelta_vertex(&x->pi, c, c->e[J->out[k]].dst, 1, 0);
   return st;
 }
 
-/* Set the key of queue index 2 e + dir, once per step. */
-static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
-  size_t q = 2 * e + (size_t)dir;
+/* Set the keys of queue indices 2 e + dir, dir in mask (bit dir), each
+ * once per step. */
+static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
+  size_t q = 2 * e + 1;
   if (q >= x->seencap) {
     size_t nc = 2 * q + 64;
     unsigned *p = ade__realloc(x->seen, ade__mul_size(nc, sizeof *p));
@@ -349,9 +483,16 @@ static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int di
     memset(p + x->seencap, 0, (nc - x->seencap) * sizeof *p);
     x->seen = p, x->seencap = nc;
   }
-  if (x->seen[q] == x->now) return ADE_OK;
-  x->seen[q] = x->now;
-  return edge_push(h, c, e, dir);
+  for (int dir = 0; dir < 2; dir++)
+    if (mask >> dir & 1) {
+      if (x->seen[2 * e + (size_t)dir] == x->now) mask &= ~(1u << dir);
+      x->seen[2 * e + (size_t)dir] = x->now;
+    }
+  return mask ? edge_push_dirs(h, c, &x->g, e, mask) : ADE_OK;
+}
+
+static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
+  return fill_push_dirs(h, c, x, e, 1u << dir);
 }
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
@@ -365,6 +506,74 @@ static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, s
     if (!st) st = fill_push(h, c, x, e2, ADE_BACK);
   }
   return st;
+}
+
+/* A far end o of a step that isolates its end, when the step gave it a
+ * new edge from (to) the pivot p: a front (i, j), P_j = {i}, replaced j
+ * by i in P_o (o in S_j), so |P_o| is the same and back (o, x) changes
+ * its fill-in by [i not in P_x] - [j not in P_x]: for x in S_j both are 0
+ * (P_x lost j and holds i now); else P_x did not change and holds no j,
+ * so the key drops only if (i, x) is an edge, and else stays or rises.
+ * Only those backs are set (mirror image: a back (i, j), S_i = {j},
+ * replaced i by j in S_o, o in P_i; front (u, o) with u not in P_i drops
+ * only if (u, j) is an edge). 0 (nothing done) if the far end's edge was
+ * absorbed: then its list shrank, and every key of its side is set. */
+static int fill_far(fqueue *h, const ade_cgraph *c, fdelta *x, size_t o, int side, int *st) {
+  size_t p = x->pivot;
+  if (x->vm[o] != x->vnow + 1) return 0;
+  const ade__vtx *v = &c->v[o];
+  size_t n = side ? v->nout : v->nin;
+  for (size_t k = 0; !*st && k < n; k++) {
+    size_t f = side ? v->out[k] : v->in[k], y = side ? c->e[f].dst : c->e[f].src;
+    if ((x->vm[y] | 1) == (x->vnow | 1)) continue;
+    if ((side ? ade__graph_find(c, p, y) : ade__graph_find(c, y, p)) != ADE__NONE)
+      *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+  }
+  return 1;
+}
+
+/* The near end v (side 0: i of a front (i, j), P_j = {i}; side 1: j of a
+ * back (i, j), S_i = {j}) lost the isolated vertex and gained the set N
+ * of its new edges' far ends. Front (u, i), u in P_i: j is not in S_u
+ * (P_j was {i}) and S_u did not change, so its fill-in changes by
+ * |N \ S_u| - 1 and its cost by |N| - 1 (|P_i| != 1), or its fill-in by
+ * -|N ∩ S_u| (P_i = {u}, fill-in -|S_i ∩ S_u| - 1): the key drops only
+ * if N is within S_u, or (P_i = {u}) meets it. Only those are set (the
+ * mirror image for the backs out of j). 0 (nothing done) if N is empty:
+ * the cost dropped, and every key of the side is set. */
+static int fill_near(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int side, int *st) {
+  size_t nn = x->fresh.n;
+  if (!nn) return 0;
+  const ade__vtx *V = &c->v[v];
+  size_t n = side ? V->nout : V->nin;
+  int single = (side ? V->nout : V->nin) == 1;
+  for (size_t k = 0; !*st && k < n; k++) {
+    size_t f = side ? V->out[k] : V->in[k], u = side ? c->e[f].dst : c->e[f].src, hit = 0;
+    for (size_t a = 0; a < nn; a++) {
+      size_t q = x->fresh.a[a], o = side ? x->pairs.a[q] : x->pairs.a[q + 1];
+      int in = (side ? ade__graph_find(c, o, u) : ade__graph_find(c, u, o)) != ADE__NONE;
+      hit += (size_t)in;
+      if (single ? in : !in) break;
+    }
+    if (single ? hit > 0 : hit == nn) *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+  }
+  return 1;
+}
+
+/* Mark the lists of pivot p (pmarks) in g, grown to c's vertices. */
+static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
+  if (g->cap < c->nv) {
+    unsigned *m = ade__realloc(g->m, ade__mul_size(c->nv, sizeof *m));
+    if (!m) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
+    memset(m + g->cap, 0, (c->nv - g->cap) * sizeof *m);
+    g->m = m, g->cap = c->nv;
+  }
+  if ((g->now += 2) >= UINT32_MAX - 2) memset(g->m, 0, g->cap * sizeof *g->m), g->now = 2;
+  const ade__vtx *P = &c->v[p];
+  for (size_t k = 0; k < P->nout; k++) g->m[c->e[P->out[k]].dst] = g->now;
+  for (size_t k = 0; k < P->nin; k++) g->m[c->e[P->in[k]].src] = g->now + 1;
+  g->piv = p;
+  return ADE_OK;
 }
 
 /* Fresh E_LF keys for what the step changed, and only those. Front (u, v)
@@ -381,22 +590,30 @@ static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, s
 static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
   if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
-  for (int side = 0; side < 2; side++) {
+  x->fresh.n = 0;
+  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* the edges the step added */
+    size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
+    if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
+    st = ade__ix_push(&x->fresh, k);
+    if (x->iso) x->vm[x->dir == ADE_FRONT ? w : u] = x->vnow + 1;
+  }
+  x->g.piv = ADE__NONE;
+  if (!st && x->iso && c->v[x->pivot].alive) st = mark_pivot(&x->g, c, x->pivot);
+  for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &x->pi : &x->so;
     for (size_t k = 0; !st && k < l->n; k += 2) {
       const ade__vtx *v = &c->v[l->a[k]];
-      size_t d0 = l->a[k + 1], d = side ? v->nin : v->nout;
+      size_t d0 = l->a[k + 1] / 4, d = side ? v->nin : v->nout, flag = l->a[k + 1] & 3;
       if (!v->alive || v->kind != ADE__Z) continue;
+      int done = flag == FAR ? fill_far(h, c, x, l->a[k], side, &st) : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st) : 0;
       int flip = (d0 == 1) != (d == 1);
-      for (size_t a = 0; !st && (side == 0 || flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
-      for (size_t b = 0; !st && (side == 1 || flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
+      for (size_t a = 0; !st && (side == 0 ? !done : flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
+      for (size_t b = 0; !st && (side == 1 ? !done : flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
     }
   }
-  for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* new edges and their triangles */
-    size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
-    if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
-    st = fill_push(h, c, x, e, ADE_FRONT);
-    if (!st) st = fill_push(h, c, x, e, ADE_BACK);
+  for (size_t a = 0; !st && a < x->fresh.n; a++) { /* new edges and their triangles */
+    size_t u = x->pairs.a[x->fresh.a[a]], w = x->pairs.a[x->fresh.a[a] + 1], e = ade__graph_find(c, u, w);
+    st = fill_push_dirs(h, c, x, e, 3);
     if (!st) st = edge_triangles(h, c, x, u, w);
   }
   /* An edge (u, w) that went only raises its triangles' keys (w joins
@@ -507,12 +724,9 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, 0, NULL, 0, 0};
+  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}};
   int st = ADE_OK, dir = 0;
-  for (size_t e = 0; !st && !scan && e < c->eslots; e++) {
-    st = edge_push(&h, c, e, ADE_FRONT);
-    if (!st) st = edge_push(&h, c, e, ADE_BACK);
-  }
+  if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
@@ -527,7 +741,10 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   ade__ix_free(&x.so);
   ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
+  ade__ix_free(&x.fresh);
   ade__free(x.seen);
+  ade__free(x.vm);
+  ade__free(x.g.m);
   return st;
 }
 

@@ -43,26 +43,27 @@ static inline int pk_less(const ade__pk *x, const ade__pk *y) { return x->hi < y
 #undef F
 
 int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x) { return pkq_set(q, &key, x); }
+int ade__pkq_append(ade__pkq *q, ade__pk key, size_t x) { return pkq_append(q, &key, x); }
+void ade__pkq_heapify(ade__pkq *q) { pkq_heapify(q); }
 void ade__pkq_del(ade__pkq *q, size_t x) { pkq_del(q, x); }
 int ade__pkq_pop(ade__pkq *q, ade__pkent *top) { return pkq_pop(q, top); }
 
 void ade__pkq_free(ade__pkq *q) { pkq_release(q); }
 
 int ade__ipq_set(ade__ipq *q, const long *key, size_t x) { return ipq_set(q, (const tuple *)key, x); }
+int ade__ipq_append(ade__ipq *q, const long *key, size_t x) { return ipq_append(q, (const tuple *)key, x); }
+void ade__ipq_heapify(ade__ipq *q) { ipq_heapify(q); }
 void ade__ipq_del(ade__ipq *q, size_t x) { ipq_del(q, x); }
 int ade__ipq_pop(ade__ipq *q, ade__pqent *top) { return ipq_pop(q, top); }
 
 void ade__ipq_free(ade__ipq *q) { ipq_release(q); }
 
-int ade__ix_push(ade__ix *b, size_t v) {
-  if (b->n == b->cap) {
-    size_t nc = b->cap ? 2 * b->cap : 64;
-    size_t *p = ade__realloc(b->a, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a list of %zu", nc);
-    b->a = p;
-    b->cap = nc;
-  }
-  b->a[b->n++] = v;
+int ade__ix_grow(ade__ix *b) {
+  size_t nc = b->cap ? 2 * b->cap : 64;
+  size_t *p = ade__realloc(b->a, ade__mul_size(nc, sizeof *p));
+  if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a list of %zu", nc);
+  b->a = p;
+  b->cap = nc;
   return ADE_OK;
 }
 

@@ -2,26 +2,47 @@
  * Parameters: Q (queue type), E (entry type with .k and .x), K (key type),
  * LESS(x, y) on two keys' addresses, F(name) the function name. */
 
-/* Move entry e up from hole i, then down: its place after a change of
- * key (or an insertion at the end, or a removal into hole i). */
-static void F(place)(Q *q, size_t i, const E *e) {
+/* The first least of the four children from c on, as the scan from c
+ * would find it (pairs, then their winners: the same place on ties, so
+ * the heap's layout and every pop stay as they were). */
+_Static_assert(ARITY == 4, "least4 takes four children");
+static inline size_t F(least4)(const E *a, size_t c) {
+  size_t s0 = LESS(&a[c + 1].k, &a[c].k) ? c + 1 : c, s1 = LESS(&a[c + 3].k, &a[c + 2].k) ? c + 3 : c + 2;
+  return LESS(&a[s1].k, &a[s0].k) ? s1 : s0;
+}
+
+/* Move entry e down from hole i to its place below. */
+static void F(down)(Q *q, size_t i, const E *e) {
   E *a = q->a;
-  int up = 0;
-  while (i && LESS(&e->k, &a[(i - 1) / ARITY].k)) {
-    size_t p = (i - 1) / ARITY;
-    a[i] = a[p];
-    q->pos[a[i].x] = i;
-    i = p, up = 1;
-  }
-  while (!up) {
-    size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
-    if (c >= q->n) break;
-    for (size_t k = c + 1; k < end; k++)
-      if (LESS(&a[k].k, &a[s].k)) s = k;
+  for (;;) {
+    size_t c = ARITY * i + 1, s = c;
+    if (c + ARITY <= q->n) s = F(least4)(a, c);
+    else if (c >= q->n) break;
+    else
+      for (size_t k = c + 1; k < q->n; k++)
+        if (LESS(&a[k].k, &a[s].k)) s = k;
     if (!LESS(&a[s].k, &e->k)) break;
     a[i] = a[s];
     q->pos[a[i].x] = i;
     i = s;
+  }
+  a[i] = *e;
+  q->pos[e->x] = i;
+}
+
+/* Move entry e up from hole i, then down: its place after a change of
+ * key (or an insertion at the end, or a removal into hole i). */
+static void F(place)(Q *q, size_t i, const E *e) {
+  E *a = q->a;
+  if (!i || !LESS(&e->k, &a[(i - 1) / ARITY].k)) {
+    F(down)(q, i, e);
+    return;
+  }
+  while (i && LESS(&e->k, &a[(i - 1) / ARITY].k)) {
+    size_t p = (i - 1) / ARITY;
+    a[i] = a[p];
+    q->pos[a[i].x] = i;
+    i = p;
   }
   a[i] = *e;
   q->pos[e->x] = i;
@@ -56,17 +77,52 @@ static int F(set)(Q *q, const K *key, size_t x) {
   return ADE_OK;
 }
 
+/* Append x with key *key, out of heap order (x not queued); F(heapify)
+ * restores the order: a bulk build in linear time. */
+static int F(append)(Q *q, const K *key, size_t x) {
+  if (x >= q->pcap) {
+    size_t nc = 2 * x + 64;
+    size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", nc);
+    for (size_t i = q->pcap; i < nc; i++) p[i] = SIZE_MAX;
+    q->pos = p;
+    q->pcap = nc;
+  }
+  if (q->n == q->cap) {
+    size_t nc = q->cap ? 2 * q->cap : 64;
+    E *p = ade__realloc(q->a, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
+    q->a = p;
+    q->cap = nc;
+  }
+  memcpy(&q->a[q->n].k, key, sizeof q->a[q->n].k);
+  q->a[q->n].x = x;
+  q->pos[x] = q->n++;
+  return ADE_OK;
+}
+
+/* Floyd's bottom-up build: every inner node sifted down, the last first. */
+static void F(heapify)(Q *q) {
+  for (size_t i = q->n < 2 ? 0 : (q->n - 2) / ARITY + 1; i-- > 0;) {
+    E e = q->a[i];
+    F(down)(q, i, &e);
+  }
+}
+
 /* The hole at i goes down to a leaf along the least children, then e
  * goes up from there (Floyd): e, the last entry, nearly always belongs
  * near the bottom, so this saves the comparison with it on every level.
  * Right for any hole: the path to the leaf stays ordered. */
 static void F(refill)(Q *q, size_t i, const E *e) {
   E *a = q->a;
+  const size_t n = q->n;
   for (;;) {
-    size_t c = ARITY * i + 1, s = c, end = c + ARITY < q->n ? c + ARITY : q->n;
-    if (c >= q->n) break;
-    for (size_t k = c + 1; k < end; k++)
-      if (LESS(&a[k].k, &a[s].k)) s = k;
+    size_t c = ARITY * i + 1, s = c;
+    if (c + ARITY <= n) s = F(least4)(a, c);
+    else if (c >= n) break;
+    else
+      for (size_t k = c + 1; k < n; k++)
+        if (LESS(&a[k].k, &a[s].k)) s = k;
     a[i] = a[s];
     q->pos[a[i].x] = i;
     i = s;

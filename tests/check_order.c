@@ -448,12 +448,30 @@ START_TEST(out_of_memory) {
 }
 END_TEST
 
+/* The heap invariant of both queues: no entry less than its parent (4-ary),
+ * and every entry where its index says. */
+static void heaps_ordered(const ade__ipq *q, const ade__pkq *p) {
+  for (size_t i = 0; i < q->n; i++) {
+    ck_assert(q->pos[q->a[i].x] == i);
+    ck_assert(!i || !ade__pq_less(q->a[i].k, q->a[(i - 1) / 4].k));
+  }
+  for (size_t i = 0; i < p->n; i++) {
+    const ade__pk *a = &p->a[i].k, *b = &p->a[i ? (i - 1) / 4 : 0].k;
+    ck_assert(p->pos[p->a[i].x] == i);
+    ck_assert(!i || a->hi > b->hi || (a->hi == b->hi && a->lo >= b->lo));
+  }
+}
+
 /* The indexed heaps (ade__ipq over tuples, ade__pkq over two-word keys)
  * against a linear scan, on random keys with many ties in the leading
  * fields: the same (key, index) at every pop, after random insertions,
  * key changes (up and down) and deletions. The index is the last field,
  * so the order is total and every pop has one right answer; the two-word
- * key holds the tuple (a, b, x) as hi = a, lo = b 2^32 + x. */
+ * key holds the tuple (a, b, x) as hi = a, lo = b 2^32 + x. Each run
+ * starts from a bulk build (append, heapify) of about half the indices;
+ * ade__pkq_queued agrees with the set of queued indices after every
+ * operation; the heap invariant is checked after the build and now and
+ * then. */
 START_TEST(queues_random) {
   enum { NX = 300, OPS = 40000 };
   long key[NX][3];
@@ -463,6 +481,20 @@ START_TEST(queues_random) {
     ade__pkq p = {0};
     uint64_t r = seed;
     memset(in, 0, sizeof in);
+    for (size_t x = 0; x < NX; x++) { /* a bulk build of about half the indices, in random order of keys */
+      if (ade_test_rand(&r) % 2) continue;
+      key[x][0] = (long)(ade_test_rand(&r) % (seed == 1 ? 2 : 40));
+      key[x][1] = (long)(ade_test_rand(&r) % 5);
+      key[x][2] = (long)x;
+      long t[ADE__PQ_KEYS] = {key[x][0], key[x][1], key[x][2], 0, 0};
+      ck_assert_int_eq(ade__ipq_append(&q, t, x), ADE_OK);
+      ade__pk k = {(uint64_t)key[x][0], (uint64_t)key[x][1] << 32 | x};
+      ck_assert_int_eq(ade__pkq_append(&p, k, x), ADE_OK);
+      in[x] = 1;
+    }
+    ade__ipq_heapify(&q);
+    ade__pkq_heapify(&p);
+    heaps_ordered(&q, &p);
     for (int op = 0; op < OPS; op++) {
       uint64_t u = ade_test_rand(&r) % 100;
       size_t x = (size_t)(ade_test_rand(&r) % NX);
@@ -498,6 +530,8 @@ START_TEST(queues_random) {
         ck_assert(b.k.hi == (uint64_t)key[best][0] && b.k.lo == ((uint64_t)key[best][1] << 32 | best));
         in[best] = 0;
       }
+      ck_assert_int_eq(ade__pkq_queued(&p, x), in[x]);
+      if (op % 97 == 0) heaps_ordered(&q, &p);
     }
     ade__ipq_free(&q);
     ade__pkq_free(&p);
