@@ -431,8 +431,8 @@ static size_t edge_pop(fqueue *h, const ade_cgraph *c, int *dir, int *st) {
  * differ only in the predecessor's id, and those of the back eliminations
  * out of i only in the successor's: the least front elimination into j is
  * that of its in-edge from the predecessor of least id, and likewise back.
- * So one entry per intermediate and direction holds the least key of its
- * edges, *e the edge; a step changes the keys of the vertices whose
+ * So the least key of an intermediate's edges in one direction stands for
+ * them all, *e the edge; a step changes the keys of the vertices whose
  * in- or out-list it changed, and of no other. 0 if none applies. */
 static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, ade__pk *key, size_t *e) {
   const ade__vtx *V = &c->v[v];
@@ -451,14 +451,26 @@ static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, ade__pk *key,
   return 1;
 }
 
+/* The lesser of v's two keys (front and back), *dir its direction, *e its
+ * edge; 0 if neither applies. */
+static int vertex_edge_best(const ade_cgraph *c, size_t v, ade__pk *key, size_t *e, int *dir) {
+  ade__pk kb;
+  size_t eb = ADE__NONE;
+  int f = vertex_edge_key(c, v, ADE_FRONT, key, e), b = vertex_edge_key(c, v, ADE_BACK, &kb, &eb);
+  *dir = ADE_FRONT;
+  if (b && (!f || kb.hi < key->hi || (kb.hi == key->hi && kb.lo < key->lo))) *key = kb, *e = eb, *dir = ADE_BACK;
+  return f || b;
+}
+
+/* One entry per vertex, its key the lesser of its two directions' (the
+ * least of all keys is the least of these; the keys are distinct). */
 static int vertex_edge_push(ade__pkq *h, const ade_cgraph *c, size_t v) {
   ade__pk key;
   size_t e;
-  int st = ADE_OK;
-  for (int dir = 0; !st && dir < 2; dir++)
-    if (vertex_edge_key(c, v, dir, &key, &e)) st = ade__pkq_set(h, key, 2 * v + (size_t)dir);
-    else ade__pkq_del(h, 2 * v + (size_t)dir);
-  return st;
+  int dir;
+  if (vertex_edge_best(c, v, &key, &e, &dir)) return ade__pkq_set(h, key, v);
+  ade__pkq_del(h, v);
+  return ADE_OK;
 }
 
 /* The least key in h (stale entries as in edge_pop). */
@@ -467,8 +479,7 @@ static size_t vertex_edge_pop(ade__pkq *h, const ade_cgraph *c, int *dir, int *s
   ade__pk key;
   size_t e = ADE__NONE;
   while (!*st && ade__pkq_pop(h, &t)) {
-    if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), &key, &e)) continue;
-    *dir = (int)(t.x % 2);
+    if (!vertex_edge_best(c, t.x, &key, &e, dir)) continue;
     if (key.hi == t.k.hi && key.lo == t.k.lo) return e;
     *st = ade__pkq_set(h, key, t.x);
   }
