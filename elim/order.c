@@ -665,16 +665,18 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
 /* The key of face e, least first: absorption (0), else the dual edges a
  * fill-in adds (1 + |P_a| + |S_b|); then ctgt(a) and the ids. 0 if e is no
  * intermediate face. Needs the marks sized (ade__graph_marks). */
-static int face_key(ade_cgraph *d, size_t e, long *key) {
-  const ade__edge *x = &d->e[e];
-  if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) return 0;
-  size_t a = x->src, b = x->dst;
-  int absorb = ade__dual_twin(d, a, b, ADE__NONE) != ADE__NONE;
+static void face_key_as(const ade_cgraph *d, size_t a, size_t b, int absorb, long *key) {
   key[0] = absorb ? 0 : 1 + (long)(d->v[a].nin + d->v[b].nout);
   key[1] = d->v[a].ctgt;
   key[2] = d->v[a].id;
   key[3] = d->v[b].id;
   key[4] = 0;
+}
+
+static int face_key(ade_cgraph *d, size_t e, long *key) {
+  const ade__edge *x = &d->e[e];
+  if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) return 0;
+  face_key_as(d, x->src, x->dst, ade__dual_twin(d, x->src, x->dst, ADE__NONE) != ADE__NONE, key);
   return 1;
 }
 
@@ -728,41 +730,128 @@ int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
   return st;
 }
 
-/* The faces whose key can have dropped in a step: |P_x| drops only if x
- * lost an in-edge, |S_y| only if y lost an out-edge, and (x, y) turns
- * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
- * S_v = S_y. in and out list the vertices whose in- or out-list changed. */
-static int face_touched(ade_cgraph *d, const ade__ix *in, const ade__ix *out, ade__ix *f) {
+/* The absorption test of face_key for every face out of (out) or into
+ * dual vertex v at once. Face (a, b) absorbs iff some intermediate k has
+ * P_k = P_a and S_k = S_b (ade__dual_twin; k is neither a nor b, the dual
+ * being acyclic). K: the intermediates k != v with P_k = P_v (out) or S_k
+ * = S_v, from the neighbours of v's neighbour with the fewest (as
+ * ade__dual_twin; in a dual fresh from a c-graph the P-twins of edge
+ * (i, j) are the other edges out of i); with none, no face of v absorbs. */
+static int same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
+  const size_t *l = out ? V->in : V->out;
+  K->n = 0;
+  if (!n) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t a = 0; a < n; a++) {
+    size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
+    d->mark[p] = s;
+    if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
+  }
+  const ade__vtx *P = &d->v[p0];
   int st = ADE_OK;
-  f->n = 0;
-  for (int side = 0; side < 2; side++) {
-    const ade__ix *l = side ? out : in;
-    for (size_t k = 0; !st && k < l->n; k++) {
-      const ade__vtx *v = &d->v[l->a[k]];
-      if (!v->alive || v->kind != ADE__Z) continue;
-      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(f, side ? v->in[a] : v->out[a]);
-      if (!st) st = ade__face_absorbed_by(d, l->a[k], f);
+  for (size_t c = 0; !st && c < (out ? P->nout : P->nin); c++) {
+    size_t k = out ? d->e[P->out[c]].dst : d->e[P->in[c]].src;
+    const ade__vtx *X = &d->v[k];
+    if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
+    int ok = 1;
+    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
+    if (ok) st = ade__ix_push(K, k);
+  }
+  return st;
+}
+
+/* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
+static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
+  const ade__vtx *W = &d->v[w];
+  size_t n = out ? W->nout : W->nin;
+  if (!K->n || !n) return 0;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
+  for (size_t i = 0; i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    int ok = (out ? X->nout : X->nin) == n;
+    for (size_t b = 0; ok && b < n; b++) ok = d->mark[out ? d->e[X->out[b]].dst : d->e[X->in[b]].src] == s;
+    if (ok) return 1;
+  }
+  return 0;
+}
+
+/* Set the keys of the faces out of v (out) or into v, as face_key would. */
+static int faces_push(ade__ipq *h, ade_cgraph *d, size_t v, int out, ade__ix *K) {
+  int st = same_side(d, v, out, K);
+  const ade__vtx *V = &d->v[v];
+  for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
+    size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
+    long key[ADE__PQ_KEYS];
+    if (d->v[w].kind != ADE__Z) {
+      ade__ipq_del(h, e);
+      continue;
+    }
+    face_key_as(d, out ? v : w, out ? w : v, side_matches(d, K, w, out), key);
+    st = ade__ipq_set(h, key, e);
+  }
+  return st;
+}
+
+/* Set the keys of the faces (x, y) that v absorbs, P_x = P_v and S_y =
+ * S_v (key 0; ade__face_absorbed_by's faces), given K from faces_push:
+ * out: the x are K (P_x = P_v, x != v: x = v would need y in S_y), the y
+ * their successors; else the y are K and the x their predecessors. */
+static int absorbed_push(ade__ipq *h, ade_cgraph *d, size_t v, int out, const ade__ix *K) {
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nout : V->nin;
+  if (!K->n || !V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
+  int st = ADE_OK;
+  for (size_t i = 0; !st && i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
+      size_t e = out ? X->out[o] : X->in[o];
+      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
+      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
+      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
+      if (same) {
+        long key[ADE__PQ_KEYS];
+        face_key_as(d, d->e[e].src, d->e[e].dst, 1, key);
+        st = ade__ipq_set(h, key, e);
+      }
     }
   }
   return st;
 }
 
-static int face_push(ade__ipq *h, ade_cgraph *d, size_t e) {
-  long key[ADE__PQ_KEYS];
-  if (face_key(d, e, key)) return ade__ipq_set(h, key, e);
-  ade__ipq_del(h, e);
-  return ADE_OK;
+/* Set again the keys that can have dropped in a step: |P_x| drops only if
+ * x lost an in-edge, |S_y| only if y lost an out-edge, and (x, y) turns
+ * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
+ * S_v = S_y (then it absorbs: key 0). in and out list the vertices whose
+ * in- or out-list changed. */
+static int face_touched(ade__ipq *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out, ade__ix *K) {
+  int st = ADE_OK;
+  for (int side = 0; side < 2; side++) {
+    const ade__ix *l = side ? out : in;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &d->v[l->a[k]];
+      if (!v->alive || v->kind != ADE__Z) continue;
+      st = faces_push(h, d, l->a[k], !side, K);
+      if (!st) st = absorbed_push(h, d, l->a[k], !side, K);
+    }
+  }
+  return st;
 }
 
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
 static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
   ade__ipq h = {0};
-  ade__ix in = {0}, out = {0}, f = {0};
+  ade__ix in = {0}, out = {0}, K = {0};
   ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
   if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
-  for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
+  for (size_t v = 0; !st && !scan && v < d->nv; v++)
+    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1, &K);
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
@@ -788,13 +877,12 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
       st = ade__ix_push(&in, v);
       if (!st) st = ade__ix_push(&out, v);
     }
-    if (!st && !scan) st = face_touched(d, &in, &out, &f);
-    for (size_t k = 0; !st && !scan && k < f.n; k++) st = face_push(&h, d, f.a[k]);
+    if (!st && !scan) st = face_touched(&h, d, &in, &out, &K);
   }
+  ade__ix_free(&K);
   ade__ipq_free(&h);
   ade__ix_free(&in);
   ade__ix_free(&out);
-  ade__ix_free(&f);
   ade__faced_free(&F);
   return st;
 }
