@@ -691,13 +691,62 @@ static size_t face_scan(ade_cgraph *d) {
   return best;
 }
 
-static size_t face_pop(ade__ipq *h, ade_cgraph *d, int *st) {
-  ade__pqent t;
+/* face-greedy's queue: one entry per face (edge slot of the dual), its
+ * key face_key packed into two words: (key[0], the index of ctgt(a) in
+ * the c-graph) high, the ids of a and b low (ids ascend with the index
+ * in a c-graph; those of the dual's intermediates are positive and below
+ * next_vertex_id). rk: per dual vertex, the index of its ctgt; K: work
+ * space of faces_push. */
+typedef struct fgqueue {
+  ade__pkq q;
+  uint32_t *rk;
+  size_t rkcap;
+  ade__ix K;
+} fgqueue;
+
+static ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b, int absorb) {
   long key[ADE__PQ_KEYS];
-  while (!*st && ade__ipq_pop(h, &t)) {
+  face_key_as(d, a, b, absorb, key);
+  ade__pk k = {(uint64_t)key[0] << 32 | h->rk[a], (uint64_t)key[2] << 32 | (uint64_t)key[3]};
+  return k;
+}
+
+/* Set rk for the dual vertices from v0 on; hint: a vertex whose ctgt they
+ * likely share, or ADE__NONE (a fill-in takes its face's b's). The keys fit while the dual stays below 2^31 - 1
+ * vertices and ids (each of the at most ADE__MAX_FACE_STEPS steps adds at
+ * most one): key[0] <= 1 + 2 nv. */
+static int face_ranks(fgqueue *h, const ade_cgraph *g, const ade_cgraph *d, size_t v0, size_t hint) {
+  if ((uint64_t)d->nv + ADE__MAX_FACE_STEPS >= INT32_MAX || d->next_vertex_id < 0 ||
+      (uint64_t)d->next_vertex_id + ADE__MAX_FACE_STEPS >= INT32_MAX)
+    return ade__fail(ADE_ELIMIT, "face-greedy: %zu dual vertices, over its queue's keys", d->nv);
+  if (d->nv > h->rkcap) {
+    size_t nc = 2 * d->nv + 64;
+    uint32_t *p = ade__realloc(h->rk, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu faces", nc);
+    h->rk = p, h->rkcap = nc;
+  }
+  size_t j = hint == ADE__NONE ? ADE__NONE : h->rk[hint]; /* the index of ctgt c */
+  long c = hint == ADE__NONE ? 0 : d->v[hint].ctgt;
+  for (size_t v = v0; v < d->nv; v++) {
+    const ade__vtx *V = &d->v[v];
+    h->rk[v] = 0;
+    if (!V->alive || V->kind != ADE__Z) continue;
+    if (j == ADE__NONE || V->ctgt != c) j = ade__graph_vertex(g, c = V->ctgt);
+    if (j == ADE__NONE || V->id < 0)
+      return ade__fail(ADE_EINVAL, "face-greedy: dual vertex %ld leads to no c-graph vertex", V->id);
+    h->rk[v] = (uint32_t)j;
+  }
+  return ADE_OK;
+}
+
+static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
+  ade__pkent t;
+  long key[ADE__PQ_KEYS];
+  while (!*st && ade__pkq_pop(&h->q, &t)) {
     if (!face_key(d, t.x, key)) continue;
-    if (!memcmp(key, t.k, sizeof key)) return t.x;
-    *st = ade__ipq_set(h, key, t.x); /* stale: as edge_pop */
+    ade__pk k = face_pk(h, d, d->e[t.x].src, d->e[t.x].dst, key[0] == 0);
+    if (k.hi == t.k.hi && k.lo == t.k.lo) return t.x;
+    *st = ade__pkq_set(&h->q, k, t.x); /* stale: as edge_pop */
   }
   return ADE__NONE;
 }
@@ -779,18 +828,17 @@ static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
 }
 
 /* Set the keys of the faces out of v (out) or into v, as face_key would. */
-static int faces_push(ade__ipq *h, ade_cgraph *d, size_t v, int out, ade__ix *K) {
+static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
+  ade__ix *K = &h->K;
   int st = same_side(d, v, out, K);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
-    long key[ADE__PQ_KEYS];
     if (d->v[w].kind != ADE__Z) {
-      ade__ipq_del(h, e);
+      ade__pkq_del(&h->q, e);
       continue;
     }
-    face_key_as(d, out ? v : w, out ? w : v, side_matches(d, K, w, out), key);
-    st = ade__ipq_set(h, key, e);
+    st = ade__pkq_set(&h->q, face_pk(h, d, out ? v : w, out ? w : v, side_matches(d, K, w, out)), e);
   }
   return st;
 }
@@ -799,7 +847,8 @@ static int faces_push(ade__ipq *h, ade_cgraph *d, size_t v, int out, ade__ix *K)
  * S_v (key 0; ade__face_absorbed_by's faces), given K from faces_push:
  * out: the x are K (P_x = P_v, x != v: x = v would need y in S_y), the y
  * their successors; else the y are K and the x their predecessors. */
-static int absorbed_push(ade__ipq *h, ade_cgraph *d, size_t v, int out, const ade__ix *K) {
+static int absorbed_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
+  const ade__ix *K = &h->K;
   const ade__vtx *V = &d->v[v];
   size_t n = out ? V->nout : V->nin;
   if (!K->n || !V->nin || !V->nout) return ADE_OK;
@@ -813,11 +862,7 @@ static int absorbed_push(ade__ipq *h, ade_cgraph *d, size_t v, int out, const ad
       const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
       int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
       for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
-      if (same) {
-        long key[ADE__PQ_KEYS];
-        face_key_as(d, d->e[e].src, d->e[e].dst, 1, key);
-        st = ade__ipq_set(h, key, e);
-      }
+      if (same) st = ade__pkq_set(&h->q, face_pk(h, d, d->e[e].src, d->e[e].dst, 1), e);
     }
   }
   return st;
@@ -828,15 +873,15 @@ static int absorbed_push(ade__ipq *h, ade_cgraph *d, size_t v, int out, const ad
  * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
  * S_v = S_y (then it absorbs: key 0). in and out list the vertices whose
  * in- or out-list changed. */
-static int face_touched(ade__ipq *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out, ade__ix *K) {
+static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out) {
   int st = ADE_OK;
   for (int side = 0; side < 2; side++) {
     const ade__ix *l = side ? out : in;
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
-      st = faces_push(h, d, l->a[k], !side, K);
-      if (!st) st = absorbed_push(h, d, l->a[k], !side, K);
+      st = faces_push(h, d, l->a[k], !side);
+      if (!st) st = absorbed_push(h, d, l->a[k], !side);
     }
   }
   return st;
@@ -845,13 +890,14 @@ static int face_touched(ade__ipq *h, ade_cgraph *d, const ade__ix *in, const ade
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
 static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
-  ade__ipq h = {0};
-  ade__ix in = {0}, out = {0}, K = {0};
+  fgqueue h = {{0}, NULL, 0, {0}};
+  ade__ix in = {0}, out = {0};
   ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
+  if (!st && !scan) st = face_ranks(&h, g, d, 0, ADE__NONE);
   if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
   for (size_t v = 0; !st && !scan && v < d->nv; v++)
-    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1, &K);
+    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1);
   while (!st && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
@@ -877,10 +923,12 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
       st = ade__ix_push(&in, v);
       if (!st) st = ade__ix_push(&out, v);
     }
-    if (!st && !scan) st = face_touched(&h, d, &in, &out, &K);
+    if (!st && !scan && d->nv > nv0) st = face_ranks(&h, g, d, nv0, b);
+    if (!st && !scan) st = face_touched(&h, d, &in, &out);
   }
-  ade__ix_free(&K);
-  ade__ipq_free(&h);
+  ade__ix_free(&h.K);
+  ade__pkq_free(&h.q);
+  ade__free(h.rk);
   ade__ix_free(&in);
   ade__ix_free(&out);
   ade__faced_free(&F);
