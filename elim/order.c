@@ -473,15 +473,19 @@ static int vertex_edge_push(ade__pkq *h, const ade_cgraph *c, size_t v) {
   return ADE_OK;
 }
 
-/* The least key in h (stale entries as in edge_pop). */
-static size_t vertex_edge_pop(ade__pkq *h, const ade_cgraph *c, int *dir, int *st) {
-  ade__pkent t;
+/* The least key in h (stale entries as in edge_pop), left at the top:
+ * the step changes the lists of its vertex, so vertex_edge_push sets its
+ * key again after it, in place, where it mostly stays (the next edge of
+ * the same vertex and direction, at the same cost), instead of a pop
+ * and an insertion. */
+static size_t vertex_edge_top(ade__pkq *h, const ade_cgraph *c, int *dir, int *st) {
   ade__pk key;
   size_t e = ADE__NONE;
-  while (!*st && ade__pkq_pop(h, &t)) {
-    if (!vertex_edge_best(c, t.x, &key, &e, dir)) continue;
-    if (key.hi == t.k.hi && key.lo == t.k.lo) return e;
-    *st = ade__pkq_set(h, key, t.x);
+  while (!*st && h->n) {
+    ade__pkent t = h->a[0];
+    if (!vertex_edge_best(c, t.x, &key, &e, dir)) ade__pkq_del(h, t.x);
+    else if (key.hi == t.k.hi && key.lo == t.k.lo) return e;
+    else *st = ade__pkq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
@@ -494,7 +498,7 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
   int st = ADE_OK, dir = 0;
   for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
   while (!st && !(st = late(deadline))) {
-    size_t e = vertex_edge_pop(&h, c, &dir, &st);
+    size_t e = vertex_edge_top(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
     x.in.n = x.out.n = 0;
     st = edge_delta(c, e, dir, &x);
