@@ -907,17 +907,30 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
     long through = d->v[a].ctgt;
-    /* Rule 1 changes the in-lists of b, S_a, S_b (fill-in, isolation or
-     * merge of a or b) and the out-lists of a, P_a, P_b. */
+    /* Rule 1 (face.c: the fill-in, then settle a and b) changes the
+     * in-lists of b and the out-lists of a; those of S_b and P_a with a
+     * fill-in; those of S_b (P_a) when b (a) goes; and those of S_a and
+     * P_b when a or b merges with a twin (the twin's edges go) or goes
+     * with predecessors (successors) left: a step takes no in-edge of a,
+     * so a isolated with predecessors had only b as successor, S_a = {b}
+     * (likewise P_b = {a}). Listed before the step, the lists that did
+     * not change are dropped after it (setting a key again unchanged
+     * changes nothing). */
+    size_t merged = d->merged, nin1, nout1, pa = d->v[a].nin, sb = d->v[b].nout;
     in.n = out.n = 0;
     st = ade__ix_push(&in, b);
     if (!st) st = ade__ix_push(&out, a);
-    if (!st) st = adjacent(d, a, 0, 1, &in);
     if (!st) st = adjacent(d, b, 0, 1, &in);
     if (!st) st = adjacent(d, a, 1, 0, &out);
+    nin1 = in.n, nout1 = out.n;
+    if (!st) st = adjacent(d, a, 0, 1, &in);
     if (!st) st = adjacent(d, b, 1, 0, &out);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step_at(d, e);
+    if (!st && d->merged == merged && (d->v[a].alive || pa) && (d->v[b].alive || sb)) {
+      in.n = d->nv > nv0 || !d->v[b].alive ? nin1 : 1;
+      out.n = d->nv > nv0 || !d->v[a].alive ? nout1 : 1;
+    }
     if (!st) st = over(d);
     if (!st && F.face) st = ade__faced_step(&F, g, d, through);
     if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
