@@ -490,14 +490,28 @@ static size_t vertex_edge_top(ade__pkq *h, const ade_cgraph *c, int *dir, int *s
   return ADE__NONE;
 }
 
-static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
+/* The checking mode's test of the queue (ADE__ORDER_AUDIT): every vertex
+ * with a key has an entry no greater than it (so a current top is the
+ * least of all keys). */
+static int vertex_edge_audit(const ade__pkq *h, const ade_cgraph *c) {
+  ade__pk key;
+  size_t e;
+  int dir;
+  for (size_t v = 0; v < c->nv; v++)
+    if (vertex_edge_best(c, v, &key, &e, &dir) &&
+        (v >= h->pcap || h->pos[v] == SIZE_MAX || pk_lt(key, h->a[h->pos[v]].k)))
+      return ade__fail(ADE_EINVAL, "edge-markowitz: vertex %zu's key is not queued at or below it", v);
+  return ADE_OK;
+}
+
+static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline, int audit) {
   if (c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-markowitz: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   ade__pkq h = {0};
   edelta x = {{0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
-  while (!st && !(st = late(deadline))) {
+  while (!st && !(st = audit ? vertex_edge_audit(&h, c) : ADE_OK) && !(st = late(deadline))) {
     size_t e = vertex_edge_top(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
     x.in.n = x.out.n = 0;
@@ -518,7 +532,7 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
  * reference of either key; the E_LF keys a step changes are set again
  * after it (fill_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
-  if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
+  if (!fillin && scan != 1) return order_edge_markowitz(c, s, deadline, scan == ADE__ORDER_AUDIT);
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
@@ -743,6 +757,21 @@ static int face_ranks(fgqueue *h, const ade_cgraph *g, const ade_cgraph *d, size
   return ADE_OK;
 }
 
+/* The checking mode's test of the queue (ADE__ORDER_AUDIT): every
+ * intermediate face has an entry no greater than its key (so a current
+ * top is the least of all keys). Needs the marks sized. */
+static int face_audit(const fgqueue *h, ade_cgraph *d) {
+  long key[ADE__PQ_KEYS];
+  for (size_t e = 0; e < d->eslots; e++) {
+    if (!face_key(d, e, key)) continue;
+    ade__pk k = face_pk(h, d, d->e[e].src, d->e[e].dst, key[0] == 0);
+    if (e >= h->q.pcap || h->q.pos[e] == SIZE_MAX || pk_lt(k, h->q.a[h->q.pos[e]].k))
+      return ade__fail(ADE_EINVAL, "face-greedy: face (%ld, %ld)'s key is not queued at or below it",
+                       d->v[d->e[e].src].id, d->v[d->e[e].dst].id);
+  }
+  return ADE_OK;
+}
+
 static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
   ade__pkent t;
   long key[ADE__PQ_KEYS];
@@ -894,6 +923,8 @@ static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade_
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
 static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
+  int audit = scan == ADE__ORDER_AUDIT;
+  scan = scan == 1;
   fgqueue h = {{0}, NULL, 0, {0}};
   ade__ix in = {0}, out = {0};
   ade__faced F = {{0}, NULL, 0};
@@ -902,7 +933,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
   if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
   for (size_t v = 0; !st && !scan && v < d->nv; v++)
     if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1);
-  while (!st && !(st = late(deadline))) {
+  while (!st && !(st = audit ? face_audit(&h, d) : ADE_OK) && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
