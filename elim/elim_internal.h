@@ -325,7 +325,10 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
 /* The ordering's own choices, without the comparison with the ordering it
  * generalizes, on the whole of g; scan: the reference implementation that
  * rescans every candidate at each step (the tests check that both give
- * the same sequence). */
+ * the same sequence); ADE__ORDER_AUDIT (edge-markowitz, face-greedy):
+ * the queue, checked after every step against every key computed from
+ * scratch (ADE_EINVAL if an entry is missing or above its key). */
+#define ADE__ORDER_AUDIT 2
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp);
 /* As ade__order_raw, stopped with ADE__CUT (nothing returned) once the
  * sequence's cost is known to reach ceiling (UINT64_MAX: none). */

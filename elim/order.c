@@ -648,8 +648,8 @@ static size_t edge_pop(fqueue *h, const ade_cgraph *c, int *dir, int *st) {
  * differ only in the predecessor's id, and those of the back eliminations
  * out of i only in the successor's: the least front elimination into j is
  * that of its in-edge from the predecessor of least id, and likewise back.
- * So one entry per intermediate and direction holds the least key of its
- * edges, *e the edge; a step changes the keys of the vertices whose
+ * So the least key of an intermediate's edges in one direction stands for
+ * them all, *e the edge; a step changes the keys of the vertices whose
  * in- or out-list it changed, and of no other. 0 if none applies. */
 static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, ade__pk *key, size_t *e) {
   const ade__vtx *V = &c->v[v];
@@ -668,39 +668,68 @@ static int vertex_edge_key(const ade_cgraph *c, size_t v, int dir, ade__pk *key,
   return 1;
 }
 
+/* The lesser of v's two keys (front and back), *dir its direction, *e its
+ * edge; 0 if neither applies. */
+static int vertex_edge_best(const ade_cgraph *c, size_t v, ade__pk *key, size_t *e, int *dir) {
+  ade__pk kb;
+  size_t eb = ADE__NONE;
+  int f = vertex_edge_key(c, v, ADE_FRONT, key, e), b = vertex_edge_key(c, v, ADE_BACK, &kb, &eb);
+  *dir = ADE_FRONT;
+  if (b && (!f || kb.hi < key->hi || (kb.hi == key->hi && kb.lo < key->lo))) *key = kb, *e = eb, *dir = ADE_BACK;
+  return f || b;
+}
+
+/* One entry per vertex, its key the lesser of its two directions' (the
+ * least of all keys is the least of these; the keys are distinct). */
 static int vertex_edge_push(ade__pkq *h, const ade_cgraph *c, size_t v) {
   ade__pk key;
   size_t e;
-  int st = ADE_OK;
-  for (int dir = 0; !st && dir < 2; dir++)
-    if (vertex_edge_key(c, v, dir, &key, &e)) st = ade__pkq_set(h, key, 2 * v + (size_t)dir);
-    else ade__pkq_del(h, 2 * v + (size_t)dir);
-  return st;
+  int dir;
+  if (vertex_edge_best(c, v, &key, &e, &dir)) return ade__pkq_set(h, key, v);
+  ade__pkq_del(h, v);
+  return ADE_OK;
 }
 
-/* The least key in h (stale entries as in edge_pop). */
-static size_t vertex_edge_pop(ade__pkq *h, const ade_cgraph *c, int *dir, int *st) {
-  ade__pkent t;
+/* The least key in h (stale entries as in edge_pop), left at the top:
+ * the step changes the lists of its vertex, so vertex_edge_push sets its
+ * key again after it, in place, where it mostly stays (the next edge of
+ * the same vertex and direction, at the same cost), instead of a pop
+ * and an insertion. */
+static size_t vertex_edge_top(ade__pkq *h, const ade_cgraph *c, int *dir, int *st) {
   ade__pk key;
   size_t e = ADE__NONE;
-  while (!*st && ade__pkq_pop(h, &t)) {
-    if (!vertex_edge_key(c, t.x / 2, (int)(t.x % 2), &key, &e)) continue;
-    *dir = (int)(t.x % 2);
-    if (key.hi == t.k.hi && key.lo == t.k.lo) return e;
-    *st = ade__pkq_set(h, key, t.x);
+  while (!*st && h->n) {
+    ade__pkent t = h->a[0];
+    if (!vertex_edge_best(c, t.x, &key, &e, dir)) ade__pkq_del(h, t.x);
+    else if (key.hi == t.k.hi && key.lo == t.k.lo) return e;
+    else *st = ade__pkq_set(h, key, t.x);
   }
   return ADE__NONE;
 }
 
-static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline) {
+/* The checking mode's test of the queue (ADE__ORDER_AUDIT): every vertex
+ * with a key has an entry no greater than it (so a current top is the
+ * least of all keys). */
+static int vertex_edge_audit(const ade__pkq *h, const ade_cgraph *c) {
+  ade__pk key;
+  size_t e;
+  int dir;
+  for (size_t v = 0; v < c->nv; v++)
+    if (vertex_edge_best(c, v, &key, &e, &dir) &&
+        (v >= h->pcap || h->pos[v] == SIZE_MAX || pk_lt(key, h->a[h->pos[v]].k)))
+      return ade__fail(ADE_EINVAL, "edge-markowitz: vertex %zu's key is not queued at or below it", v);
+  return ADE_OK;
+}
+
+static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline, int audit) {
   if (c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-markowitz: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   ade__pkq h = {0};
   edelta x = {{0}, {0}};
   int st = ADE_OK, dir = 0;
   for (size_t v = 0; !st && v < c->nv; v++) st = vertex_edge_push(&h, c, v);
-  while (!st && !(st = late(deadline))) {
-    size_t e = vertex_edge_pop(&h, c, &dir, &st);
+  while (!st && !(st = audit ? vertex_edge_audit(&h, c) : ADE_OK) && !(st = late(deadline))) {
+    size_t e = vertex_edge_top(&h, c, &dir, &st);
     if (st || e == ADE__NONE) break;
     x.in.n = x.out.n = 0;
     st = edge_delta(c, e, dir, &x);
@@ -720,7 +749,7 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline)
  * reference of either key; the E_LF keys a step changes are set again
  * after it (fill_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
-  if (!fillin && !scan) return order_edge_markowitz(c, s, deadline);
+  if (!fillin && scan != 1) return order_edge_markowitz(c, s, deadline, scan == ADE__ORDER_AUDIT);
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
@@ -871,16 +900,18 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
 /* The key of face e, least first: absorption (0), else the dual edges a
  * fill-in adds (1 + |P_a| + |S_b|); then ctgt(a) and the ids. 0 if e is no
  * intermediate face. Needs the marks sized (ade__graph_marks). */
-static int face_key(ade_cgraph *d, size_t e, long *key) {
-  const ade__edge *x = &d->e[e];
-  if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) return 0;
-  size_t a = x->src, b = x->dst;
-  int absorb = ade__dual_twin(d, a, b, ADE__NONE) != ADE__NONE;
+static void face_key_as(const ade_cgraph *d, size_t a, size_t b, int absorb, long *key) {
   key[0] = absorb ? 0 : 1 + (long)(d->v[a].nin + d->v[b].nout);
   key[1] = d->v[a].ctgt;
   key[2] = d->v[a].id;
   key[3] = d->v[b].id;
   key[4] = 0;
+}
+
+static int face_key(ade_cgraph *d, size_t e, long *key) {
+  const ade__edge *x = &d->e[e];
+  if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) return 0;
+  face_key_as(d, x->src, x->dst, ade__dual_twin(d, x->src, x->dst, ADE__NONE) != ADE__NONE, key);
   return 1;
 }
 
@@ -895,13 +926,77 @@ static size_t face_scan(ade_cgraph *d) {
   return best;
 }
 
-static size_t face_pop(ade__ipq *h, ade_cgraph *d, int *st) {
-  ade__pqent t;
+/* face-greedy's queue: one entry per face (edge slot of the dual), its
+ * key face_key packed into two words: (key[0], the index of ctgt(a) in
+ * the c-graph) high, the ids of a and b low (ids ascend with the index
+ * in a c-graph; those of the dual's intermediates are positive and below
+ * next_vertex_id). rk: per dual vertex, the index of its ctgt; K: work
+ * space of faces_push. */
+typedef struct fgqueue {
+  ade__pkq q;
+  uint32_t *rk;
+  size_t rkcap;
+  ade__ix K;
+} fgqueue;
+
+static ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b, int absorb) {
   long key[ADE__PQ_KEYS];
-  while (!*st && ade__ipq_pop(h, &t)) {
+  face_key_as(d, a, b, absorb, key);
+  ade__pk k = {(uint64_t)key[0] << 32 | h->rk[a], (uint64_t)key[2] << 32 | (uint64_t)key[3]};
+  return k;
+}
+
+/* Set rk for the dual vertices from v0 on; hint: a vertex whose ctgt they
+ * likely share, or ADE__NONE (a fill-in takes its face's b's). The keys fit while the dual stays below 2^31 - 1
+ * vertices and ids (each of the at most ADE__MAX_FACE_STEPS steps adds at
+ * most one): key[0] <= 1 + 2 nv. */
+static int face_ranks(fgqueue *h, const ade_cgraph *g, const ade_cgraph *d, size_t v0, size_t hint) {
+  if ((uint64_t)d->nv + ADE__MAX_FACE_STEPS >= INT32_MAX || d->next_vertex_id < 0 ||
+      (uint64_t)d->next_vertex_id + ADE__MAX_FACE_STEPS >= INT32_MAX)
+    return ade__fail(ADE_ELIMIT, "face-greedy: %zu dual vertices, over its queue's keys", d->nv);
+  if (d->nv > h->rkcap) {
+    size_t nc = 2 * d->nv + 64;
+    uint32_t *p = ade__realloc(h->rk, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu faces", nc);
+    h->rk = p, h->rkcap = nc;
+  }
+  size_t j = hint == ADE__NONE ? ADE__NONE : h->rk[hint]; /* the index of ctgt c */
+  long c = hint == ADE__NONE ? 0 : d->v[hint].ctgt;
+  for (size_t v = v0; v < d->nv; v++) {
+    const ade__vtx *V = &d->v[v];
+    h->rk[v] = 0;
+    if (!V->alive || V->kind != ADE__Z) continue;
+    if (j == ADE__NONE || V->ctgt != c) j = ade__graph_vertex(g, c = V->ctgt);
+    if (j == ADE__NONE || V->id < 0)
+      return ade__fail(ADE_EINVAL, "face-greedy: dual vertex %ld leads to no c-graph vertex", V->id);
+    h->rk[v] = (uint32_t)j;
+  }
+  return ADE_OK;
+}
+
+/* The checking mode's test of the queue (ADE__ORDER_AUDIT): every
+ * intermediate face has an entry no greater than its key (so a current
+ * top is the least of all keys). Needs the marks sized. */
+static int face_audit(const fgqueue *h, ade_cgraph *d) {
+  long key[ADE__PQ_KEYS];
+  for (size_t e = 0; e < d->eslots; e++) {
+    if (!face_key(d, e, key)) continue;
+    ade__pk k = face_pk(h, d, d->e[e].src, d->e[e].dst, key[0] == 0);
+    if (e >= h->q.pcap || h->q.pos[e] == SIZE_MAX || pk_lt(k, h->q.a[h->q.pos[e]].k))
+      return ade__fail(ADE_EINVAL, "face-greedy: face (%ld, %ld)'s key is not queued at or below it",
+                       d->v[d->e[e].src].id, d->v[d->e[e].dst].id);
+  }
+  return ADE_OK;
+}
+
+static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
+  ade__pkent t;
+  long key[ADE__PQ_KEYS];
+  while (!*st && ade__pkq_pop(&h->q, &t)) {
     if (!face_key(d, t.x, key)) continue;
-    if (!memcmp(key, t.k, sizeof key)) return t.x;
-    *st = ade__ipq_set(h, key, t.x); /* stale: as edge_pop */
+    ade__pk k = face_pk(h, d, d->e[t.x].src, d->e[t.x].dst, key[0] == 0);
+    if (k.hi == t.k.hi && k.lo == t.k.lo) return t.x;
+    *st = ade__pkq_set(&h->q, k, t.x); /* stale: as edge_pop */
   }
   return ADE__NONE;
 }
@@ -934,57 +1029,156 @@ int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
   return st;
 }
 
-/* The faces whose key can have dropped in a step: |P_x| drops only if x
- * lost an in-edge, |S_y| only if y lost an out-edge, and (x, y) turns
- * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
- * S_v = S_y. in and out list the vertices whose in- or out-list changed. */
-static int face_touched(ade_cgraph *d, const ade__ix *in, const ade__ix *out, ade__ix *f) {
+/* The absorption test of face_key for every face out of (out) or into
+ * dual vertex v at once. Face (a, b) absorbs iff some intermediate k has
+ * P_k = P_a and S_k = S_b (ade__dual_twin; k is neither a nor b, the dual
+ * being acyclic). K: the intermediates k != v with P_k = P_v (out) or S_k
+ * = S_v, from the neighbours of v's neighbour with the fewest (as
+ * ade__dual_twin; in a dual fresh from a c-graph the P-twins of edge
+ * (i, j) are the other edges out of i); with none, no face of v absorbs. */
+static int same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
+  const size_t *l = out ? V->in : V->out;
+  K->n = 0;
+  if (!n) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t a = 0; a < n; a++) {
+    size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
+    d->mark[p] = s;
+    if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
+  }
+  const ade__vtx *P = &d->v[p0];
   int st = ADE_OK;
-  f->n = 0;
-  for (int side = 0; side < 2; side++) {
-    const ade__ix *l = side ? out : in;
-    for (size_t k = 0; !st && k < l->n; k++) {
-      const ade__vtx *v = &d->v[l->a[k]];
-      if (!v->alive || v->kind != ADE__Z) continue;
-      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(f, side ? v->in[a] : v->out[a]);
-      if (!st) st = ade__face_absorbed_by(d, l->a[k], f);
+  for (size_t c = 0; !st && c < (out ? P->nout : P->nin); c++) {
+    size_t k = out ? d->e[P->out[c]].dst : d->e[P->in[c]].src;
+    const ade__vtx *X = &d->v[k];
+    if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
+    int ok = 1;
+    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
+    if (ok) st = ade__ix_push(K, k);
+  }
+  return st;
+}
+
+/* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
+static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
+  const ade__vtx *W = &d->v[w];
+  size_t n = out ? W->nout : W->nin;
+  if (!K->n || !n) return 0;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
+  for (size_t i = 0; i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    int ok = (out ? X->nout : X->nin) == n;
+    for (size_t b = 0; ok && b < n; b++) ok = d->mark[out ? d->e[X->out[b]].dst : d->e[X->in[b]].src] == s;
+    if (ok) return 1;
+  }
+  return 0;
+}
+
+/* Set the keys of the faces out of v (out) or into v, as face_key would. */
+static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
+  ade__ix *K = &h->K;
+  int st = same_side(d, v, out, K);
+  const ade__vtx *V = &d->v[v];
+  for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
+    size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
+    if (d->v[w].kind != ADE__Z) {
+      ade__pkq_del(&h->q, e);
+      continue;
+    }
+    st = ade__pkq_set(&h->q, face_pk(h, d, out ? v : w, out ? w : v, side_matches(d, K, w, out)), e);
+  }
+  return st;
+}
+
+/* Set the keys of the faces (x, y) that v absorbs, P_x = P_v and S_y =
+ * S_v (key 0; ade__face_absorbed_by's faces), given K from faces_push:
+ * out: the x are K (P_x = P_v, x != v: x = v would need y in S_y), the y
+ * their successors; else the y are K and the x their predecessors. */
+static int absorbed_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
+  const ade__ix *K = &h->K;
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nout : V->nin;
+  if (!K->n || !V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
+  int st = ADE_OK;
+  for (size_t i = 0; !st && i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
+      size_t e = out ? X->out[o] : X->in[o];
+      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
+      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
+      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
+      if (same) st = ade__pkq_set(&h->q, face_pk(h, d, d->e[e].src, d->e[e].dst, 1), e);
     }
   }
   return st;
 }
 
-static int face_push(ade__ipq *h, ade_cgraph *d, size_t e) {
-  long key[ADE__PQ_KEYS];
-  if (face_key(d, e, key)) return ade__ipq_set(h, key, e);
-  ade__ipq_del(h, e);
-  return ADE_OK;
+/* Set again the keys that can have dropped in a step: |P_x| drops only if
+ * x lost an in-edge, |S_y| only if y lost an out-edge, and (x, y) turns
+ * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
+ * S_v = S_y (then it absorbs: key 0). in and out list the vertices whose
+ * in- or out-list changed. */
+static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out) {
+  int st = ADE_OK;
+  for (int side = 0; side < 2; side++) {
+    const ade__ix *l = side ? out : in;
+    for (size_t k = 0; !st && k < l->n; k++) {
+      const ade__vtx *v = &d->v[l->a[k]];
+      if (!v->alive || v->kind != ADE__Z) continue;
+      st = faces_push(h, d, l->a[k], !side);
+      if (!st) st = absorbed_push(h, d, l->a[k], !side);
+    }
+  }
+  return st;
 }
 
 /* Greedy face elimination by face_key: absorption first, then the fill-in
  * that adds the fewest dual edges; ties by the faces' forward order. */
 static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
-  ade__ipq h = {0};
-  ade__ix in = {0}, out = {0}, f = {0};
+  int audit = scan == ADE__ORDER_AUDIT;
+  scan = scan == 1;
+  fgqueue h = {{0}, NULL, 0, {0}};
+  ade__ix in = {0}, out = {0};
   ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
+  if (!st && !scan) st = face_ranks(&h, g, d, 0, ADE__NONE);
   if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
-  for (size_t e = 0; !st && !scan && e < d->eslots; e++) st = face_push(&h, d, e);
-  while (!st && !(st = late(deadline))) {
+  for (size_t v = 0; !st && !scan && v < d->nv; v++)
+    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1);
+  while (!st && !(st = audit ? face_audit(&h, d) : ADE_OK) && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
     long through = d->v[a].ctgt;
-    /* Rule 1 changes the in-lists of b, S_a, S_b (fill-in, isolation or
-     * merge of a or b) and the out-lists of a, P_a, P_b. */
+    /* Rule 1 (face.c: the fill-in, then settle a and b) changes the
+     * in-lists of b and the out-lists of a; those of S_b and P_a with a
+     * fill-in; those of S_b (P_a) when b (a) goes; and those of S_a and
+     * P_b when a or b merges with a twin (the twin's edges go) or goes
+     * with predecessors (successors) left: a step takes no in-edge of a,
+     * so a isolated with predecessors had only b as successor, S_a = {b}
+     * (likewise P_b = {a}). Listed before the step, the lists that did
+     * not change are dropped after it (setting a key again unchanged
+     * changes nothing). */
+    size_t merged = d->merged, nin1, nout1, pa = d->v[a].nin, sb = d->v[b].nout;
     in.n = out.n = 0;
     st = ade__ix_push(&in, b);
     if (!st) st = ade__ix_push(&out, a);
-    if (!st) st = adjacent(d, a, 0, 1, &in);
     if (!st) st = adjacent(d, b, 0, 1, &in);
     if (!st) st = adjacent(d, a, 1, 0, &out);
+    nin1 = in.n, nout1 = out.n;
+    if (!st) st = adjacent(d, a, 0, 1, &in);
     if (!st) st = adjacent(d, b, 1, 0, &out);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step_at(d, e);
+    if (!st && d->merged == merged && (d->v[a].alive || pa) && (d->v[b].alive || sb)) {
+      in.n = d->nv > nv0 || !d->v[b].alive ? nin1 : 1;
+      out.n = d->nv > nv0 || !d->v[a].alive ? nout1 : 1;
+    }
     if (!st) st = over(d);
     if (!st && F.face) st = ade__faced_step(&F, g, d, through);
     if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
@@ -994,13 +1188,14 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
       st = ade__ix_push(&in, v);
       if (!st) st = ade__ix_push(&out, v);
     }
-    if (!st && !scan) st = face_touched(d, &in, &out, &f);
-    for (size_t k = 0; !st && !scan && k < f.n; k++) st = face_push(&h, d, f.a[k]);
+    if (!st && !scan && d->nv > nv0) st = face_ranks(&h, g, d, nv0, b);
+    if (!st && !scan) st = face_touched(&h, d, &in, &out);
   }
-  ade__ipq_free(&h);
+  ade__ix_free(&h.K);
+  ade__pkq_free(&h.q);
+  ade__free(h.rk);
   ade__ix_free(&in);
   ade__ix_free(&out);
-  ade__ix_free(&f);
   ade__faced_free(&F);
   return st;
 }

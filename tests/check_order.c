@@ -116,6 +116,36 @@ START_TEST(same_choices_layered) {
 END_TEST
 
 
+/* The queues of edge-markowitz (one entry per vertex, the lesser of its
+ * directions' keys) and face-greedy (the faces of a changed vertex
+ * re-keyed from one twin search, packed keys), audited after every step
+ * (ADE__ORDER_AUDIT): every key computed from scratch has an entry no
+ * greater than it. The audited run makes the queue's choices. */
+static void check_audit(const ade_cgraph *g, uint64_t seed) {
+  static const int ao[] = {ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_FACE_GREEDY};
+  for (size_t k = 0; k < sizeof ao / sizeof *ao; k++) {
+    ade_elim_seq *inc = NULL, *aud = NULL;
+    ck_assert_msg(ade__order_raw(g, ao[k], 0, &inc) == ADE_OK, "%s", ade_errmsg());
+    ck_assert_msg(ade__order_raw(g, ao[k], ADE__ORDER_AUDIT, &aud) == ADE_OK, "%s seed %llu: %s",
+                  ade_order_name(ao[k]), (unsigned long long)seed, ade_errmsg());
+    assert_same_seq(aud, inc, ade_order_name(ao[k]), seed);
+    ade_seq_free(inc);
+    ade_seq_free(aud);
+  }
+}
+
+START_TEST(queue_audit_random) {
+  uint64_t rs = 4242;
+  for (uint64_t seed = 1; seed <= 150; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 60))
+                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 6), 1 + (int)(ade_test_rand(&rs) % 8), m);
+    check_audit(g, seed);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
 /* A vertex-markowitz (vertex-relative, face-forward, face-reverse,
  * face-greedy) run with a cost ceiling stops (ADE__CUT) once its cost so
  * far plus a lower bound of the cost still to come reaches the ceiling
@@ -546,6 +576,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, same_choices_tapes);
   tcase_add_test(tc, same_choices_layered);
   tcase_add_test(tc, queues_random);
+  tcase_add_test(tc, queue_audit_random);
   suite_add_tcase(s, tc);
   tc = tcase_create("never worse");
   tcase_set_timeout(tc, 120);
