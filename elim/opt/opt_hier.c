@@ -92,6 +92,8 @@ typedef struct hs {
   int cut;                 /* stopped so */
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
+  unsigned *dm, *fm, dstamp; /* faces: marks on dual vertices and faces */
+  size_t dmcap, fmcap;
 } hs;
 
 /* Topological ranks, the lowest index first among the ready vertices (so
@@ -584,19 +586,40 @@ static void gkey_edge(const hs *h, const cand *k, long *key) {
   for (int w = 0; w < ADE__PQ_KEYS; w++) key[w] = (long)t[w];
 }
 
-static void gkey(hs *h, const cand *k, long *key) {
-  int64_t t[3];
-  int len = 0, absorb = -1;
-  if (h->kind == ADE_SEQ_EDGE) {
-    gkey_edge(h, k, key);
-    return;
-  }
-  if (h->kind == ADE_SEQ_FACE && h->twin) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
-  for (int g = 0; g < h->ngl; g++) {
-    filter_key(h, h->gl[g], k, absorb, t);
-    for (int w = 0; w < key_width(h, h->gl[g]); w++) key[len++] = (long)t[w];
-  }
+/* A face's or a vertex's tuple, each filter's words written straight
+ * into key, as filter_key computes them (the absorption looked up once). */
+static void gkey_face(hs *h, const cand *k, long *key) {
+  const ade__vtx *a = &h->c->v[k->x], *b = &h->c->v[k->y];
+  int absorb = h->twin && ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE, len = 0;
+  for (int g = 0; g < h->ngl; g++) switch (h->gl[g]) {
+    case F_ABSORB: key[len++] = !absorb; break;
+    case F_COST: key[len++] = absorb ? 0 : (long)(a->nin + b->nout); break;
+    case F_FORWARD:
+      key[len++] = (long)junction_rank(h, k->x), key[len++] = a->id, key[len++] = b->id;
+      break;
+    default: key[len++] = -(long)junction_rank(h, k->x), key[len++] = -a->id, key[len++] = -b->id;
+    }
   while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+static void gkey_vertex(const hs *h, const cand *k, long *key) {
+  const ade__vtx *v = &h->c->v[k->x];
+  long mk = (long)(v->nin * v->nout);
+  int len = 0;
+  for (int g = 0; g < h->ngl; g++) switch (h->gl[g]) {
+    case F_MARKOWITZ: key[len++] = mk; break;
+    case F_RELATIVE: key[len++] = mk - (long)h->dd[k->x]; break;
+    case F_FILLIN: key[len++] = (long)vertex_fill(h->c, v); break;
+    case F_FORWARD: key[len++] = (long)h->rank[k->x]; break;
+    default: key[len++] = -(long)h->rank[k->x];
+    }
+  while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+static void gkey(hs *h, const cand *k, long *key) {
+  if (h->kind == ADE_SEQ_EDGE) gkey_edge(h, k, key);
+  else if (h->kind == ADE_SEQ_FACE) gkey_face(h, k, key);
+  else gkey_vertex(h, k, key);
 }
 
 /* Heap index of a target: the vertex; 2 slot + direction (edges); the
@@ -767,16 +790,16 @@ static int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
  * succpred the targets in P- and S-. Into h->cv, each once. */
 static int near_targets(hs *h, int f, const long *tkey, int pre) {
   const ade_cgraph *c = h->c;
-  int st = ADE_OK;
+  int st = ADE_OK, bp[2] = {0, 0}; /* edges: each side listed by pairs (decided once) */
   h->nc = 0;
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   for (int side = 0; side < 2; side++) {
     const ade__ix *l = side ? &h->sl : &h->pl;
+    if (h->kind == ADE_SEQ_EDGE && (bp[side] = near_by_pairs(h, side))) continue; /* listed below */
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &c->v[l->a[k]];
       if (!v->alive) continue;
       if (h->kind == ADE_SEQ_EDGE) { /* f is sibling */
-        if (near_by_pairs(h, side)) continue; /* listed below */
         for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) {
           size_t e = side ? v->in[a] : v->out[a];
           cand x = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
@@ -794,8 +817,8 @@ static int near_targets(hs *h, int f, const long *tkey, int pre) {
       }
     }
   }
-  for (int side = 0; !st && h->kind == ADE_SEQ_EDGE && side < 2; side++)
-    if (near_by_pairs(h, side)) st = near_edges_by_pairs(h, side, tkey, pre);
+  for (int side = 0; !st && side < 2; side++)
+    if (bp[side]) st = near_edges_by_pairs(h, side, tkey, pre);
   return st;
 }
 
@@ -969,6 +992,30 @@ static int grow_jr(hs *h) {
   return ADE_OK;
 }
 
+/* Room in the marks on dual vertices (dm) and faces (fm) after a step;
+ * the stamps restart at wrap-around. */
+static int grow_marks(hs *h) {
+  const ade_cgraph *d = h->c;
+  if (d->nv > h->dmcap) {
+    size_t old = h->dmcap;
+    if (ade__grow((void **)&h->dm, &h->dmcap, d->nv, sizeof *h->dm))
+      return ade__fail(ADE_ENOMEM, "out of memory for marks on %zu dual vertices", d->nv);
+    memset(h->dm + old, 0, (h->dmcap - old) * sizeof *h->dm);
+  }
+  if (d->eslots > h->fmcap) {
+    size_t old = h->fmcap;
+    if (ade__grow((void **)&h->fm, &h->fmcap, d->eslots, sizeof *h->fm))
+      return ade__fail(ADE_ENOMEM, "out of memory for marks on %zu faces", d->eslots);
+    memset(h->fm + old, 0, (h->fmcap - old) * sizeof *h->fm);
+  }
+  if (h->dstamp >= UINT_MAX - 2) {
+    memset(h->dm, 0, h->dmcap * sizeof *h->dm);
+    memset(h->fm, 0, h->fmcap * sizeof *h->fm);
+    h->dstamp = 0;
+  }
+  return ADE_OK;
+}
+
 static int face_refresh(hs *h, size_t nv0) {
   ade_cgraph *d = h->c;
   int st = ade__graph_marks(d);
@@ -978,16 +1025,27 @@ static int face_refresh(hs *h, size_t nv0) {
     if (!st) st = ade__ix_push(&h->out, v);
   }
   h->fs.n = 0;
+  if (!st) st = grow_marks(h);
+  unsigned vs = ++h->dstamp;
   for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &h->out : &h->in;
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
       for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(&h->fs, side ? v->in[a] : v->out[a]);
-      if (!st) st = ade__face_absorbed_by(h->c, l->a[k], &h->fs);
+      /* a vertex in both lists, or twice in one, is looked at once */
+      if (!st && h->dm[l->a[k]] != vs) st = ade__face_absorbed_by(h->c, l->a[k], &h->fs);
+      h->dm[l->a[k]] = vs;
     }
   }
-  for (size_t k = 0; !st && k < h->fs.n; k++) st = qpush(h, h->fs.a[k]);
+  /* each face once (a face between two changed vertices is listed twice) */
+  unsigned fs_ = ++h->dstamp;
+  for (size_t k = 0; !st && k < h->fs.n; k++) {
+    size_t e = h->fs.a[k];
+    if (h->fm[e] == fs_) continue;
+    h->fm[e] = fs_;
+    st = qpush(h, e);
+  }
   return st;
 }
 
@@ -1010,7 +1068,10 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
   plan_chain(h, f, nf);
-  for (size_t x = 0; !st && x < n; x++) st = qpush(h, x);
+  /* the targets in the order of the tie-breaker (ids and slots ascend
+   * with the ranks on tapes), so that most land at the heap's bottom
+   * instead of rising to its top: the same entries, the same choices */
+  for (size_t i = 0, rev = f[nf - 1] == F_REVERSE; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
@@ -1070,6 +1131,8 @@ static void hs_free(hs *h) {
   ade__free(h->cv);
   ade__free(h->vm);
   ade__free(h->jr);
+  ade__free(h->dm);
+  ade__free(h->fm);
   ade__faced_free(&h->faced);
   ade__ipq_free(&h->q);
   ade__free(h->kd);
