@@ -99,6 +99,19 @@ typedef struct hs {
 /* Topological ranks, the lowest index first among the ready vertices (so
  * ranks follow ids where ids are topological, as on tapes). */
 static int ranks(const ade_cgraph *g, size_t *rank) {
+  /* Every edge from a lower index to a higher one (tapes): then the
+   * lowest unranked index is always ready, and the ranks are the index
+   * order. */
+  int up = 1;
+  for (size_t e = 0; up && e < g->eslots; e++) {
+    const ade__edge *x = &g->e[e];
+    up = x->src == ADE__NONE || (x->src < x->dst && g->v[x->src].alive && g->v[x->dst].alive);
+  }
+  if (up) {
+    size_t r = 0;
+    for (size_t i = 0; i < g->nv; i++) rank[i] = g->v[i].alive ? r++ : SIZE_MAX;
+    return ADE_OK;
+  }
   size_t nv = g->nv, *deg = ade__alloc((nv + 1) * sizeof *deg), *heap = ade__alloc((nv + 1) * sizeof *heap), hn = 0, r = 0;
   if (!deg || !heap) {
     ade__free(deg);
@@ -852,20 +865,33 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
   return (have_top || qtop(h, top, tkey, st)) && cand_of(h, *top, k);
 }
 
-static int mark_v(hs *h, size_t v) {
-  if (h->vm[v] == h->vstamp) return ADE_OK;
-  h->vm[v] = h->vstamp;
-  int st = ade__ix_push(&h->dv, v);
-  if (!st) st = ade__ix_push(&h->dg, h->c->v[v].nin);
-  return st ? st : ade__ix_push(&h->dg, h->c->v[v].nout);
+/* Room for n more vertices in dv (and their degrees in dg). */
+static int reserve_dv(hs *h, size_t n) {
+  if (ade__grow((void **)&h->dv.a, &h->dv.cap, h->dv.n + n, sizeof *h->dv.a) ||
+      ade__grow((void **)&h->dg.a, &h->dg.cap, h->dg.n + 2 * n, sizeof *h->dg.a))
+    return ade__fail(ADE_ENOMEM, "out of memory for the %zu vertices a step changes", h->dv.n + n);
+  return ADE_OK;
 }
 
-static int mark_adjacent(hs *h, size_t v, int in, int out) {
+/* v into dv, once per step (room reserved). */
+static void mark_v(hs *h, size_t v) {
+  if (h->vm[v] == h->vstamp) return;
+  h->vm[v] = h->vstamp;
+  h->dv.a[h->dv.n++] = v;
+  h->dg.a[h->dg.n++] = h->c->v[v].nin;
+  h->dg.a[h->dg.n++] = h->c->v[v].nout;
+}
+
+/* v, P_v and S_v into dv, and the one vertex more (ADE__NONE: none). */
+static int mark_adjacent(hs *h, size_t v, size_t more) {
   const ade__vtx *V = &h->c->v[v];
-  int st = mark_v(h, v);
-  for (size_t a = 0; !st && in && a < V->nin; a++) st = mark_v(h, h->c->e[V->in[a]].src);
-  for (size_t b = 0; !st && out && b < V->nout; b++) st = mark_v(h, h->c->e[V->out[b]].dst);
-  return st;
+  int st = reserve_dv(h, 2 + V->nin + V->nout);
+  if (st) return st;
+  mark_v(h, v);
+  for (size_t a = 0; a < V->nin; a++) mark_v(h, h->c->e[V->in[a]].src);
+  for (size_t b = 0; b < V->nout; b++) mark_v(h, h->c->e[V->out[b]].dst);
+  if (more != ADE__NONE) mark_v(h, more);
+  return ADE_OK;
 }
 
 /* Before the step on vertices or edges: the vertices whose in- or
@@ -882,7 +908,7 @@ static int delta(hs *h, const cand *k) {
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
-    st = mark_adjacent(h, k->x, 1, 1);
+    st = mark_adjacent(h, k->x, ADE__NONE);
     for (size_t a = 0; !st && h->fill && a < v->nin; a++)
       for (size_t b = 0; !st && b < v->nout; b++) {
         st = ade__ix_push(&h->pairs, c->e[v->in[a]].src);
@@ -892,8 +918,7 @@ static int delta(hs *h, const cand *k) {
   }
   size_t i = c->e[k->x].src, j = c->e[k->x].dst, w = k->dir == ADE_FRONT ? j : i;
   const ade__vtx *W = &c->v[w];
-  st = mark_adjacent(h, w, 1, 1);
-  if (!st) st = mark_v(h, k->dir == ADE_FRONT ? i : j);
+  st = mark_adjacent(h, w, k->dir == ADE_FRONT ? i : j);
   for (size_t a = 0; !st && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
     st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
     if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
