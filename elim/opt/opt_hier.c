@@ -93,6 +93,8 @@ typedef struct hs {
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
   unsigned *dm, *fm, dstamp; /* faces: marks on dual vertices and faces */
+  size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
+  uint64_t merged0;        /* the merges before it */
   size_t dmcap, fmcap;
 } hs;
 
@@ -994,13 +996,41 @@ static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix
  * the out-lists of a, P_a and P_b change (fill-in, isolation or merge). */
 static int face_delta(hs *h, const cand *k) {
   h->in.n = h->out.n = 0;
+  h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged;
   int st = ade__ix_push(&h->in, k->y);
   if (!st) st = ade__ix_push(&h->out, k->x);
   if (!st) st = push_adjacent(h->c, k->x, 0, 1, &h->in);
+  h->seg[0] = h->in.n;
   if (!st) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
   if (!st) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
+  h->seg[1] = h->out.n;
   if (!st) st = push_adjacent(h->c, k->y, 1, 0, &h->out);
   return st;
+}
+
+/* After the step, only the vertices whose lists lost a member: the
+ * in-list of b and the out-list of a lost the face; S_a's in-lists and
+ * P_a's out-lists lose a only if a went (isolated, or merged: a twin's
+ * neighbours are a's), S_b's and P_b's b only if b went (conservatively,
+ * after a merge all four). The fill-in vertex k joins the in-lists of
+ * all of S_b (the out-lists of all of P_a) at once; that only raises
+ * keys: |P_x| grows, and a twin w of face (x, y) after it (P_w = P_x,
+ * S_w = S_y) has k in P_w iff x has, so x and w both gained k or
+ * neither, and w was its twin before (two vertices of S_b with equal P
+ * stay equal; a vertex of S_b and one outside no longer are). k itself
+ * is listed on both sides (face_refresh), which finds the faces it
+ * absorbs. */
+static void face_changed(hs *h) {
+  const ade_cgraph *d = h->c;
+  int merged = d->merged != h->merged0;
+  int ago = merged || !d->v[h->fa].alive, bgo = merged || !d->v[h->fb].alive;
+  size_t n = 1;
+  for (size_t k = 1; k < h->in.n; k++) /* b, S_a, S_b */
+    if (k < h->seg[0] ? ago : bgo) h->in.a[n++] = h->in.a[k];
+  h->in.n = n, n = 1;
+  for (size_t k = 1; k < h->out.n; k++) /* a, P_a, P_b */
+    if (k < h->seg[1] ? ago : bgo) h->out.a[n++] = h->out.a[k];
+  h->out.n = n;
 }
 
 /* After it: a face's tuple drops only if it turns absorbing or |P_a| or
@@ -1043,6 +1073,7 @@ static int grow_marks(hs *h) {
 
 static int face_refresh(hs *h, size_t nv0) {
   ade_cgraph *d = h->c;
+  face_changed(h);
   int st = ade__graph_marks(d);
   if (!st) st = grow_jr(h);
   for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
