@@ -664,15 +664,12 @@ static int cand_of(const hs *h, size_t x, cand *k) {
  * sets the directions that are targets (refresh); a direction that is
  * none may keep an old edge's tuple, which only makes the entry lower:
  * at the top it is found to be no target and dropped (qtop). */
+static int edge_kd(hs *h, size_t n);
+
 static int edge_set(hs *h, size_t x, const long *key) {
   size_t e = x / 2;
-  if (x + 2 > h->kdcap) {
-    size_t old = h->kdcap;
-    if (ade__grow((void **)&h->kd, &h->kdcap, x + 2, sizeof *h->kd))
-      return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", e + 1);
-    for (size_t i = old; i < h->kdcap; i++)
-      for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[i][w] = LONG_MAX;
-  }
+  int st = edge_kd(h, x + 2);
+  if (st) return st;
   for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[x][w] = key ? key[w] : LONG_MAX;
   const long *m = ade__pq_less(h->kd[2 * e + 1], h->kd[2 * e]) ? h->kd[2 * e + 1] : h->kd[2 * e];
   if (m[0] == LONG_MAX) {
@@ -680,6 +677,29 @@ static int edge_set(hs *h, size_t x, const long *key) {
     return ADE_OK;
   }
   return ade__ipq_set(&h->q, m, e);
+}
+
+/* At the start: edge e's entry from both directions' tuples at once
+ * (kd has room: edge_kd). */
+static int edge_init(hs *h, size_t e) {
+  cand k;
+  for (int dir = 0; dir < 2; dir++) {
+    long *key = h->kd[2 * e + (size_t)dir];
+    if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key);
+  }
+  const long *m = ade__pq_less(h->kd[2 * e + 1], h->kd[2 * e]) ? h->kd[2 * e + 1] : h->kd[2 * e];
+  return m[0] == LONG_MAX ? ADE_OK : ade__ipq_set(&h->q, m, e);
+}
+
+/* Room in kd for targets below n, the new ones without a tuple. */
+static int edge_kd(hs *h, size_t n) {
+  size_t old = h->kdcap;
+  if (n <= old) return ADE_OK;
+  if (ade__grow((void **)&h->kd, &h->kdcap, n, sizeof *h->kd))
+    return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+  for (size_t i = old; i < h->kdcap; i++)
+    for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[i][w] = LONG_MAX;
+  return ADE_OK;
 }
 
 /* Queue x with its current tuple (one entry per target, set in place; a
@@ -951,7 +971,8 @@ static int triangles(hs *h, size_t u, size_t w) {
  * (back (v, b)) besides the ranks, so the fronts into a vertex whose
  * out-degree changed and the backs out of one whose in-degree changed,
  * and both directions of a new edge, are all the targets whose tuple
- * changed. */
+ * changed (setting only those that dropped, and finding a rise at the
+ * top, measured no cheaper on the PDE tape). */
 static int refresh_sizes(hs *h) {
   const ade_cgraph *c = h->c;
   int st = ADE_OK;
@@ -978,7 +999,11 @@ static int refresh(hs *h) {
   if (h->kind == ADE_SEQ_EDGE && !h->fill) return refresh_sizes(h);
   for (size_t k = 0; !st && k < h->dv.n; k++) {
     size_t v = h->dv.a[k];
-    if (!h->c->v[v].alive) continue;
+    const ade__vtx *V = &h->c->v[v];
+    if (!V->alive) continue;
+    /* without fillin a vertex's tuple reads |P_v| |S_v| alone: only a
+     * drop needs it set (a rise is found at the top) */
+    if (h->kind == ADE_SEQ_VERTEX && !h->fill && V->nin * V->nout >= h->dg.a[2 * k] * h->dg.a[2 * k + 1]) continue;
     st = h->kind == ADE_SEQ_VERTEX ? qpush(h, v) : qpush_edges(h, v);
   }
   for (size_t k = 0; !st && k < h->pairs.n; k += 2) st = triangles(h, h->pairs.a[k], h->pairs.a[k + 1]);
@@ -1127,7 +1152,12 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   /* the targets in the order of the tie-breaker (ids and slots ascend
    * with the ranks on tapes), so that most land at the heap's bottom
    * instead of rising to its top: the same entries, the same choices */
-  for (size_t i = 0, rev = f[nf - 1] == F_REVERSE; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
+  int rev = f[nf - 1] == F_REVERSE;
+  if (h->kind == ADE_SEQ_EDGE && !st) st = edge_kd(h, n);
+  if (h->kind == ADE_SEQ_EDGE) /* per edge, its two directions' tuples, then one entry */
+    for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
+  else
+    for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
