@@ -594,6 +594,11 @@ static void plan_chain(hs *h, const int *f, int nf) {
  * re-queued target). */
 static void gkey_edge(const hs *h, const cand *k, long *key) {
   const ade__edge *e = &h->c->e[k->x];
+  if (h->ngl == 2 && h->gl[0] == F_MARKOWITZ && h->gl[1] == F_REVERSE) { /* the default */
+    key[0] = (long)(k->dir == ADE_FRONT ? h->c->v[e->dst].nout : h->c->v[e->src].nin);
+    key[1] = -(long)h->rank[e->dst], key[2] = -(long)h->rank[e->src], key[3] = -(long)k->dir, key[4] = 0;
+    return;
+  }
   int64_t t[ADE__PQ_KEYS + 2] = {0}, ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
   int64_t cost = (int64_t)(k->dir == ADE_FRONT ? h->c->v[e->dst].nout : h->c->v[e->src].nin);
   int len = 0;
@@ -606,6 +611,11 @@ static void gkey_edge(const hs *h, const cand *k, long *key) {
 static void gkey_face(hs *h, const cand *k, long *key) {
   const ade__vtx *a = &h->c->v[k->x], *b = &h->c->v[k->y];
   int absorb = h->twin && ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE, len = 0;
+  if (h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST && h->gl[2] == F_FORWARD) { /* the default */
+    size_t r = k->x < h->jrcap && h->jr[k->x] != SIZE_MAX ? h->jr[k->x] : (size_t)junction_rank(h, k->x);
+    key[0] = !absorb, key[1] = absorb ? 0 : (long)(a->nin + b->nout), key[2] = (long)r, key[3] = a->id, key[4] = b->id;
+    return;
+  }
   for (int g = 0; g < h->ngl; g++) switch (h->gl[g]) {
     case F_ABSORB: key[len++] = !absorb; break;
     case F_COST: key[len++] = absorb ? 0 : (long)(a->nin + b->nout); break;
@@ -621,6 +631,10 @@ static void gkey_vertex(const hs *h, const cand *k, long *key) {
   const ade__vtx *v = &h->c->v[k->x];
   long mk = (long)(v->nin * v->nout);
   int len = 0;
+  if (h->ngl == 2 && h->gl[0] == F_MARKOWITZ && h->gl[1] == F_REVERSE) { /* the default */
+    key[0] = mk, key[1] = -(long)h->rank[k->x], key[2] = key[3] = key[4] = 0;
+    return;
+  }
   for (int g = 0; g < h->ngl; g++) switch (h->gl[g]) {
     case F_MARKOWITZ: key[len++] = mk; break;
     case F_RELATIVE: key[len++] = mk - (long)h->dd[k->x]; break;
