@@ -738,7 +738,9 @@ START_TEST(limits) {
     for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
       if (!ade_opt_supports(method, kind)) continue;
       ade_opt_limits_init(&l);
-      l.time_limit = 0.3;
+      /* the face hierarchy runs about 0.15 s here (branch hier5): a limit
+       * it cannot meet */
+      l.time_limit = method == ADE_OPT_HIERARCHY && kind == ADE_SEQ_FACE ? 0.01 : 0.3;
       l.threads = 2;
       double t0 = ade__now(), c0 = ade_test_cpu();
       opt(b, kind, method, &l, &r);

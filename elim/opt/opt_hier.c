@@ -92,11 +92,28 @@ typedef struct hs {
   int cut;                 /* stopped so */
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
+  unsigned *dm, *fm, dstamp; /* faces: marks on dual vertices and faces */
+  size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
+  uint64_t merged0;        /* the merges before it */
+  size_t dmcap, fmcap;
 } hs;
 
 /* Topological ranks, the lowest index first among the ready vertices (so
  * ranks follow ids where ids are topological, as on tapes). */
 static int ranks(const ade_cgraph *g, size_t *rank) {
+  /* Every edge from a lower index to a higher one (tapes): then the
+   * lowest unranked index is always ready, and the ranks are the index
+   * order. */
+  int up = 1;
+  for (size_t e = 0; up && e < g->eslots; e++) {
+    const ade__edge *x = &g->e[e];
+    up = x->src == ADE__NONE || (x->src < x->dst && g->v[x->src].alive && g->v[x->dst].alive);
+  }
+  if (up) {
+    size_t r = 0;
+    for (size_t i = 0; i < g->nv; i++) rank[i] = g->v[i].alive ? r++ : SIZE_MAX;
+    return ADE_OK;
+  }
   size_t nv = g->nv, *deg = ade__alloc((nv + 1) * sizeof *deg), *heap = ade__alloc((nv + 1) * sizeof *heap), hn = 0, r = 0;
   if (!deg || !heap) {
     ade__free(deg);
@@ -577,6 +594,11 @@ static void plan_chain(hs *h, const int *f, int nf) {
  * re-queued target). */
 static void gkey_edge(const hs *h, const cand *k, long *key) {
   const ade__edge *e = &h->c->e[k->x];
+  if (h->ngl == 2 && h->gl[0] == F_MARKOWITZ && h->gl[1] == F_REVERSE) { /* the default */
+    key[0] = (long)(k->dir == ADE_FRONT ? h->c->v[e->dst].nout : h->c->v[e->src].nin);
+    key[1] = -(long)h->rank[e->dst], key[2] = -(long)h->rank[e->src], key[3] = -(long)k->dir, key[4] = 0;
+    return;
+  }
   int64_t t[ADE__PQ_KEYS + 2] = {0}, ri = (int64_t)h->rank[e->src], rj = (int64_t)h->rank[e->dst];
   int64_t cost = (int64_t)(k->dir == ADE_FRONT ? h->c->v[e->dst].nout : h->c->v[e->src].nin);
   int len = 0;
@@ -584,19 +606,49 @@ static void gkey_edge(const hs *h, const cand *k, long *key) {
   for (int w = 0; w < ADE__PQ_KEYS; w++) key[w] = (long)t[w];
 }
 
-static void gkey(hs *h, const cand *k, long *key) {
-  int64_t t[3];
-  int len = 0, absorb = -1;
-  if (h->kind == ADE_SEQ_EDGE) {
-    gkey_edge(h, k, key);
+/* A face's or a vertex's tuple, each filter's words written straight
+ * into key, as filter_key computes them (the absorption looked up once). */
+static void gkey_face(hs *h, const cand *k, long *key) {
+  const ade__vtx *a = &h->c->v[k->x], *b = &h->c->v[k->y];
+  int absorb = h->twin && ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE, len = 0;
+  if (h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST && h->gl[2] == F_FORWARD) { /* the default */
+    size_t r = k->x < h->jrcap && h->jr[k->x] != SIZE_MAX ? h->jr[k->x] : (size_t)junction_rank(h, k->x);
+    key[0] = !absorb, key[1] = absorb ? 0 : (long)(a->nin + b->nout), key[2] = (long)r, key[3] = a->id, key[4] = b->id;
     return;
   }
-  if (h->kind == ADE_SEQ_FACE && h->twin) absorb = ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE;
-  for (int g = 0; g < h->ngl; g++) {
-    filter_key(h, h->gl[g], k, absorb, t);
-    for (int w = 0; w < key_width(h, h->gl[g]); w++) key[len++] = (long)t[w];
-  }
+  for (int g = 0; g < h->ngl; g++) switch (h->gl[g]) {
+    case F_ABSORB: key[len++] = !absorb; break;
+    case F_COST: key[len++] = absorb ? 0 : (long)(a->nin + b->nout); break;
+    case F_FORWARD:
+      key[len++] = (long)junction_rank(h, k->x), key[len++] = a->id, key[len++] = b->id;
+      break;
+    default: key[len++] = -(long)junction_rank(h, k->x), key[len++] = -a->id, key[len++] = -b->id;
+    }
   while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+static void gkey_vertex(const hs *h, const cand *k, long *key) {
+  const ade__vtx *v = &h->c->v[k->x];
+  long mk = (long)(v->nin * v->nout);
+  int len = 0;
+  if (h->ngl == 2 && h->gl[0] == F_MARKOWITZ && h->gl[1] == F_REVERSE) { /* the default */
+    key[0] = mk, key[1] = -(long)h->rank[k->x], key[2] = key[3] = key[4] = 0;
+    return;
+  }
+  for (int g = 0; g < h->ngl; g++) switch (h->gl[g]) {
+    case F_MARKOWITZ: key[len++] = mk; break;
+    case F_RELATIVE: key[len++] = mk - (long)h->dd[k->x]; break;
+    case F_FILLIN: key[len++] = (long)vertex_fill(h->c, v); break;
+    case F_FORWARD: key[len++] = (long)h->rank[k->x]; break;
+    default: key[len++] = -(long)h->rank[k->x];
+    }
+  while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+static void gkey(hs *h, const cand *k, long *key) {
+  if (h->kind == ADE_SEQ_EDGE) gkey_edge(h, k, key);
+  else if (h->kind == ADE_SEQ_FACE) gkey_face(h, k, key);
+  else gkey_vertex(h, k, key);
 }
 
 /* Heap index of a target: the vertex; 2 slot + direction (edges); the
@@ -626,15 +678,12 @@ static int cand_of(const hs *h, size_t x, cand *k) {
  * sets the directions that are targets (refresh); a direction that is
  * none may keep an old edge's tuple, which only makes the entry lower:
  * at the top it is found to be no target and dropped (qtop). */
+static int edge_kd(hs *h, size_t n);
+
 static int edge_set(hs *h, size_t x, const long *key) {
   size_t e = x / 2;
-  if (x + 2 > h->kdcap) {
-    size_t old = h->kdcap;
-    if (ade__grow((void **)&h->kd, &h->kdcap, x + 2, sizeof *h->kd))
-      return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", e + 1);
-    for (size_t i = old; i < h->kdcap; i++)
-      for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[i][w] = LONG_MAX;
-  }
+  int st = edge_kd(h, x + 2);
+  if (st) return st;
   for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[x][w] = key ? key[w] : LONG_MAX;
   const long *m = ade__pq_less(h->kd[2 * e + 1], h->kd[2 * e]) ? h->kd[2 * e + 1] : h->kd[2 * e];
   if (m[0] == LONG_MAX) {
@@ -642,6 +691,29 @@ static int edge_set(hs *h, size_t x, const long *key) {
     return ADE_OK;
   }
   return ade__ipq_set(&h->q, m, e);
+}
+
+/* At the start: edge e's entry from both directions' tuples at once
+ * (kd has room: edge_kd). */
+static int edge_init(hs *h, size_t e) {
+  cand k;
+  for (int dir = 0; dir < 2; dir++) {
+    long *key = h->kd[2 * e + (size_t)dir];
+    if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key);
+  }
+  const long *m = ade__pq_less(h->kd[2 * e + 1], h->kd[2 * e]) ? h->kd[2 * e + 1] : h->kd[2 * e];
+  return m[0] == LONG_MAX ? ADE_OK : ade__ipq_set(&h->q, m, e);
+}
+
+/* Room in kd for targets below n, the new ones without a tuple. */
+static int edge_kd(hs *h, size_t n) {
+  size_t old = h->kdcap;
+  if (n <= old) return ADE_OK;
+  if (ade__grow((void **)&h->kd, &h->kdcap, n, sizeof *h->kd))
+    return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+  for (size_t i = old; i < h->kdcap; i++)
+    for (int w = 0; w < ADE__PQ_KEYS; w++) h->kd[i][w] = LONG_MAX;
+  return ADE_OK;
 }
 
 /* Queue x with its current tuple (one entry per target, set in place; a
@@ -767,16 +839,16 @@ static int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
  * succpred the targets in P- and S-. Into h->cv, each once. */
 static int near_targets(hs *h, int f, const long *tkey, int pre) {
   const ade_cgraph *c = h->c;
-  int st = ADE_OK;
+  int st = ADE_OK, bp[2] = {0, 0}; /* edges: each side listed by pairs (decided once) */
   h->nc = 0;
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   for (int side = 0; side < 2; side++) {
     const ade__ix *l = side ? &h->sl : &h->pl;
+    if (h->kind == ADE_SEQ_EDGE && (bp[side] = near_by_pairs(h, side))) continue; /* listed below */
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &c->v[l->a[k]];
       if (!v->alive) continue;
       if (h->kind == ADE_SEQ_EDGE) { /* f is sibling */
-        if (near_by_pairs(h, side)) continue; /* listed below */
         for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) {
           size_t e = side ? v->in[a] : v->out[a];
           cand x = {e, 0, side ? ADE_BACK : ADE_FRONT, {0, 0, 0}};
@@ -794,8 +866,8 @@ static int near_targets(hs *h, int f, const long *tkey, int pre) {
       }
     }
   }
-  for (int side = 0; !st && h->kind == ADE_SEQ_EDGE && side < 2; side++)
-    if (near_by_pairs(h, side)) st = near_edges_by_pairs(h, side, tkey, pre);
+  for (int side = 0; !st && side < 2; side++)
+    if (bp[side]) st = near_edges_by_pairs(h, side, tkey, pre);
   return st;
 }
 
@@ -829,20 +901,33 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
   return (have_top || qtop(h, top, tkey, st)) && cand_of(h, *top, k);
 }
 
-static int mark_v(hs *h, size_t v) {
-  if (h->vm[v] == h->vstamp) return ADE_OK;
-  h->vm[v] = h->vstamp;
-  int st = ade__ix_push(&h->dv, v);
-  if (!st) st = ade__ix_push(&h->dg, h->c->v[v].nin);
-  return st ? st : ade__ix_push(&h->dg, h->c->v[v].nout);
+/* Room for n more vertices in dv (and their degrees in dg). */
+static int reserve_dv(hs *h, size_t n) {
+  if (ade__grow((void **)&h->dv.a, &h->dv.cap, h->dv.n + n, sizeof *h->dv.a) ||
+      ade__grow((void **)&h->dg.a, &h->dg.cap, h->dg.n + 2 * n, sizeof *h->dg.a))
+    return ade__fail(ADE_ENOMEM, "out of memory for the %zu vertices a step changes", h->dv.n + n);
+  return ADE_OK;
 }
 
-static int mark_adjacent(hs *h, size_t v, int in, int out) {
+/* v into dv, once per step (room reserved). */
+static void mark_v(hs *h, size_t v) {
+  if (h->vm[v] == h->vstamp) return;
+  h->vm[v] = h->vstamp;
+  h->dv.a[h->dv.n++] = v;
+  h->dg.a[h->dg.n++] = h->c->v[v].nin;
+  h->dg.a[h->dg.n++] = h->c->v[v].nout;
+}
+
+/* v, P_v and S_v into dv, and the one vertex more (ADE__NONE: none). */
+static int mark_adjacent(hs *h, size_t v, size_t more) {
   const ade__vtx *V = &h->c->v[v];
-  int st = mark_v(h, v);
-  for (size_t a = 0; !st && in && a < V->nin; a++) st = mark_v(h, h->c->e[V->in[a]].src);
-  for (size_t b = 0; !st && out && b < V->nout; b++) st = mark_v(h, h->c->e[V->out[b]].dst);
-  return st;
+  int st = reserve_dv(h, 2 + V->nin + V->nout);
+  if (st) return st;
+  mark_v(h, v);
+  for (size_t a = 0; a < V->nin; a++) mark_v(h, h->c->e[V->in[a]].src);
+  for (size_t b = 0; b < V->nout; b++) mark_v(h, h->c->e[V->out[b]].dst);
+  if (more != ADE__NONE) mark_v(h, more);
+  return ADE_OK;
 }
 
 /* Before the step on vertices or edges: the vertices whose in- or
@@ -859,7 +944,7 @@ static int delta(hs *h, const cand *k) {
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
-    st = mark_adjacent(h, k->x, 1, 1);
+    st = mark_adjacent(h, k->x, ADE__NONE);
     for (size_t a = 0; !st && h->fill && a < v->nin; a++)
       for (size_t b = 0; !st && b < v->nout; b++) {
         st = ade__ix_push(&h->pairs, c->e[v->in[a]].src);
@@ -869,8 +954,7 @@ static int delta(hs *h, const cand *k) {
   }
   size_t i = c->e[k->x].src, j = c->e[k->x].dst, w = k->dir == ADE_FRONT ? j : i;
   const ade__vtx *W = &c->v[w];
-  st = mark_adjacent(h, w, 1, 1);
-  if (!st) st = mark_v(h, k->dir == ADE_FRONT ? i : j);
+  st = mark_adjacent(h, w, k->dir == ADE_FRONT ? i : j);
   for (size_t a = 0; !st && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
     st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
     if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
@@ -901,7 +985,8 @@ static int triangles(hs *h, size_t u, size_t w) {
  * (back (v, b)) besides the ranks, so the fronts into a vertex whose
  * out-degree changed and the backs out of one whose in-degree changed,
  * and both directions of a new edge, are all the targets whose tuple
- * changed. */
+ * changed (setting only those that dropped, and finding a rise at the
+ * top, measured no cheaper on the PDE tape). */
 static int refresh_sizes(hs *h) {
   const ade_cgraph *c = h->c;
   int st = ADE_OK;
@@ -928,7 +1013,11 @@ static int refresh(hs *h) {
   if (h->kind == ADE_SEQ_EDGE && !h->fill) return refresh_sizes(h);
   for (size_t k = 0; !st && k < h->dv.n; k++) {
     size_t v = h->dv.a[k];
-    if (!h->c->v[v].alive) continue;
+    const ade__vtx *V = &h->c->v[v];
+    if (!V->alive) continue;
+    /* without fillin a vertex's tuple reads |P_v| |S_v| alone: only a
+     * drop needs it set (a rise is found at the top) */
+    if (h->kind == ADE_SEQ_VERTEX && !h->fill && V->nin * V->nout >= h->dg.a[2 * k] * h->dg.a[2 * k + 1]) continue;
     st = h->kind == ADE_SEQ_VERTEX ? qpush(h, v) : qpush_edges(h, v);
   }
   for (size_t k = 0; !st && k < h->pairs.n; k += 2) st = triangles(h, h->pairs.a[k], h->pairs.a[k + 1]);
@@ -946,13 +1035,41 @@ static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix
  * the out-lists of a, P_a and P_b change (fill-in, isolation or merge). */
 static int face_delta(hs *h, const cand *k) {
   h->in.n = h->out.n = 0;
+  h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged;
   int st = ade__ix_push(&h->in, k->y);
   if (!st) st = ade__ix_push(&h->out, k->x);
   if (!st) st = push_adjacent(h->c, k->x, 0, 1, &h->in);
+  h->seg[0] = h->in.n;
   if (!st) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
   if (!st) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
+  h->seg[1] = h->out.n;
   if (!st) st = push_adjacent(h->c, k->y, 1, 0, &h->out);
   return st;
+}
+
+/* After the step, only the vertices whose lists lost a member: the
+ * in-list of b and the out-list of a lost the face; S_a's in-lists and
+ * P_a's out-lists lose a only if a went (isolated, or merged: a twin's
+ * neighbours are a's), S_b's and P_b's b only if b went (conservatively,
+ * after a merge all four). The fill-in vertex k joins the in-lists of
+ * all of S_b (the out-lists of all of P_a) at once; that only raises
+ * keys: |P_x| grows, and a twin w of face (x, y) after it (P_w = P_x,
+ * S_w = S_y) has k in P_w iff x has, so x and w both gained k or
+ * neither, and w was its twin before (two vertices of S_b with equal P
+ * stay equal; a vertex of S_b and one outside no longer are). k itself
+ * is listed on both sides (face_refresh), which finds the faces it
+ * absorbs. */
+static void face_changed(hs *h) {
+  const ade_cgraph *d = h->c;
+  int merged = d->merged != h->merged0;
+  int ago = merged || !d->v[h->fa].alive, bgo = merged || !d->v[h->fb].alive;
+  size_t n = 1;
+  for (size_t k = 1; k < h->in.n; k++) /* b, S_a, S_b */
+    if (k < h->seg[0] ? ago : bgo) h->in.a[n++] = h->in.a[k];
+  h->in.n = n, n = 1;
+  for (size_t k = 1; k < h->out.n; k++) /* a, P_a, P_b */
+    if (k < h->seg[1] ? ago : bgo) h->out.a[n++] = h->out.a[k];
+  h->out.n = n;
 }
 
 /* After it: a face's tuple drops only if it turns absorbing or |P_a| or
@@ -969,8 +1086,33 @@ static int grow_jr(hs *h) {
   return ADE_OK;
 }
 
+/* Room in the marks on dual vertices (dm) and faces (fm) after a step;
+ * the stamps restart at wrap-around. */
+static int grow_marks(hs *h) {
+  const ade_cgraph *d = h->c;
+  if (d->nv > h->dmcap) {
+    size_t old = h->dmcap;
+    if (ade__grow((void **)&h->dm, &h->dmcap, d->nv, sizeof *h->dm))
+      return ade__fail(ADE_ENOMEM, "out of memory for marks on %zu dual vertices", d->nv);
+    memset(h->dm + old, 0, (h->dmcap - old) * sizeof *h->dm);
+  }
+  if (d->eslots > h->fmcap) {
+    size_t old = h->fmcap;
+    if (ade__grow((void **)&h->fm, &h->fmcap, d->eslots, sizeof *h->fm))
+      return ade__fail(ADE_ENOMEM, "out of memory for marks on %zu faces", d->eslots);
+    memset(h->fm + old, 0, (h->fmcap - old) * sizeof *h->fm);
+  }
+  if (h->dstamp >= UINT_MAX - 2) {
+    memset(h->dm, 0, h->dmcap * sizeof *h->dm);
+    memset(h->fm, 0, h->fmcap * sizeof *h->fm);
+    h->dstamp = 0;
+  }
+  return ADE_OK;
+}
+
 static int face_refresh(hs *h, size_t nv0) {
   ade_cgraph *d = h->c;
+  face_changed(h);
   int st = ade__graph_marks(d);
   if (!st) st = grow_jr(h);
   for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
@@ -978,16 +1120,27 @@ static int face_refresh(hs *h, size_t nv0) {
     if (!st) st = ade__ix_push(&h->out, v);
   }
   h->fs.n = 0;
+  if (!st) st = grow_marks(h);
+  unsigned vs = ++h->dstamp;
   for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &h->out : &h->in;
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
       for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(&h->fs, side ? v->in[a] : v->out[a]);
-      if (!st) st = ade__face_absorbed_by(h->c, l->a[k], &h->fs);
+      /* a vertex in both lists, or twice in one, is looked at once */
+      if (!st && h->dm[l->a[k]] != vs) st = ade__face_absorbed_by(h->c, l->a[k], &h->fs);
+      h->dm[l->a[k]] = vs;
     }
   }
-  for (size_t k = 0; !st && k < h->fs.n; k++) st = qpush(h, h->fs.a[k]);
+  /* each face once (a face between two changed vertices is listed twice) */
+  unsigned fs_ = ++h->dstamp;
+  for (size_t k = 0; !st && k < h->fs.n; k++) {
+    size_t e = h->fs.a[k];
+    if (h->fm[e] == fs_) continue;
+    h->fm[e] = fs_;
+    st = qpush(h, e);
+  }
   return st;
 }
 
@@ -1010,7 +1163,15 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
   plan_chain(h, f, nf);
-  for (size_t x = 0; !st && x < n; x++) st = qpush(h, x);
+  /* the targets in the order of the tie-breaker (ids and slots ascend
+   * with the ranks on tapes), so that most land at the heap's bottom
+   * instead of rising to its top: the same entries, the same choices */
+  int rev = f[nf - 1] == F_REVERSE;
+  if (h->kind == ADE_SEQ_EDGE && !st) st = edge_kd(h, n);
+  if (h->kind == ADE_SEQ_EDGE) /* per edge, its two directions' tuples, then one entry */
+    for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
+  else
+    for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
@@ -1070,6 +1231,8 @@ static void hs_free(hs *h) {
   ade__free(h->cv);
   ade__free(h->vm);
   ade__free(h->jr);
+  ade__free(h->dm);
+  ade__free(h->fm);
   ade__faced_free(&h->faced);
   ade__ipq_free(&h->q);
   ade__free(h->kd);
