@@ -1266,9 +1266,10 @@ static int index_topological(const ade_cgraph *g) {
  * all intermediates before it leaves it the independents it depends on as
  * predecessors and its own successors (fill-in only enters later
  * vertices), so it costs |X(j)| |S_j| (reverse: |P_j| |Y(j)|). */
+static int reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt, int by_index);
 static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
   uint64_t *c = ade__alloc((g->nv + 1) * sizeof *c), total = 0;
-  int st = c ? ade__reach_counts(g, reverse, c) : ade__fail(ADE_ENOMEM, "out of memory for the cost of a sweep");
+  int st = c ? reach_counts(g, reverse, c, 1) : ade__fail(ADE_ENOMEM, "out of memory for the cost of a sweep");
   for (size_t j = 0; !st && j < g->nv; j++)
     if (g->v[j].alive && g->v[j].kind == ADE__Z) total += c[j] * (reverse ? g->v[j].nin : g->v[j].nout);
   ade__free(c);
@@ -1300,10 +1301,32 @@ static size_t heap_pop(size_t *h, size_t *n) {
  * of their positions, each pushed when its word turns nonzero): O(R log R)
  * for R reached, which on a local graph (a stencil, a time step) are a few
  * near the batch's sources; O(|E| n/64 log V) at worst (reverse: m/64),
- * O(V) memory. */
-int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) {
+ * O(V) memory. One batch (at most 64 sources) scans the topological order
+ * instead, in O(V + E) without the heap: by index where the caller knows
+ * that order topological (by_index), with no sort. */
+static int reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt, int by_index) {
   size_t nsrc = reverse ? g->m : g->n, nv = g->nv, k = 0, nh = 0;
   int st = ade__budget(g->memlimit, ade__mul_size(nv + 1, 4 * sizeof(uint64_t)), "reachability of %zu vertices", nv);
+  if (!st && nsrc <= 64 && by_index) {
+    uint64_t *w = ade__calloc(nv + 1, sizeof *w);
+    if (!w) return ade__fail(ADE_ENOMEM, "out of memory for the reachability of %zu vertices", nv);
+    memset(cnt, 0, nv * sizeof *cnt);
+    for (size_t i = 0; i < nsrc; i++) {
+      size_t s = reverse ? g->yv[i] : g->xv[i];
+      if (g->v[s].alive) w[s] |= UINT64_C(1) << i;
+    }
+    for (size_t t = 0; t < nv; t++) {
+      size_t j = reverse ? nv - 1 - t : t;
+      if (!w[j]) continue;
+      const ade__vtx *v = &g->v[j];
+      size_t deg = reverse ? v->nin : v->nout;
+      const size_t *adj = reverse ? v->in : v->out;
+      cnt[j] += (uint64_t)__builtin_popcountll(w[j]);
+      for (size_t e = 0; e < deg; e++) w[reverse ? g->e[adj[e]].src : g->e[adj[e]].dst] |= w[j];
+    }
+    ade__free(w);
+    return ADE_OK;
+  }
   uint64_t *w = st ? NULL : ade__calloc(nv + 1, sizeof *w);
   size_t *ord = st ? NULL : ade__alloc((nv + 1) * sizeof *ord);
   size_t *pos = st ? NULL : ade__alloc((nv + 1) * sizeof *pos), *h = st ? NULL : ade__alloc((nv + 1) * sizeof *h);
@@ -1315,8 +1338,6 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) {
     for (size_t j = 0; j < nv; j++) pos[j] = SIZE_MAX;
     for (size_t t = 0; t < k; t++) pos[ord[reverse ? k - 1 - t : t]] = t;
   }
-  /* One batch (at most 64 sources): the vertices in topological order,
-   * those it does not reach skipped, in O(V + E) without the heap. */
   if (!st && nsrc <= 64) {
     for (size_t i = 0; i < nsrc; i++) {
       size_t s = reverse ? g->yv[i] : g->xv[i];
@@ -1360,6 +1381,8 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) {
   ade__free(h);
   return st;
 }
+
+int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) { return reach_counts(g, reverse, cnt, 0); }
 
 /* Vertex elimination in forward or reverse index order: the intermediates
  * listed, the cost by sweep_cost (plus what g has counted already, as an
