@@ -12,7 +12,7 @@ static inline size_t F(least4)(const E *a, size_t c) {
 }
 
 /* Move entry e down from hole i to its place below. */
-static void F(down)(Q *q, size_t i, const E *e) {
+static inline void F(down)(Q *q, size_t i, const E *e) {
   E *a = q->a;
   for (;;) {
     size_t c = ARITY * i + 1, s = c;
@@ -32,7 +32,7 @@ static void F(down)(Q *q, size_t i, const E *e) {
 
 /* Move entry e up from hole i, then down: its place after a change of
  * key (or an insertion at the end, or a removal into hole i). */
-static void F(place)(Q *q, size_t i, const E *e) {
+static inline void F(place)(Q *q, size_t i, const E *e) {
   E *a = q->a;
   if (!i || !LESS(&e->k, &a[(i - 1) / ARITY].k)) {
     F(down)(q, i, e);
@@ -49,7 +49,7 @@ static void F(place)(Q *q, size_t i, const E *e) {
 }
 
 /* Insert x with key *key, or change its key. */
-static int F(set)(Q *q, const K *key, size_t x) {
+static inline int F(set)(Q *q, const K *key, size_t x) {
   if (x >= q->pcap) {
     size_t nc = 2 * x + 64;
     size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
@@ -79,7 +79,7 @@ static int F(set)(Q *q, const K *key, size_t x) {
 
 /* Append x with key *key, out of heap order (x not queued); F(heapify)
  * restores the order: a bulk build in linear time. */
-static int F(append)(Q *q, const K *key, size_t x) {
+static inline int F(append)(Q *q, const K *key, size_t x) {
   if (x >= q->pcap) {
     size_t nc = 2 * x + 64;
     size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
@@ -102,7 +102,7 @@ static int F(append)(Q *q, const K *key, size_t x) {
 }
 
 /* Floyd's bottom-up build: every inner node sifted down, the last first. */
-static void F(heapify)(Q *q) {
+static inline void F(heapify)(Q *q) {
   for (size_t i = q->n < 2 ? 0 : (q->n - 2) / ARITY + 1; i-- > 0;) {
     E e = q->a[i];
     F(down)(q, i, &e);
@@ -113,7 +113,7 @@ static void F(heapify)(Q *q) {
  * goes up from there (Floyd): e, the last entry, nearly always belongs
  * near the bottom, so this saves the comparison with it on every level.
  * Right for any hole: the path to the leaf stays ordered. */
-static void F(refill)(Q *q, size_t i, const E *e) {
+static inline void F(refill)(Q *q, size_t i, const E *e) {
   E *a = q->a;
   const size_t n = q->n;
   for (;;) {
@@ -138,7 +138,7 @@ static void F(refill)(Q *q, size_t i, const E *e) {
 }
 
 /* Remove x if queued: the last entry fills its hole. */
-static void F(del)(Q *q, size_t x) {
+static inline void F(del)(Q *q, size_t x) {
   if (x >= q->pcap || q->pos[x] == SIZE_MAX) return;
   size_t i = q->pos[x];
   q->pos[x] = SIZE_MAX;
@@ -146,7 +146,7 @@ static void F(del)(Q *q, size_t x) {
   if (i < q->n) F(refill)(q, i, &e);
 }
 
-static int F(pop)(Q *q, E *top) {
+static inline int F(pop)(Q *q, E *top) {
   if (!q->n) return 0;
   *top = q->a[0];
   q->pos[top->x] = SIZE_MAX;
@@ -155,7 +155,7 @@ static int F(pop)(Q *q, E *top) {
   return 1;
 }
 
-static void F(release)(Q *q) {
+static inline void F(release)(Q *q) {
   ade__free(q->a);
   ade__free(q->pos);
   memset(q, 0, sizeof *q);
