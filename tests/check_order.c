@@ -255,6 +255,59 @@ static uint64_t raw_cost(const ade_cgraph *g, int o) {
   return c;
 }
 
+/* Per vertex, the sources (independents; reverse: dependents) that reach
+ * it (it reaches), by a search from each source: the oracle of
+ * ade__reach_counts. */
+static void reach_naive(const ade_cgraph *g, int reverse, uint64_t *cnt) {
+  size_t *stack = malloc((g->nv + 1) * sizeof *stack), ns = reverse ? g->m : g->n;
+  char *seen = malloc(g->nv + 1);
+  memset(cnt, 0, g->nv * sizeof *cnt);
+  for (size_t i = 0; i < ns; i++) {
+    size_t s = reverse ? g->yv[i] : g->xv[i], top = 0;
+    if (s == ADE__NONE || !g->v[s].alive) continue;
+    memset(seen, 0, g->nv);
+    stack[top++] = s, seen[s] = 1;
+    while (top) {
+      const ade__vtx *v = &g->v[stack[--top]];
+      cnt[v - g->v]++;
+      for (size_t k = 0; k < (reverse ? v->nin : v->nout); k++) {
+        size_t u = reverse ? g->e[v->in[k]].src : g->e[v->out[k]].dst;
+        if (!seen[u]) seen[u] = 1, stack[top++] = u;
+      }
+    }
+  }
+  free(stack), free(seen);
+}
+
+/* ade__reach_counts, one batch (at most 64 sources: a scan in topological
+ * order) or several (the heap), equals a search from each source; and the
+ * counted vertex sweeps (the one batch scanned by index) cost what their
+ * simulation does (ade__order_raw with the rescanning reference). */
+START_TEST(reach_counts_random) {
+  static const int ns[] = {1, 3, 64, 65, 130};
+  for (int r = 0; r < 40; r++) {
+    uint64_t seed = 0x7eac4u + (uint64_t)r;
+    int n = ns[r % 5], m = ns[(r / 5) % 5];
+    ade_cgraph *g = layered(seed, n, 3 + r % 4, 4 + r % 7, m);
+    uint64_t *a = malloc((g->nv + 1) * sizeof *a), *b = malloc((g->nv + 1) * sizeof *b);
+    for (int rev = 0; rev < 2; rev++) {
+      ck_assert_int_eq(ade__reach_counts(g, rev, a), ADE_OK);
+      reach_naive(g, rev, b);
+      for (size_t j = 0; j < g->nv; j++)
+        ck_assert_msg(a[j] == b[j], "seed %llu n %d m %d rev %d: vertex %zu reached by %llu, not %llu",
+                      (unsigned long long)seed, n, m, rev, j, (unsigned long long)a[j], (unsigned long long)b[j]);
+      int o = rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
+      ade_elim_seq *s = NULL;
+      ck_assert_int_eq(ade__order_raw(g, o, 1, &s), ADE_OK);
+      ck_assert_uint_eq(raw_cost(g, o), ade_seq_cost(s));
+      ade_seq_free(s);
+    }
+    free(a), free(b);
+    ade_cgraph_free(g);
+  }
+}
+END_TEST
+
 /* A face sweep costs exactly what the vertex sweep of its direction
  * does: draining the faces through a vertex is its vertex elimination
  * (Section 3.3 of [F]), and the dual stays the dual of the eliminated
@@ -584,6 +637,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, capped_markowitz_random);
   tcase_add_test(tc, face_bound_random);
   tcase_add_test(tc, face_sweeps_cost_vertex_sweeps);
+  tcase_add_test(tc, reach_counts_random);
   tcase_add_test(tc, never_worse_paper);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");
