@@ -84,6 +84,8 @@ typedef struct hs {
   size_t kdcap;            /* with the lesser of its two directions' */
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
+  ade__ix tw;              /* faces: a vertex's twins on one side (same_side) */
+  unsigned char *ab;       /* faces, at the start: per face whether it absorbs */
   ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
   long id0;                /* the first edge number a step can give a new edge */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
@@ -607,12 +609,14 @@ static void gkey_edge(const hs *h, const cand *k, long *key) {
 }
 
 /* A face's or a vertex's tuple, each filter's words written straight
- * into key, as filter_key computes them (the absorption looked up once). */
-static void gkey_face(hs *h, const cand *k, long *key) {
-  const ade__vtx *a = &h->c->v[k->x], *b = &h->c->v[k->y];
-  int absorb = h->twin && ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE, len = 0;
+ * into key, as filter_key computes them; faces: of face (x, y), whether
+ * it absorbs given (absorb, read only with h->twin). */
+static void gkey_face_ab(hs *h, size_t x, size_t y, int absorb, long *key) {
+  const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
+  int len = 0;
+  absorb = h->twin && absorb;
   if (h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST && h->gl[2] == F_FORWARD) { /* the default */
-    size_t r = k->x < h->jrcap && h->jr[k->x] != SIZE_MAX ? h->jr[k->x] : (size_t)junction_rank(h, k->x);
+    size_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (size_t)junction_rank(h, x);
     key[0] = !absorb, key[1] = absorb ? 0 : (long)(a->nin + b->nout), key[2] = (long)r, key[3] = a->id, key[4] = b->id;
     return;
   }
@@ -620,11 +624,15 @@ static void gkey_face(hs *h, const cand *k, long *key) {
     case F_ABSORB: key[len++] = !absorb; break;
     case F_COST: key[len++] = absorb ? 0 : (long)(a->nin + b->nout); break;
     case F_FORWARD:
-      key[len++] = (long)junction_rank(h, k->x), key[len++] = a->id, key[len++] = b->id;
+      key[len++] = (long)junction_rank(h, x), key[len++] = a->id, key[len++] = b->id;
       break;
-    default: key[len++] = -(long)junction_rank(h, k->x), key[len++] = -a->id, key[len++] = -b->id;
+    default: key[len++] = -(long)junction_rank(h, x), key[len++] = -a->id, key[len++] = -b->id;
     }
   while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+static void gkey_face(hs *h, const cand *k, long *key) {
+  gkey_face_ab(h, k->x, k->y, h->twin && ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE, key);
 }
 
 static void gkey_vertex(const hs *h, const cand *k, long *key) {
@@ -1110,6 +1118,105 @@ static int grow_marks(hs *h) {
   return ADE_OK;
 }
 
+/* The absorption test of every face out of (out) or into dual vertex v
+ * at once, as face-greedy's (elim/order.c, same_side and side_matches):
+ * face (a, b) absorbs iff some intermediate k has P_k = P_a and S_k = S_b
+ * (ade__dual_twin; k is neither a nor b, the dual being acyclic). K: the
+ * intermediates k != v with P_k = P_v (out) or S_k = S_v, from the
+ * neighbours of v's neighbour with the fewest; with none, no face of v
+ * absorbs. One search per vertex instead of one per face. */
+static int same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
+  const size_t *l = out ? V->in : V->out;
+  K->n = 0;
+  if (!n) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t a = 0; a < n; a++) {
+    size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
+    d->mark[p] = s;
+    if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
+  }
+  const ade__vtx *P = &d->v[p0];
+  int st = ADE_OK;
+  for (size_t c = 0; !st && c < (out ? P->nout : P->nin); c++) {
+    size_t k = out ? d->e[P->out[c]].dst : d->e[P->in[c]].src;
+    const ade__vtx *X = &d->v[k];
+    if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
+    int ok = 1;
+    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
+    if (ok) st = ade__ix_push(K, k);
+  }
+  return st;
+}
+
+/* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
+static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
+  const ade__vtx *W = &d->v[w];
+  size_t n = out ? W->nout : W->nin;
+  if (!K->n || !n) return 0;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
+  for (size_t i = 0; i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    int ok = (out ? X->nout : X->nin) == n;
+    for (size_t b = 0; ok && b < n; b++) ok = d->mark[out ? d->e[X->out[b]].dst : d->e[X->in[b]].src] == s;
+    if (ok) return 1;
+  }
+  return 0;
+}
+
+/* Fresh tuples for the faces out of (out) or into v (qpush's, the
+ * absorption found once for all of them: h->tw keeps K for absorbed_set). */
+static int faces_set(hs *h, size_t v, int out) {
+  ade_cgraph *d = h->c;
+  int st = h->twin ? same_side(d, v, out, &h->tw) : ADE_OK;
+  const ade__vtx *V = &d->v[v];
+  for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
+    size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
+    long key[ADE__PQ_KEYS];
+    if (d->v[w].kind != ADE__Z) continue; /* no target (as cand_of) */
+    gkey_face_ab(h, out ? v : w, out ? w : v, h->twin && side_matches(d, &h->tw, w, out), key);
+    st = ade__ipq_set(&h->q, key, e);
+  }
+  return st;
+}
+
+/* Fresh tuples for the faces (x, y) that v absorbs, P_x = P_v and S_y =
+ * S_v (ade__face_absorbed_by's faces; they absorb), given h->tw from
+ * faces_set(h, v, out): out: the x are K, the y their successors; else
+ * the y are K and the x their predecessors. */
+static int absorbed_set(hs *h, size_t v, int out) {
+  ade_cgraph *d = h->c;
+  const ade__ix *K = &h->tw;
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nout : V->nin;
+  if (!K->n || !V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
+  int st = ADE_OK;
+  for (size_t i = 0; !st && i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
+      size_t e = out ? X->out[o] : X->in[o];
+      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
+      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
+      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
+      if (same) {
+        long key[ADE__PQ_KEYS];
+        gkey_face_ab(h, d->e[e].src, d->e[e].dst, 1, key);
+        st = ade__ipq_set(&h->q, key, e);
+      }
+    }
+  }
+  return st;
+}
+
+/* The faces at the changed and new vertices, and those these absorb,
+ * get fresh tuples: per vertex, its twins on the side of the faces found
+ * once (faces_set). A face listed twice is set twice to the same tuple
+ * (no change). Without absorb and cost a face's tuple never changes, and
+ * the faces a vertex absorbs need none. */
 static int face_refresh(hs *h, size_t nv0) {
   ade_cgraph *d = h->c;
   face_changed(h);
@@ -1119,7 +1226,6 @@ static int face_refresh(hs *h, size_t nv0) {
     st = ade__ix_push(&h->in, v);
     if (!st) st = ade__ix_push(&h->out, v);
   }
-  h->fs.n = 0;
   if (!st) st = grow_marks(h);
   unsigned vs = ++h->dstamp;
   for (int side = 0; !st && side < 2; side++) {
@@ -1127,19 +1233,11 @@ static int face_refresh(hs *h, size_t nv0) {
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
-      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(&h->fs, side ? v->in[a] : v->out[a]);
+      st = faces_set(h, l->a[k], !side);
       /* a vertex in both lists, or twice in one, is looked at once */
-      if (!st && h->dm[l->a[k]] != vs) st = ade__face_absorbed_by(h->c, l->a[k], &h->fs);
+      if (!st && h->twin && h->dm[l->a[k]] != vs) st = absorbed_set(h, l->a[k], !side);
       h->dm[l->a[k]] = vs;
     }
-  }
-  /* each face once (a face between two changed vertices is listed twice) */
-  unsigned fs_ = ++h->dstamp;
-  for (size_t k = 0; !st && k < h->fs.n; k++) {
-    size_t e = h->fs.a[k];
-    if (h->fm[e] == fs_) continue;
-    h->fm[e] = fs_;
-    st = qpush(h, e);
   }
   return st;
 }
@@ -1170,7 +1268,25 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   if (h->kind == ADE_SEQ_EDGE && !st) st = edge_kd(h, n);
   if (h->kind == ADE_SEQ_EDGE) /* per edge, its two directions' tuples, then one entry */
     for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
-  else
+  else if (h->kind == ADE_SEQ_FACE) {
+    /* each face's absorption from one twin search per vertex (faces_set) */
+    if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
+    for (size_t v = 0; !st && h->twin && v < h->c->nv; v++) {
+      const ade__vtx *V = &h->c->v[v];
+      if (!V->alive || V->kind != ADE__Z) continue;
+      st = same_side(h->c, v, 1, &h->tw);
+      for (size_t o = 0; !st && h->tw.n && o < V->nout; o++)
+        h->ab[V->out[o]] = (unsigned char)side_matches(h->c, &h->tw, h->c->e[V->out[o]].dst, 1);
+    }
+    for (size_t i = 0; !st && i < n; i++) {
+      size_t e = rev ? n - 1 - i : i;
+      cand k;
+      long key[ADE__PQ_KEYS];
+      if (!cand_of(h, e, &k)) continue;
+      gkey_face_ab(h, k.x, k.y, h->twin && h->ab[e], key);
+      st = ade__ipq_set(&h->q, key, e);
+    }
+  } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
@@ -1244,6 +1360,8 @@ static void hs_free(hs *h) {
   ade__ix_free(&h->in);
   ade__ix_free(&h->out);
   ade__ix_free(&h->fs);
+  ade__ix_free(&h->tw);
+  ade__free(h->ab);
 }
 
 static int no_intermediates(const ade_cgraph *c) {
