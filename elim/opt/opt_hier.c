@@ -86,6 +86,8 @@ typedef struct hs {
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
   ade__ix tw;              /* faces: a vertex's twins on one side (same_side) */
   unsigned char *ab;       /* faces, at the start: per face whether it absorbs */
+  int pk;                  /* faces, the default chain: tuples packed into pq instead of q */
+  ade__pkq pq;
   ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
   long id0;                /* the first edge number a step can give a new edge */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
@@ -659,6 +661,28 @@ static void gkey(hs *h, const cand *k, long *key) {
   else gkey_vertex(h, k, key);
 }
 
+/* The face hierarchy's default tuple (!absorb, cost, junction rank, a's
+ * id, b's id) packed into 128 bits in the same order: !absorb in bit 63,
+ * the cost (|P_a| + |S_b| < 2^32) in bits 31-62, the rank (< 2^31) below;
+ * the ids (< 2^32) in the low word. pack_fits checks the bounds. Half
+ * the size of a tuple in the heap, one or two comparisons. */
+static ade__pk pack(const long *key) {
+  ade__pk p = {(uint64_t)key[0] << 63 | (uint64_t)key[1] << 31 | (uint64_t)key[2],
+               (uint64_t)key[3] << 32 | (uint64_t)key[4]};
+  return p;
+}
+
+static int pack_fits(const hs *h) {
+  const uint64_t lim = (uint64_t)1 << 31;
+  return (uint64_t)h->g->nv < lim && (uint64_t)h->c->nv < lim && h->c->next_vertex_id >= 0 &&
+         (uint64_t)h->c->next_vertex_id < lim;
+}
+
+/* Queue target x with tuple key. */
+static int qset(hs *h, const long *key, size_t x) {
+  return h->pk ? ade__pkq_set(&h->pq, pack(key), x) : ade__ipq_set(&h->q, key, x);
+}
+
 /* Heap index of a target: the vertex; 2 slot + direction (edges); the
  * dual edge's slot (faces). 0 if x names no target now. */
 static int cand_of(const hs *h, size_t x, cand *k) {
@@ -728,7 +752,7 @@ static int edge_kd(hs *h, size_t n) {
  * tuple that went up without being set again is put right when it
  * reaches the top). */
 static int qpush_key(hs *h, const long *key, size_t x) {
-  return h->kind == ADE_SEQ_EDGE ? edge_set(h, x, key) : ade__ipq_set(&h->q, key, x);
+  return h->kind == ADE_SEQ_EDGE ? edge_set(h, x, key) : qset(h, key, x);
 }
 
 static int qpush(hs *h, size_t x) {
@@ -764,6 +788,20 @@ static int qpush_edges(hs *h, size_t v) {
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
   cand k;
+  while (h->pk && !*st && h->pq.n) {
+    size_t t = h->pq.a[0].x;
+    if (!cand_of(h, t, &k)) {
+      ade__pkq_del(&h->pq, t);
+      continue;
+    }
+    gkey(h, &k, key);
+    ade__pk p = pack(key);
+    if (p.hi == h->pq.a[0].k.hi && p.lo == h->pq.a[0].k.lo) {
+      *x = t;
+      return 1;
+    }
+    *st = ade__pkq_set(&h->pq, p, t);
+  }
   while (!*st && h->q.n) {
     size_t t = h->q.a[0].x;
     if (h->kind == ADE_SEQ_EDGE) /* the direction whose tuple the entry holds */
@@ -1177,7 +1215,7 @@ static int faces_set(hs *h, size_t v, int out) {
     long key[ADE__PQ_KEYS];
     if (d->v[w].kind != ADE__Z) continue; /* no target (as cand_of) */
     gkey_face_ab(h, out ? v : w, out ? w : v, h->twin && side_matches(d, &h->tw, w, out), key);
-    st = ade__ipq_set(&h->q, key, e);
+    st = qset(h, key, e);
   }
   return st;
 }
@@ -1205,7 +1243,7 @@ static int absorbed_set(hs *h, size_t v, int out) {
       if (same) {
         long key[ADE__PQ_KEYS];
         gkey_face_ab(h, d->e[e].src, d->e[e].dst, 1, key);
-        st = ade__ipq_set(&h->q, key, e);
+        st = qset(h, key, e);
       }
     }
   }
@@ -1220,6 +1258,8 @@ static int absorbed_set(hs *h, size_t v, int out) {
 static int face_refresh(hs *h, size_t nv0) {
   ade_cgraph *d = h->c;
   face_changed(h);
+  if (h->pk && !pack_fits(h))
+    return ade__fail(ADE_ELIMIT, "face hierarchy: %zu dual vertices, over its queue's keys", d->nv);
   int st = ade__graph_marks(d);
   if (!st) st = grow_jr(h);
   for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
@@ -1261,6 +1301,8 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
   plan_chain(h, f, nf);
+  h->pk = h->kind == ADE_SEQ_FACE && h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST &&
+          h->gl[2] == F_FORWARD && pack_fits(h);
   /* the targets in the order of the tie-breaker (ids and slots ascend
    * with the ranks on tapes), so that most land at the heap's bottom
    * instead of rising to its top: the same entries, the same choices */
@@ -1284,7 +1326,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       long key[ADE__PQ_KEYS];
       if (!cand_of(h, e, &k)) continue;
       gkey_face_ab(h, k.x, k.y, h->twin && h->ab[e], key);
-      st = ade__ipq_set(&h->q, key, e);
+      st = qset(h, key, e);
     }
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
@@ -1351,6 +1393,7 @@ static void hs_free(hs *h) {
   ade__free(h->fm);
   ade__faced_free(&h->faced);
   ade__ipq_free(&h->q);
+  ade__pkq_free(&h->pq);
   ade__free(h->kd);
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
