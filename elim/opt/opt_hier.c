@@ -86,8 +86,10 @@ typedef struct hs {
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
   ade__ix tw;              /* faces: a vertex's twins on one side (same_side) */
   unsigned char *ab;       /* faces, at the start: per face whether it absorbs */
-  int pk;                  /* faces, the default chain: tuples packed into pq instead of q */
+  int pk;                  /* faces and edges, the default chains: tuples packed into pq instead of q */
   ade__pkq pq;
+  ade__pk *kp;             /* edges with pk: kd's tuples packed */
+  size_t kpcap;
   ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
   long id0;                /* the first edge number a step can give a new edge */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
@@ -712,7 +714,47 @@ static int cand_of(const hs *h, size_t x, cand *k) {
  * at the top it is found to be no target and dropped (qtop). */
 static int edge_kd(hs *h, size_t n);
 
+/* The edge hierarchy's default tuple (|S_j| or |P_i|, -rank j, -rank i,
+ * -dir) packed into 128 bits in the same order (ranks and degrees below
+ * 2^31: epack_fits): the cost over R - rank j in the high word, R - rank
+ * i over 1 - dir in the low one. No target: PK_NONE, above every tuple. */
+#define EPK_R (((int64_t)1 << 31) - 1)
+static const ade__pk PK_NONE = {UINT64_MAX, UINT64_MAX};
+
+static ade__pk epack(const long *key) {
+  ade__pk p = {(uint64_t)key[0] << 32 | (uint64_t)(EPK_R + key[1]), (uint64_t)(EPK_R + key[2]) << 32 | (uint64_t)(1 + key[3])};
+  return p;
+}
+
+static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+static int pk_eq(ade__pk a, ade__pk b) { return a.hi == b.hi && a.lo == b.lo; }
+
+/* Room in kp for targets below n, the new ones without a tuple. */
+static int edge_kp(hs *h, size_t n) {
+  size_t old = h->kpcap;
+  if (n <= old) return ADE_OK;
+  if (ade__grow((void **)&h->kp, &h->kpcap, n, sizeof *h->kp))
+    return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+  for (size_t i = old; i < h->kpcap; i++) h->kp[i] = PK_NONE;
+  return ADE_OK;
+}
+
+/* edge_set with packed tuples. */
+static int edge_setp(hs *h, size_t x, const long *key) {
+  size_t e = x / 2;
+  int st = edge_kp(h, x + 2);
+  if (st) return st;
+  h->kp[x] = key ? epack(key) : PK_NONE;
+  ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
+  if (m.hi == UINT64_MAX) {
+    ade__pkq_del(&h->pq, e);
+    return ADE_OK;
+  }
+  return ade__pkq_set(&h->pq, m, e);
+}
+
 static int edge_set(hs *h, size_t x, const long *key) {
+  if (h->pk) return edge_setp(h, x, key);
   size_t e = x / 2;
   int st = edge_kd(h, x + 2);
   if (st) return st;
@@ -729,6 +771,13 @@ static int edge_set(hs *h, size_t x, const long *key) {
  * (kd has room: edge_kd). */
 static int edge_init(hs *h, size_t e) {
   cand k;
+  if (h->pk) {
+    long key[ADE__PQ_KEYS];
+    for (int dir = 0; dir < 2; dir++)
+      if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key), h->kp[2 * e + (size_t)dir] = epack(key);
+    ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
+    return m.hi == UINT64_MAX ? ADE_OK : ade__pkq_set(&h->pq, m, e);
+  }
   for (int dir = 0; dir < 2; dir++) {
     long *key = h->kd[2 * e + (size_t)dir];
     if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key);
@@ -788,7 +837,23 @@ static int qpush_edges(hs *h, size_t v) {
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
   cand k;
-  while (h->pk && !*st && h->pq.n) {
+  while (h->pk && h->kind == ADE_SEQ_EDGE && !*st && h->pq.n) {
+    size_t t = h->pq.a[0].x;
+    ade__pk top = h->pq.a[0].k;
+    t = 2 * t + (size_t)!pk_eq(top, h->kp[2 * t]); /* the direction whose tuple the entry holds */
+    if (!cand_of(h, t, &k)) {
+      if (h->c->e[t / 2].src != ADE__NONE) *st = edge_setp(h, t, NULL);
+      else ade__pkq_del(&h->pq, t / 2); /* a dead edge: both directions */
+      continue;
+    }
+    gkey(h, &k, key);
+    if (pk_eq(epack(key), top)) {
+      *x = t;
+      return 1;
+    }
+    *st = edge_setp(h, t, key);
+  }
+  while (h->pk && h->kind == ADE_SEQ_FACE && !*st && h->pq.n) {
     size_t t = h->pq.a[0].x;
     if (!cand_of(h, t, &k)) {
       ade__pkq_del(&h->pq, t);
@@ -1303,11 +1368,13 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   plan_chain(h, f, nf);
   h->pk = h->kind == ADE_SEQ_FACE && h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST &&
           h->gl[2] == F_FORWARD && pack_fits(h);
+  if (h->kind == ADE_SEQ_EDGE && h->ngl == 2 && h->gl[0] == F_MARKOWITZ && h->gl[1] == F_REVERSE)
+    h->pk = (uint64_t)h->g->nv < ((uint64_t)1 << 31) && (uint64_t)h->c->nv < ((uint64_t)1 << 31); /* epack's bounds */
   /* the targets in the order of the tie-breaker (ids and slots ascend
    * with the ranks on tapes), so that most land at the heap's bottom
    * instead of rising to its top: the same entries, the same choices */
   int rev = f[nf - 1] == F_REVERSE;
-  if (h->kind == ADE_SEQ_EDGE && !st) st = edge_kd(h, n);
+  if (h->kind == ADE_SEQ_EDGE && !st) st = h->pk ? edge_kp(h, n) : edge_kd(h, n);
   if (h->kind == ADE_SEQ_EDGE) /* per edge, its two directions' tuples, then one entry */
     for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
   else if (h->kind == ADE_SEQ_FACE) {
@@ -1395,6 +1462,7 @@ static void hs_free(hs *h) {
   ade__ipq_free(&h->q);
   ade__pkq_free(&h->pq);
   ade__free(h->kd);
+  ade__free(h->kp);
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
   ade__ix_free(&h->dv);
