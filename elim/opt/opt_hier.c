@@ -739,12 +739,27 @@ static int edge_kp(hs *h, size_t n) {
   return ADE_OK;
 }
 
-/* edge_set with packed tuples. */
-static int edge_setp(hs *h, size_t x, const long *key) {
+/* Target x = 2 e + dir's packed tuple straight from the graph (epack of
+ * gkey_edge's default tuple); PK_NONE if x is no target (cand_of). */
+static ade__pk edge_pk(const hs *h, size_t x) {
+  const ade_cgraph *c = h->c;
+  size_t e = x / 2;
+  int dir = (int)(x % 2);
+  if (e >= c->eslots || c->e[e].src == ADE__NONE) return PK_NONE;
+  const ade__edge *y = &c->e[e];
+  if (c->v[dir == ADE_FRONT ? y->dst : y->src].kind != ADE__Z) return PK_NONE;
+  uint64_t cost = dir == ADE_FRONT ? c->v[y->dst].nout : c->v[y->src].nin;
+  ade__pk p = {cost << 32 | (uint64_t)(EPK_R - (int64_t)h->rank[y->dst]),
+               (uint64_t)(EPK_R - (int64_t)h->rank[y->src]) << 32 | (uint64_t)(1 - dir)};
+  return p;
+}
+
+/* edge_set with packed tuples (PK_NONE: x is no target). */
+static int edge_setp(hs *h, size_t x, ade__pk key) {
   size_t e = x / 2;
   int st = edge_kp(h, x + 2);
   if (st) return st;
-  h->kp[x] = key ? epack(key) : PK_NONE;
+  h->kp[x] = key;
   ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
   if (m.hi == UINT64_MAX) {
     ade__pkq_del(&h->pq, e);
@@ -754,7 +769,7 @@ static int edge_setp(hs *h, size_t x, const long *key) {
 }
 
 static int edge_set(hs *h, size_t x, const long *key) {
-  if (h->pk) return edge_setp(h, x, key);
+  if (h->pk) return edge_setp(h, x, key ? epack(key) : PK_NONE);
   size_t e = x / 2;
   int st = edge_kd(h, x + 2);
   if (st) return st;
@@ -771,12 +786,10 @@ static int edge_set(hs *h, size_t x, const long *key) {
  * (kd has room: edge_kd). */
 static int edge_init(hs *h, size_t e) {
   cand k;
-  if (h->pk) {
-    long key[ADE__PQ_KEYS];
-    for (int dir = 0; dir < 2; dir++)
-      if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key), h->kp[2 * e + (size_t)dir] = epack(key);
-    ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
-    return m.hi == UINT64_MAX ? ADE_OK : ade__pkq_set(&h->pq, m, e);
+  if (h->pk) { /* appended: run_incremental heapifies */
+    ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
+    ade__pk m = pk_lt(b, f) ? b : f;
+    return m.hi == UINT64_MAX ? ADE_OK : ade__pkq_append(&h->pq, m, e);
   }
   for (int dir = 0; dir < 2; dir++) {
     long *key = h->kd[2 * e + (size_t)dir];
@@ -806,6 +819,10 @@ static int qpush_key(hs *h, const long *key, size_t x) {
 
 static int qpush(hs *h, size_t x) {
   cand k;
+  if (h->pk && h->kind == ADE_SEQ_EDGE) {
+    ade__pk p = edge_pk(h, x);
+    return p.hi == UINT64_MAX ? ADE_OK : edge_setp(h, x, p);
+  }
   long key[ADE__PQ_KEYS];
   if (!cand_of(h, x, &k)) return ADE_OK;
   gkey(h, &k, key);
@@ -841,17 +858,19 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
     size_t t = h->pq.a[0].x;
     ade__pk top = h->pq.a[0].k;
     t = 2 * t + (size_t)!pk_eq(top, h->kp[2 * t]); /* the direction whose tuple the entry holds */
-    if (!cand_of(h, t, &k)) {
-      if (h->c->e[t / 2].src != ADE__NONE) *st = edge_setp(h, t, NULL);
+    ade__pk p = edge_pk(h, t);
+    if (p.hi == UINT64_MAX) {
+      if (h->c->e[t / 2].src != ADE__NONE) *st = edge_setp(h, t, PK_NONE);
       else ade__pkq_del(&h->pq, t / 2); /* a dead edge: both directions */
       continue;
     }
-    gkey(h, &k, key);
-    if (pk_eq(epack(key), top)) {
+    if (pk_eq(p, top)) {
+      cand_of(h, t, &k);
+      gkey(h, &k, key); /* T* for the history filters */
       *x = t;
       return 1;
     }
-    *st = edge_setp(h, t, key);
+    *st = edge_setp(h, t, p);
   }
   while (h->pk && h->kind == ADE_SEQ_FACE && !*st && h->pq.n) {
     size_t t = h->pq.a[0].x;
@@ -1375,9 +1394,10 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
    * instead of rising to its top: the same entries, the same choices */
   int rev = f[nf - 1] == F_REVERSE;
   if (h->kind == ADE_SEQ_EDGE && !st) st = h->pk ? edge_kp(h, n) : edge_kd(h, n);
-  if (h->kind == ADE_SEQ_EDGE) /* per edge, its two directions' tuples, then one entry */
+  if (h->kind == ADE_SEQ_EDGE) { /* per edge, its two directions' tuples, then one entry */
     for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
-  else if (h->kind == ADE_SEQ_FACE) {
+    if (h->pk && !st) ade__pkq_heapify(&h->pq);
+  } else if (h->kind == ADE_SEQ_FACE) {
     /* each face's absorption from one twin search per vertex (faces_set) */
     if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
     for (size_t v = 0; !st && h->twin && v < h->c->nv; v++) {
