@@ -87,6 +87,7 @@ typedef struct hs {
   ade__ix tw;              /* faces: a vertex's twins on one side (same_side) */
   unsigned char *ab;       /* faces, at the start: per face whether it absorbs */
   int pk;                  /* faces and edges, the default chains: tuples packed into pq instead of q */
+  int fdef;                /* faces: the default chain (absorb, cost, forward) */
   ade__pkq pq;
   ade__pk *kp;             /* edges with pk: kd's tuples packed */
   size_t kpcap;
@@ -619,7 +620,7 @@ static void gkey_face_ab(hs *h, size_t x, size_t y, int absorb, long *key) {
   const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
   int len = 0;
   absorb = h->twin && absorb;
-  if (h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST && h->gl[2] == F_FORWARD) { /* the default */
+  if (h->fdef) { /* the default */
     size_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (size_t)junction_rank(h, x);
     key[0] = !absorb, key[1] = absorb ? 0 : (long)(a->nin + b->nout), key[2] = (long)r, key[3] = a->id, key[4] = b->id;
     return;
@@ -1385,8 +1386,8 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
   plan_chain(h, f, nf);
-  h->pk = h->kind == ADE_SEQ_FACE && h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST &&
-          h->gl[2] == F_FORWARD && pack_fits(h);
+  h->fdef = h->kind == ADE_SEQ_FACE && h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST && h->gl[2] == F_FORWARD;
+  h->pk = h->fdef && pack_fits(h);
   if (h->kind == ADE_SEQ_EDGE && h->ngl == 2 && h->gl[0] == F_MARKOWITZ && h->gl[1] == F_REVERSE)
     h->pk = (uint64_t)h->g->nv < ((uint64_t)1 << 31) && (uint64_t)h->c->nv < ((uint64_t)1 << 31); /* epack's bounds */
   /* the targets in the order of the tie-breaker (ids and slots ascend
@@ -1413,8 +1414,10 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       long key[ADE__PQ_KEYS];
       if (!cand_of(h, e, &k)) continue;
       gkey_face_ab(h, k.x, k.y, h->twin && h->ab[e], key);
-      st = qset(h, key, e);
+      st = h->pk ? ade__pkq_append(&h->pq, pack(key), e) : ade__ipq_append(&h->q, key, e);
     }
+    if (!st && h->pk) ade__pkq_heapify(&h->pq);
+    else if (!st) ade__ipq_heapify(&h->q);
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {
