@@ -1289,6 +1289,22 @@ static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
   return 0;
 }
 
+/* Queue face e = (x, y) with its tuple, whether it absorbs given: with
+ * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
+static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
+  if (h->pk) {
+    const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
+    uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
+    absorb = h->twin && absorb;
+    ade__pk p = {(uint64_t)!absorb << 63 | (absorb ? 0 : (uint64_t)(a->nin + b->nout)) << 31 | r,
+                 (uint64_t)a->id << 32 | (uint64_t)b->id};
+    return ade__pkq_set(&h->pq, p, e);
+  }
+  long key[ADE__PQ_KEYS];
+  gkey_face_ab(h, x, y, absorb, key);
+  return qset(h, key, e);
+}
+
 /* Fresh tuples for the faces out of (out) or into v (qpush's, the
  * absorption found once for all of them: h->tw keeps K for absorbed_set). */
 static int faces_set(hs *h, size_t v, int out) {
@@ -1297,10 +1313,8 @@ static int faces_set(hs *h, size_t v, int out) {
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
-    long key[ADE__PQ_KEYS];
     if (d->v[w].kind != ADE__Z) continue; /* no target (as cand_of) */
-    gkey_face_ab(h, out ? v : w, out ? w : v, h->twin && side_matches(d, &h->tw, w, out), key);
-    st = qset(h, key, e);
+    st = fset(h, out ? v : w, out ? w : v, h->twin && side_matches(d, &h->tw, w, out), e);
   }
   return st;
 }
@@ -1325,11 +1339,7 @@ static int absorbed_set(hs *h, size_t v, int out) {
       const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
       int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
       for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
-      if (same) {
-        long key[ADE__PQ_KEYS];
-        gkey_face_ab(h, d->e[e].src, d->e[e].dst, 1, key);
-        st = qset(h, key, e);
-      }
+      if (same) st = fset(h, d->e[e].src, d->e[e].dst, 1, e);
     }
   }
   return st;
