@@ -1411,13 +1411,33 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   } else if (h->kind == ADE_SEQ_FACE) {
     /* each face's absorption from one twin search per vertex (faces_set) */
     if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
+    /* the intermediates with equal P form classes: K of a vertex is its
+     * class without it, so same_side runs once per class (cls: where the
+     * class's [size, members...] start in cm) */
+    size_t *cls = !st && h->twin ? ade__alloc((h->c->nv + 1) * sizeof *cls) : NULL;
+    ade__ix cm = {0};
+    if (!st && h->twin && !cls) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
+    for (size_t v = 0; cls && v < h->c->nv; v++) cls[v] = SIZE_MAX;
     for (size_t v = 0; !st && h->twin && v < h->c->nv; v++) {
       const ade__vtx *V = &h->c->v[v];
       if (!V->alive || V->kind != ADE__Z) continue;
-      st = same_side(h->c, v, 1, &h->tw);
+      if (cls[v] == SIZE_MAX) {
+        size_t at = cm.n;
+        st = same_side(h->c, v, 1, &h->tw);
+        if (!st) st = ade__ix_push(&cm, h->tw.n + 1);
+        if (!st) st = ade__ix_push(&cm, v);
+        for (size_t i = 0; !st && i < h->tw.n; i++) st = ade__ix_push(&cm, h->tw.a[i]);
+        for (size_t i = 0; !st && i <= h->tw.n; i++) cls[cm.a[at + 1 + i]] = at;
+      } else {
+        h->tw.n = 0;
+        for (size_t i = 0, at = cls[v]; !st && i < cm.a[at]; i++)
+          if (cm.a[at + 1 + i] != v) st = ade__ix_push(&h->tw, cm.a[at + 1 + i]);
+      }
       for (size_t o = 0; !st && h->tw.n && o < V->nout; o++)
         h->ab[V->out[o]] = (unsigned char)side_matches(h->c, &h->tw, h->c->e[V->out[o]].dst, 1);
     }
+    ade__free(cls);
+    ade__ix_free(&cm);
     for (size_t i = 0; !st && i < n; i++) {
       size_t e = rev ? n - 1 - i : i;
       cand k;
