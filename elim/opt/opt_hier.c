@@ -879,7 +879,11 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
       ade__pkq_del(&h->pq, t);
       continue;
     }
-    gkey(h, &k, key);
+    /* An entry is no greater than its target's tuple: one queued as not
+     * absorbing does not absorb now (absorbing would be less), so only an
+     * entry queued as absorbing needs the twin search. */
+    int absorb = !(h->pq.a[0].k.hi >> 63) && ade__dual_twin(h->c, k.x, k.y, ADE__NONE) != ADE__NONE;
+    gkey_face_ab(h, k.x, k.y, absorb, key);
     ade__pk p = pack(key);
     if (p.hi == h->pq.a[0].k.hi && p.lo == h->pq.a[0].k.lo) {
       *x = t;
