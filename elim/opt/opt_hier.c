@@ -1295,15 +1295,17 @@ static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
 
 /* Queue face e = (x, y) with its tuple, whether it absorbs given: with
  * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
+static ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
+  const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
+  uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
+  absorb = h->twin && absorb;
+  ade__pk p = {(uint64_t)!absorb << 63 | (absorb ? 0 : (uint64_t)(a->nin + b->nout)) << 31 | r,
+               (uint64_t)a->id << 32 | (uint64_t)b->id};
+  return p;
+}
+
 static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
-  if (h->pk) {
-    const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
-    uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
-    absorb = h->twin && absorb;
-    ade__pk p = {(uint64_t)!absorb << 63 | (absorb ? 0 : (uint64_t)(a->nin + b->nout)) << 31 | r,
-                 (uint64_t)a->id << 32 | (uint64_t)b->id};
-    return ade__pkq_set(&h->pq, p, e);
-  }
+  if (h->pk) return ade__pkq_set(&h->pq, fpk(h, x, y, absorb), e);
   long key[ADE__PQ_KEYS];
   gkey_face_ab(h, x, y, absorb, key);
   return qset(h, key, e);
@@ -1444,11 +1446,16 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     ade__ix_free(&cm);
     for (size_t i = 0; !st && i < n; i++) {
       size_t e = rev ? n - 1 - i : i;
-      cand k;
+      const ade__edge *y = &h->c->e[e];
       long key[ADE__PQ_KEYS];
-      if (!cand_of(h, e, &k)) continue;
-      gkey_face_ab(h, k.x, k.y, h->twin && h->ab[e], key);
-      st = h->pk ? ade__pkq_append(&h->pq, pack(key), e) : ade__ipq_append(&h->q, key, e);
+      if (y->src == ADE__NONE || h->c->v[y->src].kind != ADE__Z || h->c->v[y->dst].kind != ADE__Z) continue; /* cand_of */
+      int absorb = h->twin && h->ab[e];
+      if (h->pk) {
+        st = ade__pkq_append(&h->pq, fpk(h, y->src, y->dst, absorb), e);
+        continue;
+      }
+      gkey_face_ab(h, y->src, y->dst, absorb, key);
+      st = ade__ipq_append(&h->q, key, e);
     }
     if (!st && h->pk) ade__pkq_heapify(&h->pq);
     else if (!st) ade__ipq_heapify(&h->q);
