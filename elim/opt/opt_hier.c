@@ -99,7 +99,7 @@ typedef struct hs {
   int cut;                 /* stopped so */
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
-  unsigned *dm, *fm, dstamp; /* faces: marks on dual vertices and faces */
+  unsigned *dm, *fm, dstamp, fstamp; /* faces: marks on dual vertices and faces */
   size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
   uint64_t merged0;        /* the merges before it */
   size_t dmcap, fmcap;
@@ -1319,7 +1319,8 @@ static int faces_set(hs *h, size_t v, int out) {
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
-    if (d->v[w].kind != ADE__Z) continue; /* no target (as cand_of) */
+    if (d->v[w].kind != ADE__Z || h->fm[e] == h->fstamp) continue; /* no target (as cand_of), or set this step */
+    h->fm[e] = h->fstamp;
     st = fset(h, out ? v : w, out ? w : v, h->twin && side_matches(d, &h->tw, w, out), e);
   }
   return st;
@@ -1345,7 +1346,7 @@ static int absorbed_set(hs *h, size_t v, int out) {
       const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
       int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
       for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
-      if (same) st = fset(h, d->e[e].src, d->e[e].dst, 1, e);
+      if (same && h->fm[e] != h->fstamp) h->fm[e] = h->fstamp, st = fset(h, d->e[e].src, d->e[e].dst, 1, e);
     }
   }
   return st;
@@ -1369,6 +1370,7 @@ static int face_refresh(hs *h, size_t nv0) {
   }
   if (!st) st = grow_marks(h);
   unsigned vs = ++h->dstamp;
+  h->fstamp = ++h->dstamp; /* each face set once per step */
   for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &h->out : &h->in;
     for (size_t k = 0; !st && k < l->n; k++) {
