@@ -84,6 +84,13 @@ typedef struct hs {
   size_t kdcap;            /* with the lesser of its two directions' */
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
+  ade__ix tw;              /* faces: a vertex's twins on one side (same_side) */
+  unsigned char *ab;       /* faces, at the start: per face whether it absorbs */
+  int pk;                  /* faces and edges, the default chains: tuples packed into pq instead of q */
+  int fdef;                /* faces: the default chain (absorb, cost, forward) */
+  ade__pkq pq;
+  ade__pk *kp;             /* edges with pk: kd's tuples packed */
+  size_t kpcap;
   ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
   long id0;                /* the first edge number a step can give a new edge */
   unsigned *vm, vstamp;    /* marks on vertices (dedup of dv) */
@@ -92,7 +99,7 @@ typedef struct hs {
   int cut;                 /* stopped so */
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
-  unsigned *dm, *fm, dstamp; /* faces: marks on dual vertices and faces */
+  unsigned *dm, *fm, dstamp, fstamp; /* faces: marks on dual vertices and faces */
   size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
   uint64_t merged0;        /* the merges before it */
   size_t dmcap, fmcap;
@@ -607,12 +614,14 @@ static void gkey_edge(const hs *h, const cand *k, long *key) {
 }
 
 /* A face's or a vertex's tuple, each filter's words written straight
- * into key, as filter_key computes them (the absorption looked up once). */
-static void gkey_face(hs *h, const cand *k, long *key) {
-  const ade__vtx *a = &h->c->v[k->x], *b = &h->c->v[k->y];
-  int absorb = h->twin && ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE, len = 0;
-  if (h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST && h->gl[2] == F_FORWARD) { /* the default */
-    size_t r = k->x < h->jrcap && h->jr[k->x] != SIZE_MAX ? h->jr[k->x] : (size_t)junction_rank(h, k->x);
+ * into key, as filter_key computes them; faces: of face (x, y), whether
+ * it absorbs given (absorb, read only with h->twin). */
+static void gkey_face_ab(hs *h, size_t x, size_t y, int absorb, long *key) {
+  const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
+  int len = 0;
+  absorb = h->twin && absorb;
+  if (h->fdef) { /* the default */
+    size_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (size_t)junction_rank(h, x);
     key[0] = !absorb, key[1] = absorb ? 0 : (long)(a->nin + b->nout), key[2] = (long)r, key[3] = a->id, key[4] = b->id;
     return;
   }
@@ -620,11 +629,15 @@ static void gkey_face(hs *h, const cand *k, long *key) {
     case F_ABSORB: key[len++] = !absorb; break;
     case F_COST: key[len++] = absorb ? 0 : (long)(a->nin + b->nout); break;
     case F_FORWARD:
-      key[len++] = (long)junction_rank(h, k->x), key[len++] = a->id, key[len++] = b->id;
+      key[len++] = (long)junction_rank(h, x), key[len++] = a->id, key[len++] = b->id;
       break;
-    default: key[len++] = -(long)junction_rank(h, k->x), key[len++] = -a->id, key[len++] = -b->id;
+    default: key[len++] = -(long)junction_rank(h, x), key[len++] = -a->id, key[len++] = -b->id;
     }
   while (len < ADE__PQ_KEYS) key[len++] = 0;
+}
+
+static void gkey_face(hs *h, const cand *k, long *key) {
+  gkey_face_ab(h, k->x, k->y, h->twin && ade__dual_twin(h->c, k->x, k->y, ADE__NONE) != ADE__NONE, key);
 }
 
 static void gkey_vertex(const hs *h, const cand *k, long *key) {
@@ -649,6 +662,28 @@ static void gkey(hs *h, const cand *k, long *key) {
   if (h->kind == ADE_SEQ_EDGE) gkey_edge(h, k, key);
   else if (h->kind == ADE_SEQ_FACE) gkey_face(h, k, key);
   else gkey_vertex(h, k, key);
+}
+
+/* The face hierarchy's default tuple (!absorb, cost, junction rank, a's
+ * id, b's id) packed into 128 bits in the same order: !absorb in bit 63,
+ * the cost (|P_a| + |S_b| < 2^32) in bits 31-62, the rank (< 2^31) below;
+ * the ids (< 2^32) in the low word. pack_fits checks the bounds. Half
+ * the size of a tuple in the heap, one or two comparisons. */
+static ade__pk pack(const long *key) {
+  ade__pk p = {(uint64_t)key[0] << 63 | (uint64_t)key[1] << 31 | (uint64_t)key[2],
+               (uint64_t)key[3] << 32 | (uint64_t)key[4]};
+  return p;
+}
+
+static int pack_fits(const hs *h) {
+  const uint64_t lim = (uint64_t)1 << 31;
+  return (uint64_t)h->g->nv < lim && (uint64_t)h->c->nv < lim && h->c->next_vertex_id >= 0 &&
+         (uint64_t)h->c->next_vertex_id < lim;
+}
+
+/* Queue target x with tuple key. */
+static int qset(hs *h, const long *key, size_t x) {
+  return h->pk ? ade__pkq_set(&h->pq, pack(key), x) : ade__ipq_set(&h->q, key, x);
 }
 
 /* Heap index of a target: the vertex; 2 slot + direction (edges); the
@@ -680,7 +715,62 @@ static int cand_of(const hs *h, size_t x, cand *k) {
  * at the top it is found to be no target and dropped (qtop). */
 static int edge_kd(hs *h, size_t n);
 
+/* The edge hierarchy's default tuple (|S_j| or |P_i|, -rank j, -rank i,
+ * -dir) packed into 128 bits in the same order (ranks and degrees below
+ * 2^31: epack_fits): the cost over R - rank j in the high word, R - rank
+ * i over 1 - dir in the low one. No target: PK_NONE, above every tuple. */
+#define EPK_R (((int64_t)1 << 31) - 1)
+static const ade__pk PK_NONE = {UINT64_MAX, UINT64_MAX};
+
+static ade__pk epack(const long *key) {
+  ade__pk p = {(uint64_t)key[0] << 32 | (uint64_t)(EPK_R + key[1]), (uint64_t)(EPK_R + key[2]) << 32 | (uint64_t)(1 + key[3])};
+  return p;
+}
+
+static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+static int pk_eq(ade__pk a, ade__pk b) { return a.hi == b.hi && a.lo == b.lo; }
+
+/* Room in kp for targets below n, the new ones without a tuple. */
+static int edge_kp(hs *h, size_t n) {
+  size_t old = h->kpcap;
+  if (n <= old) return ADE_OK;
+  if (ade__grow((void **)&h->kp, &h->kpcap, n, sizeof *h->kp))
+    return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+  for (size_t i = old; i < h->kpcap; i++) h->kp[i] = PK_NONE;
+  return ADE_OK;
+}
+
+/* Target x = 2 e + dir's packed tuple straight from the graph (epack of
+ * gkey_edge's default tuple); PK_NONE if x is no target (cand_of). */
+static ade__pk edge_pk(const hs *h, size_t x) {
+  const ade_cgraph *c = h->c;
+  size_t e = x / 2;
+  int dir = (int)(x % 2);
+  if (e >= c->eslots || c->e[e].src == ADE__NONE) return PK_NONE;
+  const ade__edge *y = &c->e[e];
+  if (c->v[dir == ADE_FRONT ? y->dst : y->src].kind != ADE__Z) return PK_NONE;
+  uint64_t cost = dir == ADE_FRONT ? c->v[y->dst].nout : c->v[y->src].nin;
+  ade__pk p = {cost << 32 | (uint64_t)(EPK_R - (int64_t)h->rank[y->dst]),
+               (uint64_t)(EPK_R - (int64_t)h->rank[y->src]) << 32 | (uint64_t)(1 - dir)};
+  return p;
+}
+
+/* edge_set with packed tuples (PK_NONE: x is no target). */
+static int edge_setp(hs *h, size_t x, ade__pk key) {
+  size_t e = x / 2;
+  int st = edge_kp(h, x + 2);
+  if (st) return st;
+  h->kp[x] = key;
+  ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
+  if (m.hi == UINT64_MAX) {
+    ade__pkq_del(&h->pq, e);
+    return ADE_OK;
+  }
+  return ade__pkq_set(&h->pq, m, e);
+}
+
 static int edge_set(hs *h, size_t x, const long *key) {
+  if (h->pk) return edge_setp(h, x, key ? epack(key) : PK_NONE);
   size_t e = x / 2;
   int st = edge_kd(h, x + 2);
   if (st) return st;
@@ -697,6 +787,11 @@ static int edge_set(hs *h, size_t x, const long *key) {
  * (kd has room: edge_kd). */
 static int edge_init(hs *h, size_t e) {
   cand k;
+  if (h->pk) { /* appended: run_incremental heapifies */
+    ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
+    ade__pk m = pk_lt(b, f) ? b : f;
+    return m.hi == UINT64_MAX ? ADE_OK : ade__pkq_append(&h->pq, m, e);
+  }
   for (int dir = 0; dir < 2; dir++) {
     long *key = h->kd[2 * e + (size_t)dir];
     if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key);
@@ -720,11 +815,15 @@ static int edge_kd(hs *h, size_t n) {
  * tuple that went up without being set again is put right when it
  * reaches the top). */
 static int qpush_key(hs *h, const long *key, size_t x) {
-  return h->kind == ADE_SEQ_EDGE ? edge_set(h, x, key) : ade__ipq_set(&h->q, key, x);
+  return h->kind == ADE_SEQ_EDGE ? edge_set(h, x, key) : qset(h, key, x);
 }
 
 static int qpush(hs *h, size_t x) {
   cand k;
+  if (h->pk && h->kind == ADE_SEQ_EDGE) {
+    ade__pk p = edge_pk(h, x);
+    return p.hi == UINT64_MAX ? ADE_OK : edge_setp(h, x, p);
+  }
   long key[ADE__PQ_KEYS];
   if (!cand_of(h, x, &k)) return ADE_OK;
   gkey(h, &k, key);
@@ -756,6 +855,42 @@ static int qpush_edges(hs *h, size_t v) {
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
   cand k;
+  while (h->pk && h->kind == ADE_SEQ_EDGE && !*st && h->pq.n) {
+    size_t t = h->pq.a[0].x;
+    ade__pk top = h->pq.a[0].k;
+    t = 2 * t + (size_t)!pk_eq(top, h->kp[2 * t]); /* the direction whose tuple the entry holds */
+    ade__pk p = edge_pk(h, t);
+    if (p.hi == UINT64_MAX) {
+      if (h->c->e[t / 2].src != ADE__NONE) *st = edge_setp(h, t, PK_NONE);
+      else ade__pkq_del(&h->pq, t / 2); /* a dead edge: both directions */
+      continue;
+    }
+    if (pk_eq(p, top)) {
+      cand_of(h, t, &k);
+      gkey(h, &k, key); /* T* for the history filters */
+      *x = t;
+      return 1;
+    }
+    *st = edge_setp(h, t, p);
+  }
+  while (h->pk && h->kind == ADE_SEQ_FACE && !*st && h->pq.n) {
+    size_t t = h->pq.a[0].x;
+    if (!cand_of(h, t, &k)) {
+      ade__pkq_del(&h->pq, t);
+      continue;
+    }
+    /* An entry is no greater than its target's tuple: one queued as not
+     * absorbing does not absorb now (absorbing would be less), so only an
+     * entry queued as absorbing needs the twin search. */
+    int absorb = !(h->pq.a[0].k.hi >> 63) && ade__dual_twin(h->c, k.x, k.y, ADE__NONE) != ADE__NONE;
+    gkey_face_ab(h, k.x, k.y, absorb, key);
+    ade__pk p = pack(key);
+    if (p.hi == h->pq.a[0].k.hi && p.lo == h->pq.a[0].k.lo) {
+      *x = t;
+      return 1;
+    }
+    *st = ade__pkq_set(&h->pq, p, t);
+  }
   while (!*st && h->q.n) {
     size_t t = h->q.a[0].x;
     if (h->kind == ADE_SEQ_EDGE) /* the direction whose tuple the entry holds */
@@ -1110,36 +1245,142 @@ static int grow_marks(hs *h) {
   return ADE_OK;
 }
 
+/* The absorption test of every face out of (out) or into dual vertex v
+ * at once, as face-greedy's (elim/order.c, same_side and side_matches):
+ * face (a, b) absorbs iff some intermediate k has P_k = P_a and S_k = S_b
+ * (ade__dual_twin; k is neither a nor b, the dual being acyclic). K: the
+ * intermediates k != v with P_k = P_v (out) or S_k = S_v, from the
+ * neighbours of v's neighbour with the fewest; with none, no face of v
+ * absorbs. One search per vertex instead of one per face. */
+static int same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
+  const size_t *l = out ? V->in : V->out;
+  K->n = 0;
+  if (!n) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t a = 0; a < n; a++) {
+    size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
+    d->mark[p] = s;
+    if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
+  }
+  const ade__vtx *P = &d->v[p0];
+  int st = ADE_OK;
+  for (size_t c = 0; !st && c < (out ? P->nout : P->nin); c++) {
+    size_t k = out ? d->e[P->out[c]].dst : d->e[P->in[c]].src;
+    const ade__vtx *X = &d->v[k];
+    if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
+    int ok = 1;
+    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
+    if (ok) st = ade__ix_push(K, k);
+  }
+  return st;
+}
+
+/* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
+static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
+  const ade__vtx *W = &d->v[w];
+  size_t n = out ? W->nout : W->nin;
+  if (!K->n || !n) return 0;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
+  for (size_t i = 0; i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    int ok = (out ? X->nout : X->nin) == n;
+    for (size_t b = 0; ok && b < n; b++) ok = d->mark[out ? d->e[X->out[b]].dst : d->e[X->in[b]].src] == s;
+    if (ok) return 1;
+  }
+  return 0;
+}
+
+/* Queue face e = (x, y) with its tuple, whether it absorbs given: with
+ * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
+static ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
+  const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
+  uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
+  absorb = h->twin && absorb;
+  ade__pk p = {(uint64_t)!absorb << 63 | (absorb ? 0 : (uint64_t)(a->nin + b->nout)) << 31 | r,
+               (uint64_t)a->id << 32 | (uint64_t)b->id};
+  return p;
+}
+
+static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
+  if (h->pk) return ade__pkq_set(&h->pq, fpk(h, x, y, absorb), e);
+  long key[ADE__PQ_KEYS];
+  gkey_face_ab(h, x, y, absorb, key);
+  return qset(h, key, e);
+}
+
+/* Fresh tuples for the faces out of (out) or into v (qpush's, the
+ * absorption found once for all of them: h->tw keeps K for absorbed_set). */
+static int faces_set(hs *h, size_t v, int out) {
+  ade_cgraph *d = h->c;
+  int st = h->twin ? same_side(d, v, out, &h->tw) : ADE_OK;
+  const ade__vtx *V = &d->v[v];
+  for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
+    size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
+    if (d->v[w].kind != ADE__Z || h->fm[e] == h->fstamp) continue; /* no target (as cand_of), or set this step */
+    h->fm[e] = h->fstamp;
+    st = fset(h, out ? v : w, out ? w : v, h->twin && side_matches(d, &h->tw, w, out), e);
+  }
+  return st;
+}
+
+/* Fresh tuples for the faces (x, y) that v absorbs, P_x = P_v and S_y =
+ * S_v (ade__face_absorbed_by's faces; they absorb), given h->tw from
+ * faces_set(h, v, out): out: the x are K, the y their successors; else
+ * the y are K and the x their predecessors. */
+static int absorbed_set(hs *h, size_t v, int out) {
+  ade_cgraph *d = h->c;
+  const ade__ix *K = &h->tw;
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nout : V->nin;
+  if (!K->n || !V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
+  int st = ADE_OK;
+  for (size_t i = 0; !st && i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
+      size_t e = out ? X->out[o] : X->in[o];
+      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
+      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
+      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
+      if (same && h->fm[e] != h->fstamp) h->fm[e] = h->fstamp, st = fset(h, d->e[e].src, d->e[e].dst, 1, e);
+    }
+  }
+  return st;
+}
+
+/* The faces at the changed and new vertices, and those these absorb,
+ * get fresh tuples: per vertex, its twins on the side of the faces found
+ * once (faces_set). A face listed twice is set twice to the same tuple
+ * (no change). Without absorb and cost a face's tuple never changes, and
+ * the faces a vertex absorbs need none. */
 static int face_refresh(hs *h, size_t nv0) {
   ade_cgraph *d = h->c;
   face_changed(h);
+  if (h->pk && !pack_fits(h))
+    return ade__fail(ADE_ELIMIT, "face hierarchy: %zu dual vertices, over its queue's keys", d->nv);
   int st = ade__graph_marks(d);
   if (!st) st = grow_jr(h);
   for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
     st = ade__ix_push(&h->in, v);
     if (!st) st = ade__ix_push(&h->out, v);
   }
-  h->fs.n = 0;
   if (!st) st = grow_marks(h);
   unsigned vs = ++h->dstamp;
+  h->fstamp = ++h->dstamp; /* each face set once per step */
   for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &h->out : &h->in;
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
-      for (size_t a = 0; !st && a < (side ? v->nin : v->nout); a++) st = ade__ix_push(&h->fs, side ? v->in[a] : v->out[a]);
+      st = faces_set(h, l->a[k], !side);
       /* a vertex in both lists, or twice in one, is looked at once */
-      if (!st && h->dm[l->a[k]] != vs) st = ade__face_absorbed_by(h->c, l->a[k], &h->fs);
+      if (!st && h->twin && h->dm[l->a[k]] != vs) st = absorbed_set(h, l->a[k], !side);
       h->dm[l->a[k]] = vs;
     }
-  }
-  /* each face once (a face between two changed vertices is listed twice) */
-  unsigned fs_ = ++h->dstamp;
-  for (size_t k = 0; !st && k < h->fs.n; k++) {
-    size_t e = h->fs.a[k];
-    if (h->fm[e] == fs_) continue;
-    h->fm[e] = fs_;
-    st = qpush(h, e);
   }
   return st;
 }
@@ -1163,14 +1404,64 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
   size_t n = h->kind == ADE_SEQ_VERTEX ? h->c->nv : h->kind == ADE_SEQ_EDGE ? 2 * h->c->eslots : h->c->eslots;
   plan_chain(h, f, nf);
+  h->fdef = h->kind == ADE_SEQ_FACE && h->ngl == 3 && h->gl[0] == F_ABSORB && h->gl[1] == F_COST && h->gl[2] == F_FORWARD;
+  h->pk = h->fdef && pack_fits(h);
+  if (h->kind == ADE_SEQ_EDGE && h->ngl == 2 && h->gl[0] == F_MARKOWITZ && h->gl[1] == F_REVERSE)
+    h->pk = (uint64_t)h->g->nv < ((uint64_t)1 << 31) && (uint64_t)h->c->nv < ((uint64_t)1 << 31); /* epack's bounds */
   /* the targets in the order of the tie-breaker (ids and slots ascend
    * with the ranks on tapes), so that most land at the heap's bottom
    * instead of rising to its top: the same entries, the same choices */
   int rev = f[nf - 1] == F_REVERSE;
-  if (h->kind == ADE_SEQ_EDGE && !st) st = edge_kd(h, n);
-  if (h->kind == ADE_SEQ_EDGE) /* per edge, its two directions' tuples, then one entry */
+  if (h->kind == ADE_SEQ_EDGE && !st) st = h->pk ? edge_kp(h, n) : edge_kd(h, n);
+  if (h->kind == ADE_SEQ_EDGE) { /* per edge, its two directions' tuples, then one entry */
     for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
-  else
+    if (h->pk && !st) ade__pkq_heapify(&h->pq);
+  } else if (h->kind == ADE_SEQ_FACE) {
+    /* each face's absorption from one twin search per vertex (faces_set) */
+    if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
+    /* the intermediates with equal P form classes: K of a vertex is its
+     * class without it, so same_side runs once per class (cls: where the
+     * class's [size, members...] start in cm) */
+    size_t *cls = !st && h->twin ? ade__alloc((h->c->nv + 1) * sizeof *cls) : NULL;
+    ade__ix cm = {0};
+    if (!st && h->twin && !cls) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
+    for (size_t v = 0; cls && v < h->c->nv; v++) cls[v] = SIZE_MAX;
+    for (size_t v = 0; !st && h->twin && v < h->c->nv; v++) {
+      const ade__vtx *V = &h->c->v[v];
+      if (!V->alive || V->kind != ADE__Z) continue;
+      if (cls[v] == SIZE_MAX) {
+        size_t at = cm.n;
+        st = same_side(h->c, v, 1, &h->tw);
+        if (!st) st = ade__ix_push(&cm, h->tw.n + 1);
+        if (!st) st = ade__ix_push(&cm, v);
+        for (size_t i = 0; !st && i < h->tw.n; i++) st = ade__ix_push(&cm, h->tw.a[i]);
+        for (size_t i = 0; !st && i <= h->tw.n; i++) cls[cm.a[at + 1 + i]] = at;
+      } else {
+        h->tw.n = 0;
+        for (size_t i = 0, at = cls[v]; !st && i < cm.a[at]; i++)
+          if (cm.a[at + 1 + i] != v) st = ade__ix_push(&h->tw, cm.a[at + 1 + i]);
+      }
+      for (size_t o = 0; !st && h->tw.n && o < V->nout; o++)
+        h->ab[V->out[o]] = (unsigned char)side_matches(h->c, &h->tw, h->c->e[V->out[o]].dst, 1);
+    }
+    ade__free(cls);
+    ade__ix_free(&cm);
+    for (size_t i = 0; !st && i < n; i++) {
+      size_t e = rev ? n - 1 - i : i;
+      const ade__edge *y = &h->c->e[e];
+      long key[ADE__PQ_KEYS];
+      if (y->src == ADE__NONE || h->c->v[y->src].kind != ADE__Z || h->c->v[y->dst].kind != ADE__Z) continue; /* cand_of */
+      int absorb = h->twin && h->ab[e];
+      if (h->pk) {
+        st = ade__pkq_append(&h->pq, fpk(h, y->src, y->dst, absorb), e);
+        continue;
+      }
+      gkey_face_ab(h, y->src, y->dst, absorb, key);
+      st = ade__ipq_append(&h->q, key, e);
+    }
+    if (!st && h->pk) ade__pkq_heapify(&h->pq);
+    else if (!st) ade__ipq_heapify(&h->q);
+  } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
@@ -1235,7 +1526,9 @@ static void hs_free(hs *h) {
   ade__free(h->fm);
   ade__faced_free(&h->faced);
   ade__ipq_free(&h->q);
+  ade__pkq_free(&h->pq);
   ade__free(h->kd);
+  ade__free(h->kp);
   ade__ix_free(&h->pl);
   ade__ix_free(&h->sl);
   ade__ix_free(&h->dv);
@@ -1244,6 +1537,8 @@ static void hs_free(hs *h) {
   ade__ix_free(&h->in);
   ade__ix_free(&h->out);
   ade__ix_free(&h->fs);
+  ade__ix_free(&h->tw);
+  ade__free(h->ab);
 }
 
 static int no_intermediates(const ade_cgraph *c) {
