@@ -424,6 +424,12 @@ static inline int ade__ix_push(ade__ix *b, size_t v) {
   if (!st) b->a[b->n++] = v;
   return st;
 }
+/* The twins K of dual vertex v on one side (the intermediates k != v with
+ * P_k = P_v (out) or S_k = S_v), and whether some k in K has S_k = S_w
+ * (out) or P_k = P_w: face (v, w) (or (w, v)) absorbs iff it does. One
+ * twin search for all of v's faces (face.c). */
+int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K);
+int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out);
 /* Append to f the intermediate faces (x, y) that dual vertex v absorbs: P_x = P_v
  * and S_y = S_v (x among the successors of a predecessor of v; elim/order.c). */
 int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f);

@@ -1048,58 +1048,10 @@ int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
   return st;
 }
 
-/* The absorption test of face_key for every face out of (out) or into
- * dual vertex v at once. Face (a, b) absorbs iff some intermediate k has
- * P_k = P_a and S_k = S_b (ade__dual_twin; k is neither a nor b, the dual
- * being acyclic). K: the intermediates k != v with P_k = P_v (out) or S_k
- * = S_v, from the neighbours of v's neighbour with the fewest (as
- * ade__dual_twin; in a dual fresh from a c-graph the P-twins of edge
- * (i, j) are the other edges out of i); with none, no face of v absorbs. */
-static int same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
-  const ade__vtx *V = &d->v[v];
-  size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
-  const size_t *l = out ? V->in : V->out;
-  K->n = 0;
-  if (!n) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t a = 0; a < n; a++) {
-    size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
-    d->mark[p] = s;
-    if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
-  }
-  const ade__vtx *P = &d->v[p0];
-  int st = ADE_OK;
-  for (size_t c = 0; !st && c < (out ? P->nout : P->nin); c++) {
-    size_t k = out ? d->e[P->out[c]].dst : d->e[P->in[c]].src;
-    const ade__vtx *X = &d->v[k];
-    if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
-    int ok = 1;
-    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
-    if (ok) st = ade__ix_push(K, k);
-  }
-  return st;
-}
-
-/* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
-static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
-  const ade__vtx *W = &d->v[w];
-  size_t n = out ? W->nout : W->nin;
-  if (!K->n || !n) return 0;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
-  for (size_t i = 0; i < K->n; i++) {
-    const ade__vtx *X = &d->v[K->a[i]];
-    int ok = (out ? X->nout : X->nin) == n;
-    for (size_t b = 0; ok && b < n; b++) ok = d->mark[out ? d->e[X->out[b]].dst : d->e[X->in[b]].src] == s;
-    if (ok) return 1;
-  }
-  return 0;
-}
-
 /* Set the keys of the faces out of v (out) or into v, as face_key would. */
 static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
   ade__ix *K = &h->K;
-  int st = same_side(d, v, out, K);
+  int st = ade__dual_same_side(d, v, out, K);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
@@ -1107,7 +1059,7 @@ static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
       opk_del(&h->q, e);
       continue;
     }
-    st = pk_set(&h->q, face_pk(h, d, out ? v : w, out ? w : v, side_matches(d, K, w, out)), e);
+    st = pk_set(&h->q, face_pk(h, d, out ? v : w, out ? w : v, ade__dual_side_matches(d, K, w, out)), e);
   }
   return st;
 }

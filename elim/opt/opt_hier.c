@@ -84,7 +84,7 @@ typedef struct hs {
   size_t kdcap;            /* with the lesser of its two directions' */
   ade__ix pl, sl;          /* P and S of the last elimination as lists */
   ade__ix dv, pairs, in, out, fs; /* what a step changes */
-  ade__ix tw;              /* faces: a vertex's twins on one side (same_side) */
+  ade__ix tw;              /* faces: a vertex's twins on one side (ade__dual_same_side) */
   unsigned char *ab;       /* faces, at the start: per face whether it absorbs */
   int pk;                  /* faces and edges, the default chains: tuples packed into pq instead of q */
   int fdef;                /* faces: the default chain (absorb, cost, forward) */
@@ -1245,54 +1245,6 @@ static int grow_marks(hs *h) {
   return ADE_OK;
 }
 
-/* The absorption test of every face out of (out) or into dual vertex v
- * at once, as face-greedy's (elim/order.c, same_side and side_matches):
- * face (a, b) absorbs iff some intermediate k has P_k = P_a and S_k = S_b
- * (ade__dual_twin; k is neither a nor b, the dual being acyclic). K: the
- * intermediates k != v with P_k = P_v (out) or S_k = S_v, from the
- * neighbours of v's neighbour with the fewest; with none, no face of v
- * absorbs. One search per vertex instead of one per face. */
-static int same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
-  const ade__vtx *V = &d->v[v];
-  size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
-  const size_t *l = out ? V->in : V->out;
-  K->n = 0;
-  if (!n) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t a = 0; a < n; a++) {
-    size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
-    d->mark[p] = s;
-    if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
-  }
-  const ade__vtx *P = &d->v[p0];
-  int st = ADE_OK;
-  for (size_t c = 0; !st && c < (out ? P->nout : P->nin); c++) {
-    size_t k = out ? d->e[P->out[c]].dst : d->e[P->in[c]].src;
-    const ade__vtx *X = &d->v[k];
-    if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
-    int ok = 1;
-    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
-    if (ok) st = ade__ix_push(K, k);
-  }
-  return st;
-}
-
-/* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
-static int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
-  const ade__vtx *W = &d->v[w];
-  size_t n = out ? W->nout : W->nin;
-  if (!K->n || !n) return 0;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
-  for (size_t i = 0; i < K->n; i++) {
-    const ade__vtx *X = &d->v[K->a[i]];
-    int ok = (out ? X->nout : X->nin) == n;
-    for (size_t b = 0; ok && b < n; b++) ok = d->mark[out ? d->e[X->out[b]].dst : d->e[X->in[b]].src] == s;
-    if (ok) return 1;
-  }
-  return 0;
-}
-
 /* Queue face e = (x, y) with its tuple, whether it absorbs given: with
  * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
 static ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
@@ -1315,13 +1267,13 @@ static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
  * absorption found once for all of them: h->tw keeps K for absorbed_set). */
 static int faces_set(hs *h, size_t v, int out) {
   ade_cgraph *d = h->c;
-  int st = h->twin ? same_side(d, v, out, &h->tw) : ADE_OK;
+  int st = h->twin ? ade__dual_same_side(d, v, out, &h->tw) : ADE_OK;
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
     if (d->v[w].kind != ADE__Z || h->fm[e] == h->fstamp) continue; /* no target (as cand_of), or set this step */
     h->fm[e] = h->fstamp;
-    st = fset(h, out ? v : w, out ? w : v, h->twin && side_matches(d, &h->tw, w, out), e);
+    st = fset(h, out ? v : w, out ? w : v, h->twin && ade__dual_side_matches(d, &h->tw, w, out), e);
   }
   return st;
 }
@@ -1420,8 +1372,8 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     /* each face's absorption from one twin search per vertex (faces_set) */
     if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
     /* the intermediates with equal P form classes: K of a vertex is its
-     * class without it, so same_side runs once per class (cls: where the
-     * class's [size, members...] start in cm) */
+     * class without it, so ade__dual_same_side runs once per class (cls:
+     * where the class's [size, members...] start in cm) */
     size_t *cls = !st && h->twin ? ade__alloc((h->c->nv + 1) * sizeof *cls) : NULL;
     ade__ix cm = {0};
     if (!st && h->twin && !cls) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
@@ -1431,7 +1383,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       if (!V->alive || V->kind != ADE__Z) continue;
       if (cls[v] == SIZE_MAX) {
         size_t at = cm.n;
-        st = same_side(h->c, v, 1, &h->tw);
+        st = ade__dual_same_side(h->c, v, 1, &h->tw);
         if (!st) st = ade__ix_push(&cm, h->tw.n + 1);
         if (!st) st = ade__ix_push(&cm, v);
         for (size_t i = 0; !st && i < h->tw.n; i++) st = ade__ix_push(&cm, h->tw.a[i]);
@@ -1442,7 +1394,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
           if (cm.a[at + 1 + i] != v) st = ade__ix_push(&h->tw, cm.a[at + 1 + i]);
       }
       for (size_t o = 0; !st && h->tw.n && o < V->nout; o++)
-        h->ab[V->out[o]] = (unsigned char)side_matches(h->c, &h->tw, h->c->e[V->out[o]].dst, 1);
+        h->ab[V->out[o]] = (unsigned char)ade__dual_side_matches(h->c, &h->tw, h->c->e[V->out[o]].dst, 1);
     }
     ade__free(cls);
     ade__ix_free(&cm);
