@@ -251,3 +251,29 @@ int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
   }
   return 0;
 }
+
+/* fn(ctx, d, e) for each face e = (x, y) that v absorbs, P_x = P_v and
+ * S_y = S_v (ade__face_absorbed_by's faces), given v's twins K from
+ * ade__dual_same_side(d, v, out, K): out: the x are K (x != v: x = v
+ * would need y in S_y), the y their successors; else the y are K and the
+ * x their predecessors. Stops at fn's first error. */
+int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
+                            int (*fn)(void *ctx, ade_cgraph *d, size_t e), void *ctx) {
+  const ade__vtx *V = &d->v[v];
+  size_t n = out ? V->nout : V->nin;
+  if (!K->n || !V->nin || !V->nout) return ADE_OK;
+  unsigned s = ade__graph_stamp(d, 1);
+  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
+  int st = ADE_OK;
+  for (size_t i = 0; !st && i < K->n; i++) {
+    const ade__vtx *X = &d->v[K->a[i]];
+    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
+      size_t e = out ? X->out[o] : X->in[o];
+      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
+      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
+      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
+      if (same) st = fn(ctx, d, e);
+    }
+  }
+  return st;
+}

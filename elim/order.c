@@ -1064,29 +1064,10 @@ static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
   return st;
 }
 
-/* Set the keys of the faces (x, y) that v absorbs, P_x = P_v and S_y =
- * S_v (key 0; ade__face_absorbed_by's faces), given K from faces_push:
- * out: the x are K (P_x = P_v, x != v: x = v would need y in S_y), the y
- * their successors; else the y are K and the x their predecessors. */
-static int absorbed_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
-  const ade__ix *K = &h->K;
-  const ade__vtx *V = &d->v[v];
-  size_t n = out ? V->nout : V->nin;
-  if (!K->n || !V->nin || !V->nout) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
-  int st = ADE_OK;
-  for (size_t i = 0; !st && i < K->n; i++) {
-    const ade__vtx *X = &d->v[K->a[i]];
-    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
-      size_t e = out ? X->out[o] : X->in[o];
-      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
-      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
-      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
-      if (same) st = pk_set(&h->q, face_pk(h, d, d->e[e].src, d->e[e].dst, 1), e);
-    }
-  }
-  return st;
+/* Key 0 for face e, which absorbs (ade__dual_absorbed_each). */
+static int absorbed_push(void *ctx, ade_cgraph *d, size_t e) {
+  fgqueue *h = ctx;
+  return pk_set(&h->q, face_pk(h, d, d->e[e].src, d->e[e].dst, 1), e);
 }
 
 /* Set again the keys that can have dropped in a step: |P_x| drops only if
@@ -1102,7 +1083,7 @@ static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade_
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
       st = faces_push(h, d, l->a[k], !side);
-      if (!st) st = absorbed_push(h, d, l->a[k], !side);
+      if (!st) st = ade__dual_absorbed_each(d, &h->K, l->a[k], !side, absorbed_push, h);
     }
   }
   return st;
@@ -1266,6 +1247,29 @@ static size_t heap_pop(size_t *h, size_t *n) {
   return top;
 }
 
+/* The reach counts of all (at most 64) sources at once, added to cnt: the
+ * topological order ord of k vertices (NULL: the k = g->nv indices, a
+ * topological order) scanned once, forward (reverse: backward), each
+ * vertex's word (zeros in w) passed on to its neighbours. A source
+ * outside ord (not in the graph) reaches nothing. */
+static void one_batch(const ade_cgraph *g, int reverse, const size_t *ord, size_t k, uint64_t *w, uint64_t *cnt) {
+  size_t nsrc = reverse ? g->m : g->n;
+  for (size_t i = 0; i < nsrc; i++) {
+    size_t s = reverse ? g->yv[i] : g->xv[i];
+    if (g->v[s].alive) w[s] |= UINT64_C(1) << i;
+  }
+  for (size_t t = 0; t < k; t++) {
+    size_t j = reverse ? k - 1 - t : t;
+    if (ord) j = ord[j];
+    if (!w[j]) continue;
+    const ade__vtx *v = &g->v[j];
+    size_t deg = reverse ? v->nin : v->nout;
+    const size_t *adj = reverse ? v->in : v->out;
+    cnt[j] += (uint64_t)__builtin_popcountll(w[j]);
+    for (size_t e = 0; e < deg; e++) w[reverse ? g->e[adj[e]].src : g->e[adj[e]].dst] |= w[j];
+  }
+}
+
 /* Per vertex, how many independents reach it (reverse: dependents it
  * reaches): the sets propagated 64 at a time as bits, one word per vertex.
  * A batch visits only the vertices it reaches, in topological order (a heap
@@ -1282,19 +1286,7 @@ static int reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt, int by_
     uint64_t *w = ade__calloc(nv + 1, sizeof *w);
     if (!w) return ade__fail(ADE_ENOMEM, "out of memory for the reachability of %zu vertices", nv);
     memset(cnt, 0, nv * sizeof *cnt);
-    for (size_t i = 0; i < nsrc; i++) {
-      size_t s = reverse ? g->yv[i] : g->xv[i];
-      if (g->v[s].alive) w[s] |= UINT64_C(1) << i;
-    }
-    for (size_t t = 0; t < nv; t++) {
-      size_t j = reverse ? nv - 1 - t : t;
-      if (!w[j]) continue;
-      const ade__vtx *v = &g->v[j];
-      size_t deg = reverse ? v->nin : v->nout;
-      const size_t *adj = reverse ? v->in : v->out;
-      cnt[j] += (uint64_t)__builtin_popcountll(w[j]);
-      for (size_t e = 0; e < deg; e++) w[reverse ? g->e[adj[e]].src : g->e[adj[e]].dst] |= w[j];
-    }
+    one_batch(g, reverse, NULL, nv, w, cnt);
     ade__free(w);
     return ADE_OK;
   }
@@ -1310,19 +1302,7 @@ static int reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt, int by_
     for (size_t t = 0; t < k; t++) pos[ord[reverse ? k - 1 - t : t]] = t;
   }
   if (!st && nsrc <= 64) {
-    for (size_t i = 0; i < nsrc; i++) {
-      size_t s = reverse ? g->yv[i] : g->xv[i];
-      if (pos[s] != SIZE_MAX) w[s] |= UINT64_C(1) << i;
-    }
-    for (size_t t = 0; t < k; t++) {
-      size_t j = ord[reverse ? k - 1 - t : t];
-      if (!w[j]) continue;
-      const ade__vtx *v = &g->v[j];
-      size_t deg = reverse ? v->nin : v->nout;
-      const size_t *adj = reverse ? v->in : v->out;
-      cnt[j] += (uint64_t)__builtin_popcountll(w[j]);
-      for (size_t e = 0; e < deg; e++) w[reverse ? g->e[adj[e]].src : g->e[adj[e]].dst] |= w[j];
-    }
+    one_batch(g, reverse, ord, k, w, cnt);
     nsrc = 0; /* done: the batches below do not run */
   }
   for (size_t b0 = 0; !st && b0 < nsrc; b0 += 64) {

@@ -1264,7 +1264,8 @@ static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
 }
 
 /* Fresh tuples for the faces out of (out) or into v (qpush's, the
- * absorption found once for all of them: h->tw keeps K for absorbed_set). */
+ * absorption found once for all of them: h->tw keeps K for
+ * ade__dual_absorbed_each). */
 static int faces_set(hs *h, size_t v, int out) {
   ade_cgraph *d = h->c;
   int st = h->twin ? ade__dual_same_side(d, v, out, &h->tw) : ADE_OK;
@@ -1278,30 +1279,13 @@ static int faces_set(hs *h, size_t v, int out) {
   return st;
 }
 
-/* Fresh tuples for the faces (x, y) that v absorbs, P_x = P_v and S_y =
- * S_v (ade__face_absorbed_by's faces; they absorb), given h->tw from
- * faces_set(h, v, out): out: the x are K, the y their successors; else
- * the y are K and the x their predecessors. */
-static int absorbed_set(hs *h, size_t v, int out) {
-  ade_cgraph *d = h->c;
-  const ade__ix *K = &h->tw;
-  const ade__vtx *V = &d->v[v];
-  size_t n = out ? V->nout : V->nin;
-  if (!K->n || !V->nin || !V->nout) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
-  int st = ADE_OK;
-  for (size_t i = 0; !st && i < K->n; i++) {
-    const ade__vtx *X = &d->v[K->a[i]];
-    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
-      size_t e = out ? X->out[o] : X->in[o];
-      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
-      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
-      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
-      if (same && h->fm[e] != h->fstamp) h->fm[e] = h->fstamp, st = fset(h, d->e[e].src, d->e[e].dst, 1, e);
-    }
-  }
-  return st;
+/* A fresh tuple for face e, which absorbs (ade__dual_absorbed_each),
+ * once per step. */
+static int absorbed_set(void *ctx, ade_cgraph *d, size_t e) {
+  hs *h = ctx;
+  if (h->fm[e] == h->fstamp) return ADE_OK;
+  h->fm[e] = h->fstamp;
+  return fset(h, d->e[e].src, d->e[e].dst, 1, e);
 }
 
 /* The faces at the changed and new vertices, and those these absorb,
@@ -1330,7 +1314,8 @@ static int face_refresh(hs *h, size_t nv0) {
       if (!v->alive || v->kind != ADE__Z) continue;
       st = faces_set(h, l->a[k], !side);
       /* a vertex in both lists, or twice in one, is looked at once */
-      if (!st && h->twin && h->dm[l->a[k]] != vs) st = absorbed_set(h, l->a[k], !side);
+      if (!st && h->twin && h->dm[l->a[k]] != vs)
+        st = ade__dual_absorbed_each(h->c, &h->tw, l->a[k], !side, absorbed_set, h);
       h->dm[l->a[k]] = vs;
     }
   }
