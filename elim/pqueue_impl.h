@@ -48,8 +48,9 @@ static inline void F(place)(Q *q, size_t i, const E *e) {
   q->pos[e->x] = i;
 }
 
-/* Insert x with key *key, or change its key. */
-static inline int F(set)(Q *q, const K *key, size_t x) {
+/* Room in the index for x (index_room) and for one more entry (room):
+ * the growth, out of the hot paths. */
+static int F(index_room)(Q *q, size_t x) {
   if (x >= q->pcap) {
     size_t nc = 2 * x + 64;
     size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
@@ -58,6 +59,24 @@ static inline int F(set)(Q *q, const K *key, size_t x) {
     q->pos = p;
     q->pcap = nc;
   }
+  return ADE_OK;
+}
+
+static int F(room)(Q *q) {
+  if (q->n == q->cap) {
+    size_t nc = q->cap ? 2 * q->cap : 64;
+    E *p = ade__realloc(q->a, ade__mul_size(nc, sizeof *p));
+    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
+    q->a = p;
+    q->cap = nc;
+  }
+  return ADE_OK;
+}
+
+/* Insert x with key *key, or change its key. */
+static inline int F(set)(Q *q, const K *key, size_t x) {
+  int st = x < q->pcap ? ADE_OK : F(index_room)(q, x);
+  if (st) return st;
   E e;
   memcpy(&e.k, key, sizeof e.k);
   e.x = x;
@@ -66,13 +85,7 @@ static inline int F(set)(Q *q, const K *key, size_t x) {
     if (memcmp(&q->a[i].k, key, sizeof e.k)) F(place)(q, i, &e);
     return ADE_OK;
   }
-  if (q->n == q->cap) {
-    size_t nc = q->cap ? 2 * q->cap : 64;
-    E *p = ade__realloc(q->a, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
-    q->a = p;
-    q->cap = nc;
-  }
+  if (q->n == q->cap && (st = F(room)(q))) return st;
   F(place)(q, q->n++, &e);
   return ADE_OK;
 }
@@ -80,21 +93,9 @@ static inline int F(set)(Q *q, const K *key, size_t x) {
 /* Append x with key *key, out of heap order (x not queued); F(heapify)
  * restores the order: a bulk build in linear time. */
 static inline int F(append)(Q *q, const K *key, size_t x) {
-  if (x >= q->pcap) {
-    size_t nc = 2 * x + 64;
-    size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", nc);
-    for (size_t i = q->pcap; i < nc; i++) p[i] = SIZE_MAX;
-    q->pos = p;
-    q->pcap = nc;
-  }
-  if (q->n == q->cap) {
-    size_t nc = q->cap ? 2 * q->cap : 64;
-    E *p = ade__realloc(q->a, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
-    q->a = p;
-    q->cap = nc;
-  }
+  int st = x < q->pcap ? ADE_OK : F(index_room)(q, x);
+  if (st) return st;
+  if (q->n == q->cap && (st = F(room)(q))) return st;
   memcpy(&q->a[q->n].k, key, sizeof q->a[q->n].k);
   q->a[q->n].x = x;
   q->pos[x] = q->n++;
