@@ -10,6 +10,7 @@ libadelim_core_la_SOURCES += \
 	%D%/order.c \
 	%D%/pqueue.c \
 	%D%/pqueue_impl.h \
+	%D%/pkq_inline.h \
 	%D%/jacobian.c
 
 check_PROGRAMS += tests/check_elim

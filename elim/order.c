@@ -3,24 +3,8 @@
 
 #include "elim_internal.h"
 
-/* The two-word-key heap of pqueue.c (ade__pkq), its code instantiated here
- * as well, so that the orderings' hot calls (set, pop) inline. */
-static inline int opk_less(const ade__pk *x, const ade__pk *y) { return x->hi < y->hi || (x->hi == y->hi && x->lo < y->lo); }
-#define ARITY 4
-#define Q ade__pkq
-#define E ade__pkent
-#define K ade__pk
-#define LESS(x, y) opk_less(x, y)
-#define F(name) opk_##name
-#include "pqueue_impl.h"
-#undef Q
-#undef E
-#undef K
-#undef LESS
-#undef F
-#undef ARITY
-static inline int pk_set(ade__pkq *q, ade__pk key, size_t x) { return opk_set(q, &key, x); }
-static inline int pk_append(ade__pkq *q, ade__pk key, size_t x) { return opk_append(q, &key, x); }
+/* the two-word-key heap inline (its hot calls: set, pop) */
+#include "pkq_inline.h"
 
 /* Face orderings stop with ADE_ELIMIT after this many steps. */
 #define ADE__MAX_FACE_STEPS 100000000u
@@ -140,11 +124,11 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
   if (!st && relative) st = dependency_degrees(c, dd);
   for (size_t j = 0; !st && j < c->nv; j++)
     if (c->v[j].alive && c->v[j].kind == ADE__Z) st = pk_append(&h, vpk(c, j, dd), j);
-  opk_heapify(&h);
+  pkq_heapify(&h);
   /* One entry per intermediate, its key set again whenever its degrees
    * change (only the neighbours of an eliminated vertex): the top is the
    * least (key, index) of all. */
-  while (!st && opk_pop(&h, &top)) {
+  while (!st && pkq_pop(&h, &top)) {
     size_t j = top.x;
     if (!c->v[j].alive || c->v[j].kind != ADE__Z) continue;
     if ((st = late(deadline))) break;
@@ -156,7 +140,7 @@ static int order_markowitz(ade_cgraph *c, ade_elim_seq *s, int relative, int sca
     for (size_t x = 0; !st && x < nb.n; x++) { /* degrees changed: fresh keys */
       size_t u = nb.a[x];
       if (c->v[u].alive && c->v[u].kind == ADE__Z) st = pk_set(&h, vpk(c, u, dd), u);
-      else opk_del(&h, u);
+      else pkq_del(&h, u);
     }
   }
   ade__pkq_free(&h);
@@ -275,7 +259,6 @@ typedef struct fqueue {
 
 static const ade__pk pk_none = {UINT64_MAX, UINT64_MAX};
 
-static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 
 /* |A ∩ B| for neighbour lists A (marked with t in mk) and B of c (edge
  * slots; out: their heads, else their tails). */
@@ -344,7 +327,7 @@ static int edge_push_dirs(fqueue *h, const ade_cgraph *c, const pmarks *g, size_
   if (same && ade__pkq_queued(&h->q, e)) return ADE_OK;
   ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
   if (m.hi == UINT64_MAX) {
-    opk_del(&h->q, e);
+    pkq_del(&h->q, e);
     return ADE_OK;
   }
   return pk_set(&h->q, m, e);
@@ -401,7 +384,7 @@ static int fill_init(fqueue *h, const ade_cgraph *c) {
     }
   }
   ade__free(mk);
-  opk_heapify(&h->q);
+  pkq_heapify(&h->q);
   return st;
 }
 
@@ -649,7 +632,7 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
 static size_t edge_pop(fqueue *h, const ade_cgraph *c, int *dir, int *st) {
   ade__pkent t;
   ade__pk key;
-  while (!*st && opk_pop(&h->q, &t)) {
+  while (!*st && pkq_pop(&h->q, &t)) {
     int d = (int)(t.k.lo & 1);
     /* A slot holds a live edge as long as its direction applies: the
      * vertices' kinds do not change, and a new edge sets both keys. */
@@ -705,7 +688,7 @@ static int vertex_edge_push(ade__pkq *h, const ade_cgraph *c, size_t v) {
   size_t e;
   int dir;
   if (vertex_edge_best(c, v, &key, &e, &dir)) return pk_set(h, key, v);
-  opk_del(h, v);
+  pkq_del(h, v);
   return ADE_OK;
 }
 
@@ -719,7 +702,7 @@ static size_t vertex_edge_top(ade__pkq *h, const ade_cgraph *c, int *dir, int *s
   size_t e = ADE__NONE;
   while (!*st && h->n) {
     ade__pkent t = h->a[0];
-    if (!vertex_edge_best(c, t.x, &key, &e, dir)) opk_del(h, t.x);
+    if (!vertex_edge_best(c, t.x, &key, &e, dir)) pkq_del(h, t.x);
     else if (key.hi == t.k.hi && key.lo == t.k.lo) return e;
     else *st = pk_set(h, key, t.x);
   }
@@ -1011,7 +994,7 @@ static int face_audit(const fgqueue *h, ade_cgraph *d) {
 static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
   ade__pkent t;
   long key[ADE__PQ_KEYS];
-  while (!*st && opk_pop(&h->q, &t)) {
+  while (!*st && pkq_pop(&h->q, &t)) {
     if (!face_key(d, t.x, key)) continue;
     ade__pk k = face_pk(h, d, d->e[t.x].src, d->e[t.x].dst, key[0] == 0);
     if (k.hi == t.k.hi && k.lo == t.k.lo) return t.x;
@@ -1056,7 +1039,7 @@ static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
     if (d->v[w].kind != ADE__Z) {
-      opk_del(&h->q, e);
+      pkq_del(&h->q, e);
       continue;
     }
     st = pk_set(&h->q, face_pk(h, d, out ? v : w, out ? w : v, ade__dual_side_matches(d, K, w, out)), e);

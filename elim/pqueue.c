@@ -28,19 +28,9 @@ typedef long tuple[ADE__PQ_KEYS];
 #undef LESS
 #undef F
 
-/* ade__pkq: keys of two words, the high one first. */
-static inline int pk_less(const ade__pk *x, const ade__pk *y) { return x->hi < y->hi || (x->hi == y->hi && x->lo < y->lo); }
-#define Q ade__pkq
-#define E ade__pkent
-#define K ade__pk
-#define LESS(x, y) pk_less(x, y)
-#define F(name) pkq_##name
-#include "pqueue_impl.h"
-#undef Q
-#undef E
-#undef K
-#undef LESS
-#undef F
+/* ade__pkq: keys of two words, the high one first (pkq_inline.h). */
+#undef ARITY
+#include "pkq_inline.h"
 
 int ade__pkq_set(ade__pkq *q, ade__pk key, size_t x) { return pkq_set(q, &key, x); }
 int ade__pkq_append(ade__pkq *q, ade__pk key, size_t x) { return pkq_append(q, &key, x); }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "opt_internal.h"
+#include "../pkq_inline.h"
 
 #define KV (1 << ADE_SEQ_VERTEX)
 #define KE (1 << ADE_SEQ_EDGE)
@@ -683,7 +684,7 @@ static int pack_fits(const hs *h) {
 
 /* Queue target x with tuple key. */
 static int qset(hs *h, const long *key, size_t x) {
-  return h->pk ? ade__pkq_set(&h->pq, pack(key), x) : ade__ipq_set(&h->q, key, x);
+  return h->pk ? pk_set(&h->pq, pack(key), x) : ade__ipq_set(&h->q, key, x);
 }
 
 /* Heap index of a target: the vertex; 2 slot + direction (edges); the
@@ -727,7 +728,6 @@ static ade__pk epack(const long *key) {
   return p;
 }
 
-static int pk_lt(ade__pk a, ade__pk b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
 static int pk_eq(ade__pk a, ade__pk b) { return a.hi == b.hi && a.lo == b.lo; }
 
 /* Room in kp for targets below n, the new ones without a tuple. */
@@ -763,10 +763,10 @@ static int edge_setp(hs *h, size_t x, ade__pk key) {
   h->kp[x] = key;
   ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
   if (m.hi == UINT64_MAX) {
-    ade__pkq_del(&h->pq, e);
+    pkq_del(&h->pq, e);
     return ADE_OK;
   }
-  return ade__pkq_set(&h->pq, m, e);
+  return pk_set(&h->pq, m, e);
 }
 
 static int edge_set(hs *h, size_t x, const long *key) {
@@ -790,7 +790,7 @@ static int edge_init(hs *h, size_t e) {
   if (h->pk) { /* appended: run_incremental heapifies */
     ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
     ade__pk m = pk_lt(b, f) ? b : f;
-    return m.hi == UINT64_MAX ? ADE_OK : ade__pkq_append(&h->pq, m, e);
+    return m.hi == UINT64_MAX ? ADE_OK : pk_append(&h->pq, m, e);
   }
   for (int dir = 0; dir < 2; dir++) {
     long *key = h->kd[2 * e + (size_t)dir];
@@ -862,7 +862,7 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
     ade__pk p = edge_pk(h, t);
     if (p.hi == UINT64_MAX) {
       if (h->c->e[t / 2].src != ADE__NONE) *st = edge_setp(h, t, PK_NONE);
-      else ade__pkq_del(&h->pq, t / 2); /* a dead edge: both directions */
+      else pkq_del(&h->pq, t / 2); /* a dead edge: both directions */
       continue;
     }
     if (pk_eq(p, top)) {
@@ -876,7 +876,7 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
   while (h->pk && h->kind == ADE_SEQ_FACE && !*st && h->pq.n) {
     size_t t = h->pq.a[0].x;
     if (!cand_of(h, t, &k)) {
-      ade__pkq_del(&h->pq, t);
+      pkq_del(&h->pq, t);
       continue;
     }
     /* An entry is no greater than its target's tuple: one queued as not
@@ -889,7 +889,7 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
       *x = t;
       return 1;
     }
-    *st = ade__pkq_set(&h->pq, p, t);
+    *st = pk_set(&h->pq, p, t);
   }
   while (!*st && h->q.n) {
     size_t t = h->q.a[0].x;
@@ -1257,7 +1257,7 @@ static ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
 }
 
 static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
-  if (h->pk) return ade__pkq_set(&h->pq, fpk(h, x, y, absorb), e);
+  if (h->pk) return pk_set(&h->pq, fpk(h, x, y, absorb), e);
   long key[ADE__PQ_KEYS];
   gkey_face_ab(h, x, y, absorb, key);
   return qset(h, key, e);
@@ -1352,7 +1352,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   if (h->kind == ADE_SEQ_EDGE && !st) st = h->pk ? edge_kp(h, n) : edge_kd(h, n);
   if (h->kind == ADE_SEQ_EDGE) { /* per edge, its two directions' tuples, then one entry */
     for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
-    if (h->pk && !st) ade__pkq_heapify(&h->pq);
+    if (h->pk && !st) pkq_heapify(&h->pq);
   } else if (h->kind == ADE_SEQ_FACE) {
     /* each face's absorption from one twin search per vertex (faces_set) */
     if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
@@ -1390,13 +1390,13 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       if (y->src == ADE__NONE || h->c->v[y->src].kind != ADE__Z || h->c->v[y->dst].kind != ADE__Z) continue; /* cand_of */
       int absorb = h->twin && h->ab[e];
       if (h->pk) {
-        st = ade__pkq_append(&h->pq, fpk(h, y->src, y->dst, absorb), e);
+        st = pk_append(&h->pq, fpk(h, y->src, y->dst, absorb), e);
         continue;
       }
       gkey_face_ab(h, y->src, y->dst, absorb, key);
       st = ade__ipq_append(&h->q, key, e);
     }
-    if (!st && h->pk) ade__pkq_heapify(&h->pq);
+    if (!st && h->pk) pkq_heapify(&h->pq);
     else if (!st) ade__ipq_heapify(&h->q);
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
