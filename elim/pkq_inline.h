@@ -14,11 +14,6 @@ static inline int pkq_less(const ade__pk *x, const ade__pk *y) { return x->hi < 
 #define LESS(x, y) pkq_less(x, y)
 #define F(name) pkq_##name
 #include "pqueue_impl.h"
-#undef Q
-#undef E
-#undef K
-#undef LESS
-#undef F
 #undef ARITY
 static inline int pk_lt(ade__pk a, ade__pk b) { return pkq_less(&a, &b); }
 static inline int pk_set(ade__pkq *q, ade__pk key, size_t x) { return pkq_set(q, &key, x); }

@@ -22,11 +22,6 @@ typedef long tuple[ADE__PQ_KEYS];
 #define LESS(x, y) ade__pq_less(*(x), *(y))
 #define F(name) ipq_##name
 #include "pqueue_impl.h"
-#undef Q
-#undef E
-#undef K
-#undef LESS
-#undef F
 
 /* ade__pkq: keys of two words, the high one first (pkq_inline.h). */
 #undef ARITY
@@ -49,11 +44,8 @@ int ade__ipq_pop(ade__ipq *q, ade__pqent *top) { return ipq_pop(q, top); }
 void ade__ipq_free(ade__ipq *q) { ipq_release(q); }
 
 int ade__ix_grow(ade__ix *b) {
-  size_t nc = b->cap ? 2 * b->cap : 64;
-  size_t *p = ade__realloc(b->a, ade__mul_size(nc, sizeof *p));
-  if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a list of %zu", nc);
-  b->a = p;
-  b->cap = nc;
+  if (ade__grow((void **)&b->a, &b->cap, b->n + 1, sizeof *b->a))
+    return ade__fail(ADE_ENOMEM, "out of memory for a list of %zu", b->n + 1);
   return ADE_OK;
 }
 

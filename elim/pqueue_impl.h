@@ -1,6 +1,7 @@
-/* pqueue_impl.h: the indexed 4-ary min-heap, included by pqueue.c once per key type.
+/* pqueue_impl.h: the indexed 4-ary min-heap, included once per key type (pqueue.c, pkq_inline.h).
  * Parameters: Q (queue type), E (entry type with .k and .x), K (key type),
- * LESS(x, y) on two keys' addresses, F(name) the function name. */
+ * LESS(x, y) on two keys' addresses, F(name) the function name; it
+ * undefines them at its end. */
 
 /* The first least of the four children from c on, as the scan from c
  * would find it (pairs, then their winners: the same place on ties, so
@@ -49,27 +50,18 @@ static inline void F(place)(Q *q, size_t i, const E *e) {
 }
 
 /* Room in the index for x (index_room) and for one more entry (room):
- * the growth, out of the hot paths. */
+ * the growth (ade__grow), out of the hot paths. */
 static int F(index_room)(Q *q, size_t x) {
-  if (x >= q->pcap) {
-    size_t nc = 2 * x + 64;
-    size_t *p = ade__realloc(q->pos, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", nc);
-    for (size_t i = q->pcap; i < nc; i++) p[i] = SIZE_MAX;
-    q->pos = p;
-    q->pcap = nc;
-  }
+  size_t old = q->pcap;
+  if (ade__grow((void **)&q->pos, &q->pcap, x + 1, sizeof *q->pos))
+    return ade__fail(ADE_ENOMEM, "out of memory for a priority queue index of %zu", x + 1);
+  for (size_t i = old; i < q->pcap; i++) q->pos[i] = SIZE_MAX;
   return ADE_OK;
 }
 
 static int F(room)(Q *q) {
-  if (q->n == q->cap) {
-    size_t nc = q->cap ? 2 * q->cap : 64;
-    E *p = ade__realloc(q->a, ade__mul_size(nc, sizeof *p));
-    if (!p) return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", nc);
-    q->a = p;
-    q->cap = nc;
-  }
+  if (ade__grow((void **)&q->a, &q->cap, q->n + 1, sizeof *q->a))
+    return ade__fail(ADE_ENOMEM, "out of memory for a priority queue of %zu", q->n + 1);
   return ADE_OK;
 }
 
@@ -161,3 +153,9 @@ static inline void F(release)(Q *q) {
   ade__free(q->pos);
   memset(q, 0, sizeof *q);
 }
+
+#undef Q
+#undef E
+#undef K
+#undef LESS
+#undef F
