@@ -433,9 +433,6 @@ int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out);
 /* fn(ctx, d, e) for each face e that v absorbs, given v's twins K (face.c). */
 int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
                             int (*fn)(void *ctx, ade_cgraph *d, size_t e), void *ctx);
-/* Append to f the intermediate faces (x, y) that dual vertex v absorbs: P_x = P_v
- * and S_y = S_v (x among the successors of a predecessor of v; elim/order.c). */
-int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f);
 void ade__ix_free(ade__ix *b);
 
 /* Per vertex, how many independents reach it (reverse: how many dependents

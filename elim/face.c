@@ -253,8 +253,8 @@ int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
 }
 
 /* fn(ctx, d, e) for each face e = (x, y) that v absorbs, P_x = P_v and
- * S_y = S_v (ade__face_absorbed_by's faces), given v's twins K from
- * ade__dual_same_side(d, v, out, K): out: the x are K (x != v: x = v
+ * S_y = S_v (x among the successors of a predecessor of v), given v's
+ * twins K from ade__dual_same_side(d, v, out, K): out: the x are K (x != v: x = v
  * would need y in S_y), the y their successors; else the y are K and the
  * x their predecessors. Stops at fn's first error. */
 int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,

@@ -949,8 +949,8 @@ static ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b
 }
 
 /* Set rk for the dual vertices from v0 on; hint: a vertex whose ctgt they
- * likely share, or ADE__NONE (a fill-in takes its face's b's). The keys fit while the dual stays below 2^31 - 1
- * vertices and ids (each of the at most ADE__MAX_FACE_STEPS steps adds at
+ * likely share, or ADE__NONE (a fill-in takes its face's b's). The keys
+ * fit while the dual stays below 2^31 - 1 vertices and ids (each of the at most ADE__MAX_FACE_STEPS steps adds at
  * most one): key[0] <= 1 + 2 nv. */
 static int face_ranks(fgqueue *h, const ade_cgraph *g, const ade_cgraph *d, size_t v0, size_t hint) {
   if ((uint64_t)d->nv + ADE__MAX_FACE_STEPS >= INT32_MAX || d->next_vertex_id < 0 ||
@@ -1001,34 +1001,6 @@ static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
     *st = pk_set(&h->q, k, t.x); /* stale: as edge_pop */
   }
   return ADE__NONE;
-}
-
-/* Append to f the intermediate faces (x, y) that v absorbs: P_x = P_v and
- * S_y = S_v (x among the successors of a predecessor of v). */
-int ade__face_absorbed_by(ade_cgraph *d, size_t v, ade__ix *f) {
-  const ade__vtx *V = &d->v[v];
-  int st = ADE_OK;
-  if (!V->nin || !V->nout) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 2);
-  size_t p0 = d->e[V->in[0]].src;
-  for (size_t a = 0; a < V->nin; a++) {
-    size_t p = d->e[V->in[a]].src;
-    d->mark[p] = s;
-    if (d->v[p].nout < d->v[p0].nout) p0 = p;
-  }
-  for (size_t b = 0; b < V->nout; b++) d->mark[d->e[V->out[b]].dst] = s + 1;
-  for (size_t c = 0; !st && c < d->v[p0].nout; c++) {
-    const ade__vtx *X = &d->v[d->e[d->v[p0].out[c]].dst];
-    int ok = X->kind == ADE__Z && X->nin == V->nin;
-    for (size_t a = 0; ok && a < X->nin; a++) ok = d->mark[d->e[X->in[a]].src] == s;
-    for (size_t o = 0; !st && ok && o < X->nout; o++) {
-      const ade__vtx *Y = &d->v[d->e[X->out[o]].dst];
-      int same = Y->kind == ADE__Z && Y->nout == V->nout;
-      for (size_t b = 0; same && b < Y->nout; b++) same = d->mark[d->e[Y->out[b]].dst] == s + 1;
-      if (same) st = ade__ix_push(f, X->out[o]);
-    }
-  }
-  return st;
 }
 
 /* Set the keys of the faces out of v (out) or into v, as face_key would. */
