@@ -11,6 +11,9 @@ enum { ADE__X = 0, ADE__Z = 1, ADE__Y = 2 };
 /* An ordering stopped at its cost ceiling (ade_cgraph.ceiling): a positive
  * internal status, never returned by the public API. */
 #define ADE__CUT 1
+/* A structure-only ordering declined the graph (vmark.c): the caller runs
+ * the graph engine's instead. Internal, positive, like ADE__CUT. */
+#define ADE__FALLBACK 2
 
 /* A vertex: its id, kind and adjacency (edge indices, unordered). In a
  * dual, val is the label and csrc/ctgt name the c-graph vertices the
@@ -438,6 +441,17 @@ void ade__ix_free(ade__ix *b);
 /* Per vertex, how many independents reach it (reverse: how many dependents
  * it reaches), order.c: O(|E| n/64) time, O(V) memory. */
 int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
+/* V_LM, or V_LR with dependency degrees dd, on a structure-only copy of g
+ * (vmark.c): the sequence appended to s, its cost and fill-in in *fma and
+ * *fill. ADE__CUT once the cost reaches ceiling (0: none), ADE_ELIMIT at
+ * the deadline (0: none), or with sweep 0 (1) the rest then as a forward
+ * (reverse) vertex sweep and *swept = 1; ADE__FALLBACK: use order.c's. */
+int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, double deadline, int sweep,
+                     int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill);
+/* Its scans' budget, factor (|E| + |V| + fma so far) + slack, past which
+ * it falls back: 16 and 2^20 (the tests lower them). */
+extern unsigned ade__vmark_factor;
+extern uint64_t ade__vmark_slack;
 /* Live vertices in a topological order (Kahn); *k gets how many. */
 int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);
 

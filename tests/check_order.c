@@ -188,6 +188,78 @@ START_TEST(capped_markowitz_random) {
 }
 END_TEST
 
+/* vmark.c's vertex Markowitz orderings fall back to the graph engine's
+ * (ADE__FALLBACK, order.c runs them on a copy) when their scans pass a
+ * budget, and on parallel edges. With the budget near nothing they fall
+ * back mid-run on every graph, and the orderings still make the
+ * reference's choices, capped and uncapped; with the default budget they
+ * do not fall back on the same graphs. */
+static int vmark_falls_back(const ade_cgraph *g) {
+  ade_elim_seq *s = NULL;
+  uint64_t fma = 0, fill = 0;
+  int swept = 0;
+  ck_assert_int_eq(ade_seq_create(&s, ADE_SEQ_VERTEX), ADE_OK);
+  int st = ade__vmark_order(g, NULL, 0, 0, -1, &swept, s, &fma, &fill);
+  ck_assert_msg(st == ADE_OK || st == ADE__FALLBACK, "%d: %s", st, ade_errmsg());
+  ade_seq_free(s);
+  return st == ADE__FALLBACK;
+}
+
+START_TEST(vmark_fallback) {
+  uint64_t rs = 41;
+  for (uint64_t seed = 1; seed <= 80; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 8 + (int)(ade_test_rand(&rs) % 60))
+                             : layered(seed, n, 2 + (int)(ade_test_rand(&rs) % 5), 2 + (int)(ade_test_rand(&rs) % 7), m);
+    ade__vmark_factor = 16, ade__vmark_slack = (uint64_t)1 << 20;
+    ck_assert(!vmark_falls_back(g));
+    ade__vmark_factor = 0, ade__vmark_slack = ade_test_rand(&rs) % 8;
+    ck_assert_msg(vmark_falls_back(g), "seed %llu: no fallback", (unsigned long long)seed);
+    check_same_choices(g, seed);
+    check_capped(g, seed, &rs);
+    ade_cgraph_free(g);
+  }
+  ade__vmark_factor = 16, ade__vmark_slack = (uint64_t)1 << 20;
+  /* Parallel edges (the public constructors merge them; an internal graph
+   * may not): the graph engine's orderings, which count both. */
+  ade_cgraph *g = layered(5, 3, 4, 5, 2);
+  size_t e = 0;
+  while (g->e[e].src == ADE__NONE || g->v[g->e[e].dst].kind != ADE__Z) e++;
+  ck_assert_int_eq(ade__graph_add_edge(g, g->e[e].src, g->e[e].dst, 2.0, NULL), ADE_OK);
+  ck_assert(vmark_falls_back(g));
+  ade_elim_seq *inc = NULL, *ref = NULL;
+  for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o <= ADE_ORDER_VERTEX_RELATIVE; o++) {
+    ck_assert_msg(ade__order_raw(g, o, 0, &inc) == ADE_OK, "%s", ade_errmsg());
+    ck_assert_msg(ade__order_raw(g, o, 1, &ref) == ADE_OK, "%s", ade_errmsg());
+    assert_same_seq(inc, ref, ade_order_name(o), 0);
+    ade_seq_free(inc), ade_seq_free(ref);
+  }
+  ade_cgraph_free(g);
+}
+END_TEST
+
+/* vmark.c keeps to the graph's memory limit: over it, ADE_ENOMEM with
+ * its message (no fallback to the engine, which would need more). */
+START_TEST(vmark_memory_limit) {
+  enum { NZ = 40000 };
+  long *src = malloc((NZ + 1) * sizeof *src), *dst = malloc((NZ + 1) * sizeof *dst), x = 0, y = NZ + 1;
+  for (long k = 0; k <= NZ; k++) src[k] = k, dst[k] = k + 1; /* a chain x = 0 -> 1 -> ... -> y */
+  ade_cgraph *g = NULL;
+  ade_elim_seq *s = NULL;
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, 1, &x, 1, &y, NZ + 1, src, dst, NULL), ADE_OK);
+  g->memlimit = 0; /* the floor: ADE__MEM_FLOOR */
+  ck_assert_int_eq(ade_elim_order(g, ADE_ORDER_VERTEX_MARKOWITZ, &s), ADE_ENOMEM);
+  ck_assert_msg(strstr(ade_errmsg(), "vertex Markowitz ordering") != NULL, "%s", ade_errmsg());
+  ck_assert_ptr_null(s);
+  g->memlimit = SIZE_MAX;
+  ck_assert_int_eq(ade_elim_order(g, ADE_ORDER_VERTEX_MARKOWITZ, &s), ADE_OK);
+  ck_assert_uint_eq(ade_seq_cost(s), NZ);
+  ade_seq_free(s);
+  ade_cgraph_free(g);
+  free(src), free(dst);
+}
+END_TEST
+
 /* The c-graph vertices (by id, marked in seen[id - lo]) with an
  * intermediate face through them: ctgt(x) of the faces (x, y), both in Z. */
 static size_t faced_vertices(const ade_cgraph *d, long lo, char *seen, size_t nseen) {
@@ -511,18 +583,18 @@ END_TEST
 /* Out of memory at every allocation of the incremental orderings. */
 START_TEST(out_of_memory) {
   ade_cgraph *g = layered(11, 3, 3, 4, 3);
-  for (size_t o = 0; o < NGREEDY; o++) {
+  for (size_t o = 0; o < NKEYED; o++) {
     int ok = 0;
     for (long k = 0; !ok && k < 100000; k++) {
       ade_test_alloc a = {k, 0, 0};
       ade_elim_seq *s = NULL;
       int limited = 0;
       ade_set_allocator(ade_test_alloc_fn, &a);
-      int st = ade_elim_order_limited(g, greedy[o], 10, &s, &limited);
+      int st = ade_elim_order_limited(g, keyed[o], 10, &s, &limited);
       ade_seq_free(s);
       ade_set_allocator(NULL, NULL);
-      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d", ade_order_name(greedy[o]), k, st);
-      ck_assert_msg(a.live == 0, "%s k=%ld: %ld blocks leaked", ade_order_name(greedy[o]), k, a.live);
+      ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d", ade_order_name(keyed[o]), k, st);
+      ck_assert_msg(a.live == 0, "%s k=%ld: %ld blocks leaked", ade_order_name(keyed[o]), k, a.live);
       ok = st == ADE_OK;
     }
     ck_assert(ok);
@@ -635,6 +707,8 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, never_worse_random);
   tcase_add_test(tc, capped_markowitz_random);
+  tcase_add_test(tc, vmark_fallback);
+  tcase_add_test(tc, vmark_memory_limit);
   tcase_add_test(tc, face_bound_random);
   tcase_add_test(tc, face_sweeps_cost_vertex_sweeps);
   tcase_add_test(tc, reach_counts_random);
