@@ -64,7 +64,7 @@ endif
 %C%_bench_threads_LDADD = $(BENCH_LDADD)
 %C%_bench_threads_LDFLAGS = -pthread
 
-EXTRA_DIST += %D%/.gitignore doc/benchmarks.md %D%/perf_loop.sh %D%/bench_limits.sh %D%/order_plot.sh
+EXTRA_DIST += %D%/.gitignore doc/benchmarks.md %D%/perf_loop.sh %D%/bench_limits.sh %D%/order_plot.sh %D%/order_ab.sh
 # automake cleans no EXTRA_PROGRAMS by itself.
 CLEANFILES += $(EXTRA_PROGRAMS)
 
