@@ -73,21 +73,25 @@ static uint32_t *room(vm *m, size_t n) {
   return r;
 }
 
-/* Append v to l, moving it to twice its room when full. */
-static int push(vm *m, vlist *l, uint32_t v) {
-  if (l->n == l->cap) {
-    if (l->cap > UINT32_MAX / 2) return ade__fail(ADE_ENOMEM, "a vertex of more than 2^31 neighbours");
-    uint32_t cap = l->cap ? 2 * l->cap : 4, *a = room(m, cap);
-    if (!a) return ADE_ENOMEM;
-    if (l->n) memcpy(a, l->a, l->n * sizeof *a);
-    l->a = a, l->cap = cap;
-  }
-  l->a[l->n++] = v;
+/* Move l to twice its room. */
+static __attribute__((noinline)) int grow(vm *m, vlist *l) {
+  if (l->cap > UINT32_MAX / 2) return ade__fail(ADE_ENOMEM, "a vertex of more than 2^31 neighbours");
+  uint32_t cap = l->cap ? 2 * l->cap : 4, *a = room(m, cap);
+  if (!a) return ADE_ENOMEM;
+  if (l->n) memcpy(a, l->a, l->n * sizeof *a);
+  l->a = a, l->cap = cap;
   return ADE_OK;
 }
 
+/* Append v to l. */
+static inline int push(vm *m, vlist *l, uint32_t v) {
+  int st = l->n == l->cap ? grow(m, l) : ADE_OK;
+  if (!st) l->a[l->n++] = v;
+  return st;
+}
+
 /* Drop the eliminated vertices from l; the work counts its old length. */
-static void compact(vm *m, vlist *l) {
+static inline void compact(vm *m, vlist *l) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < l->n; i++)
     if (m->st[l->a[i]] != DEAD) l->a[k++] = l->a[i];
@@ -276,7 +280,7 @@ static size_t bset_least(const bset *b) {
   return i;
 }
 
-static int vq_set(vq *q, uint32_t j, int64_t k) {
+static inline int vq_set(vq *q, uint32_t j, int64_t k) {
   uint8_t a = q->at[j], to = k >= 0 && k < NB && q->buckets ? (uint8_t)k : HEAP;
   if (a == to && a != HEAP) return ADE_OK;
   if (a < NB && bset_del(&q->b[a], j)) q->used &= ~(UINT64_C(1) << a);
@@ -312,9 +316,11 @@ static void vq_free(vq *q) {
   ade__pkq_free(&q->h);
 }
 
+/* Step j: appended to s (room for every intermediate reserved by
+ * ade__vmark_order, so ade_seq_push's growth is not needed here). */
 static int step(vm *m, const ade_cgraph *g, uint32_t j, ade_elim_seq *s) {
-  int st = ade_seq_push(s, g->v[j].id, 0, 0);
-  if (!st) st = vm_elim(m, j);
+  s->step[s->len++] = (ade_elim_step){.a = g->v[j].id};
+  int st = vm_elim(m, j);
   return st ? st : vm_over(m);
 }
 
@@ -361,6 +367,9 @@ int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, d
                      int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill) {
   vm m = {0};
   int st = vm_init(&m, g, ceiling);
+  if (!st && ade__grow((void **)&s->step, &s->cap, s->len + m.rest, sizeof *s->step))
+    st = ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + m.rest);
+  if (!st) s->checked = 0;
   if (!st) st = markowitz(&m, g, dd, deadline, s);
   if (st == ADE_ELIMIT && sweep >= 0) *swept = 1, st = sweep_rest(&m, g, sweep, s);
   *fma = m.fma, *fill = m.fill;
