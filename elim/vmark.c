@@ -148,7 +148,7 @@ static int vm_init(vm *m, const ade_cgraph *g, uint64_t ceiling) {
     m->nin[j] = ni, m->nout[j] = no;
     if (m->st[j] == ZV) m->rest++, m->trimmed &= ni && no;
   }
-  m->cur = blk, m->left = 0;
+  m->cur = blk, m->left = first - (size_t)(blk - m->chunk[0]); /* the first block's rest serves growth */
   for (size_t j = 0; j < nv; j++) {
     if (!g->v[j].alive) continue;
     uint32_t t = stamp(m);
