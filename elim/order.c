@@ -5,6 +5,7 @@
 
 /* the two-word-key heap inline (its hot calls: set, pop) */
 #include "pkq_inline.h"
+#include "bkq_inline.h"
 
 /* Face orderings stop with ADE_ELIMIT after this many steps. */
 #define ADE__MAX_FACE_STEPS 100000000u
@@ -252,7 +253,7 @@ static int edge_pk(const ade_cgraph *c, size_t e, int dir, ade__pk *k) {
  * is never greater than the current one: keys that drop are set again
  * (fill_update), keys that rise are found at the top (edge_pop). */
 typedef struct fqueue {
-  ade__pkq q;
+  ade__bkq q;
   ade__pk *kd;
   size_t kcap;
 } fqueue;
@@ -324,13 +325,13 @@ static int edge_push_dirs(fqueue *h, const ade_cgraph *c, const pmarks *g, size_
     same &= kd[dir].hi == old.hi && kd[dir].lo == old.lo;
   }
   /* unchanged: a queued entry holds the lesser of kd already */
-  if (same && ade__pkq_queued(&h->q, e)) return ADE_OK;
+  if (same && ade__bkq_queued(&h->q, e)) return ADE_OK;
   ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
   if (m.hi == UINT64_MAX) {
-    pkq_del(&h->q, e);
+    bkq_del(&h->q, e);
     return ADE_OK;
   }
-  return pk_set(&h->q, m, e);
+  return bkq_set(&h->q, m, e);
 }
 
 /* Set the key of e's direction dir. */
@@ -379,13 +380,21 @@ static int fill_init(fqueue *h, const ade_cgraph *c) {
         kd[ADE_BACK].hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
         kd[ADE_BACK].lo = (uint64_t)i << 32 | (uint64_t)j << 1 | ADE_BACK;
       }
-      ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
-      if (m.hi != UINT64_MAX) st = pk_append(&h->q, m, e);
     }
   }
   ade__free(mk);
-  pkq_heapify(&h->q);
-  return st;
+  /* queued by tail, then in out-list order: by (i, j) where the lists
+   * run by head, so the buckets' runs come sorted (bkq_inline.h) */
+  for (size_t i = 0; !st && i < c->nv; i++) {
+    const ade__vtx *I = &c->v[i];
+    for (size_t b = 0; !st && I->alive && b < I->nout; b++) {
+      size_t e = I->out[b];
+      const ade__pk *kd = &h->kd[2 * e];
+      ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
+      if (m.hi != UINT64_MAX) st = bkq_append(&h->q, m, e);
+    }
+  }
+  return st ? st : bkq_heapify(&h->q);
 }
 
 /* What an edge-markowitz step changed: the vertices whose in-list (in) or
@@ -632,7 +641,7 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
 static size_t edge_pop(fqueue *h, const ade_cgraph *c, int *dir, int *st) {
   ade__pkent t;
   ade__pk key;
-  while (!*st && pkq_pop(&h->q, &t)) {
+  while (!*st && bkq_pop(&h->q, &t)) {
     int d = (int)(t.k.lo & 1);
     /* A slot holds a live edge as long as its direction applies: the
      * vertices' kinds do not change, and a new edge sets both keys. */
@@ -767,7 +776,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
     if (!st) st = over(c);
     if (!st && !scan) st = fill_update(&h, c, &x);
   }
-  ade__pkq_free(&h.q);
+  bkq_release(&h.q);
   ade__free(h.kd);
   ade__ix_free(&x.so);
   ade__ix_free(&x.pi);
