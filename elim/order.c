@@ -438,6 +438,8 @@ typedef struct fdelta {
   unsigned *vm, vnow;
   size_t vmcap;
   pmarks g;
+  unsigned *um, unow; /* fill_near's tags */
+  size_t umcap;
 } fdelta;
 
 static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
@@ -537,8 +539,10 @@ static int fill_far(fqueue *h, const ade_cgraph *c, fdelta *x, size_t o, int sid
   for (size_t k = 0; !*st && k < n; k++) {
     size_t f = side ? v->out[k] : v->in[k], y = side ? c->e[f].dst : c->e[f].src;
     if ((x->vm[y] | 1) == (x->vnow | 1)) continue;
-    if ((side ? ade__graph_find(c, p, y) : ade__graph_find(c, y, p)) != ADE__NONE)
-      *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+    /* (p, y) an edge (back: (y, p)): read off the pivot's marks */
+    int in = x->g.piv == p ? x->g.m[y] == x->g.now + (unsigned)!side
+                           : (side ? ade__graph_find(c, p, y) : ade__graph_find(c, y, p)) != ADE__NONE;
+    if (in) *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
   }
   return 1;
 }
@@ -558,6 +562,26 @@ static int fill_near(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int si
   const ade__vtx *V = &c->v[v];
   size_t n = side ? V->nout : V->nin;
   int single = (side ? V->nout : V->nin) == 1;
+  if (nn == 1) { /* one far end o: u's edge to o (from o) tested by o's list, tagged once */
+    size_t q = x->fresh.a[0], o = side ? x->pairs.a[q] : x->pairs.a[q + 1];
+    const ade__vtx *O = &c->v[o];
+    size_t no = side ? O->nout : O->nin;
+    if (no <= 4 * n + 4) {
+      if (x->umcap < c->nv) {
+        unsigned *m = ade__realloc(x->um, ade__mul_size(c->nv, sizeof *m));
+        if (!m) return *st = ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv), 1;
+        memset(m + x->umcap, 0, (c->nv - x->umcap) * sizeof *m);
+        x->um = m, x->umcap = c->nv;
+      }
+      if (++x->unow == 0) memset(x->um, 0, x->umcap * sizeof *x->um), x->unow = 1;
+      for (size_t k = 0; k < no; k++) x->um[side ? c->e[O->out[k]].dst : c->e[O->in[k]].src] = x->unow;
+      for (size_t k = 0; !*st && k < n; k++) {
+        size_t f = side ? V->out[k] : V->in[k], u = side ? c->e[f].dst : c->e[f].src;
+        if (x->um[u] == x->unow) *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+      }
+      return 1;
+    }
+  }
   for (size_t k = 0; !*st && k < n; k++) {
     size_t f = side ? V->out[k] : V->in[k], u = side ? c->e[f].dst : c->e[f].src, hit = 0;
     for (size_t a = 0; a < nn; a++) {
@@ -764,7 +788,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}};
+  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
@@ -785,6 +809,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   ade__free(x.seen);
   ade__free(x.vm);
   ade__free(x.g.m);
+  ade__free(x.um);
   return st;
 }
 
