@@ -662,11 +662,17 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
  * (its slot holds no candidate now, or another edge) goes back with its
  * current key: every live candidate keeps an entry no greater than its
  * key, so a top that is current is the least of all. */
-static size_t edge_pop(fqueue *h, const ade_cgraph *c, int *dir, int *st) {
+static size_t edge_pop(fqueue *h, const ade_cgraph *c, const fdelta *x, int *dir, int *st) {
   ade__pkent t;
   ade__pk key;
   while (!*st && bkq_pop(&h->q, &t)) {
     int d = (int)(t.k.lo & 1);
+    size_t q = 2 * t.x + (size_t)d;
+    /* A key set since the last step (fill_update's stamp) is current. */
+    if (q < x->seencap && x->seen[q] == x->now && h->kd[q].hi == t.k.hi && h->kd[q].lo == t.k.lo) {
+      *dir = d;
+      return t.x;
+    }
     /* A slot holds a live edge as long as its direction applies: the
      * vertices' kinds do not change, and a new edge sets both keys. */
     if (!edge_pk(c, t.x, d, &key)) continue;
@@ -792,7 +798,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
-    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &dir, &st);
+    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &x, &dir, &st);
     if (st || e == ADE__NONE) break;
     if (!scan) st = fdelta_before(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
