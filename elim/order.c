@@ -429,7 +429,7 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
  * the isolated vertex and gained the new edges. */
 enum { FAR = 1, NEAR = 2 };
 typedef struct fdelta {
-  ade__ix so, pi, pairs, fresh;
+  ade__ix so, pi, pairs, fresh, fe; /* fe: the edges in fresh */
   long id0;
   unsigned *seen, now;
   size_t seencap;
@@ -625,11 +625,12 @@ static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
 static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
   if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
-  x->fresh.n = 0;
+  x->fresh.n = x->fe.n = 0;
   for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* the edges the step added */
     size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
     if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
     st = ade__ix_push(&x->fresh, k);
+    if (!st) st = ade__ix_push(&x->fe, e);
     if (x->iso) x->vm[x->dir == ADE_FRONT ? w : u] = x->vnow + 1;
   }
   x->g.piv = ADE__NONE;
@@ -647,7 +648,7 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
     }
   }
   for (size_t a = 0; !st && a < x->fresh.n; a++) { /* new edges and their triangles */
-    size_t u = x->pairs.a[x->fresh.a[a]], w = x->pairs.a[x->fresh.a[a] + 1], e = ade__graph_find(c, u, w);
+    size_t u = x->pairs.a[x->fresh.a[a]], w = x->pairs.a[x->fresh.a[a] + 1], e = x->fe.a[a];
     st = fill_push_dirs(h, c, x, e, 3);
     if (!st) st = edge_triangles(h, c, x, u, w);
   }
@@ -794,7 +795,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}, NULL, 0, 0};
+  fdelta x = {{0}, {0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
@@ -812,6 +813,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
   ade__ix_free(&x.fresh);
+  ade__ix_free(&x.fe);
   ade__free(x.seen);
   ade__free(x.vm);
   ade__free(x.g.m);
