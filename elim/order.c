@@ -487,8 +487,7 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
 
 /* Set the keys of queue indices 2 e + dir, dir in mask (bit dir), each
  * once per step. */
-static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
-  size_t q = 2 * e + 1;
+static int seen_room(fdelta *x, size_t q) {
   if (q >= x->seencap) {
     size_t nc = 2 * q + 64;
     unsigned *p = ade__realloc(x->seen, ade__mul_size(nc, sizeof *p));
@@ -496,16 +495,39 @@ static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, u
     memset(p + x->seencap, 0, (nc - x->seencap) * sizeof *p);
     x->seen = p, x->seencap = nc;
   }
+  return ADE_OK;
+}
+
+static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
+  int st = seen_room(x, 2 * e + 1);
+  if (st) return st;
   for (int dir = 0; dir < 2; dir++)
     if (mask >> dir & 1) {
-      if (x->seen[2 * e + (size_t)dir] == x->now) mask &= ~(1u << dir);
-      x->seen[2 * e + (size_t)dir] = x->now;
+      if (x->seen[2 * e + (size_t)dir] >> 1 == x->now) mask &= ~(1u << dir);
+      else x->seen[2 * e + (size_t)dir] = x->now << 1;
     }
   return mask ? edge_push_dirs(h, c, &x->g, e, mask) : ADE_OK;
 }
 
 static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
   return fill_push_dirs(h, c, x, e, 1u << dir);
+}
+
+/* Change the key of e's direction dir by df in its fill-in and -1 in its
+ * cost, where the step changed the current key by exactly that: a kept
+ * key no greater than the one before the step stays no greater than the
+ * one after it (the same amounts added to both fields keep their order).
+ * Stamped as shifted (the low bit of seen), so that edge_pop recomputes
+ * it; computed afresh (fill_push) where none is kept or its cost is 0. */
+static int fill_shift(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir, int df) {
+  size_t q = 2 * e + (size_t)dir;
+  if (q >= h->kcap || h->kd[q].hi == UINT64_MAX || !(h->kd[q].hi & 0xffffffffu)) return fill_push(h, c, x, e, dir);
+  int st = seen_room(x, q | 1);
+  if (st || x->seen[q] >> 1 == x->now) return st;
+  x->seen[q] = x->now << 1 | 1;
+  h->kd[q].hi += (uint64_t)((int64_t)df * (INT64_C(1) << 32) - 1);
+  ade__pk *kd = &h->kd[2 * e];
+  return bkq_set(&h->q, pk_lt(kd[1], kd[0]) ? kd[1] : kd[0], e);
 }
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
@@ -624,7 +646,7 @@ static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
  * intermediates have such keys. */
 static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
-  if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
+  if (++x->now >= 1u << 31) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
   x->fresh.n = x->fe.n = 0;
   for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* the edges the step added */
     size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
@@ -643,6 +665,26 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
       if (!v->alive || v->kind != ADE__Z) continue;
       int done = flag == FAR ? fill_far(h, c, x, l->a[k], side, &st) : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st) : 0;
       int flip = (d0 == 1) != (d == 1);
+      if (flag && !done) {
+        /* The near end with N empty lost the isolated vertex only, which
+         * is in no list of its neighbours on this side: front (u, i), u in
+         * P_i, loses one from |S_i \ S_u| and from its cost, and its
+         * fill-in gains [|P_i| = 1] |S_i| one back. A far end o whose edge
+         * was absorbed (front step: o in S_j, P_o lost j) likewise: back
+         * (o, u) loses one from |P_o \ P_u| unless u is a far end whose
+         * edge was absorbed too (j left both lists, i in both), one from
+         * its cost. The backs out of j, the fronts into o: the mirror
+         * image. */
+        size_t n = side ? v->nout : v->nin;
+        int one = (side ? v->nout : v->nin) == 1;
+        for (size_t a = 0; !st && a < n; a++) {
+          size_t f = side ? v->out[a] : v->in[a], u = side ? c->e[f].dst : c->e[f].src;
+          int df = (flag == FAR && x->vm[u] == x->vnow ? 0 : -1) + one;
+          if (flag == NEAR) df = one ? 0 : -1;
+          st = fill_shift(h, c, x, f, side ? ADE_BACK : ADE_FRONT, df);
+        }
+        done = 1;
+      }
       for (size_t a = 0; !st && (side == 0 ? !done : flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
       for (size_t b = 0; !st && (side == 1 ? !done : flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
     }
@@ -670,7 +712,7 @@ static size_t edge_pop(fqueue *h, const ade_cgraph *c, const fdelta *x, int *dir
     int d = (int)(t.k.lo & 1);
     size_t q = 2 * t.x + (size_t)d;
     /* A key set since the last step (fill_update's stamp) is current. */
-    if (q < x->seencap && x->seen[q] == x->now && h->kd[q].hi == t.k.hi && h->kd[q].lo == t.k.lo) {
+    if (q < x->seencap && x->seen[q] == x->now << 1 && h->kd[q].hi == t.k.hi && h->kd[q].lo == t.k.lo) {
       *dir = d;
       return t.x;
     }
