@@ -96,7 +96,7 @@ static inline void bkq_refill(ade__bkq *q, ade__bkheap *h, size_t i, ade__bkent 
 static inline int bkq_empty(const ade__bkheap *h) { return !h->n && !h->live; }
 
 /* Take x out of bucket b (its run or its heap). */
-static inline void bkq_take(ade__bkq *q, uint32_t b, size_t x) {
+static inline __attribute__((always_inline)) void bkq_take(ade__bkq *q, uint32_t b, size_t x) {
   ade__bkheap *h = &q->b[b];
   size_t i = q->pos[x];
   if (i & ADE__BKQ_RUN) {
@@ -152,7 +152,7 @@ static inline int bkq_insert(ade__bkq *q, uint32_t b, uint64_t lo, size_t x) {
 }
 
 /* Insert x with key key, or change its key. */
-static inline int bkq_set(ade__bkq *q, ade__pk key, size_t x) {
+static inline __attribute__((always_inline)) int bkq_set(ade__bkq *q, ade__pk key, size_t x) {
   int st = x < q->pcap ? ADE_OK : bkq_index_room(q, x);
   if (st) return st;
   uint32_t nb = bkq_bucket(key.hi), ob = q->bk[x];
@@ -227,7 +227,7 @@ static inline void bkq_del(ade__bkq *q, size_t x) {
 }
 
 /* The least entry out into *top: the least bucket's top or over's. */
-static inline int bkq_pop(ade__bkq *q, ade__pkent *top) {
+static inline __attribute__((always_inline)) int bkq_pop(ade__bkq *q, ade__pkent *top) {
   if (!q->top) {
     if (!pkq_pop(&q->over, top)) return 0;
     q->bk[top->x] = BKQ_NONE;
