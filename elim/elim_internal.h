@@ -415,6 +415,40 @@ int ade__pkq_pop(ade__pkq *q, ade__pkent *top);        /* 0 if empty */
 void ade__pkq_free(ade__pkq *q);
 /* Whether x has an entry in q. */
 static inline int ade__pkq_queued(const ade__pkq *q, size_t x) { return x < q->pcap && q->pos[x] != SIZE_MAX; }
+/* A bucket queue over the same two-word keys (elim/bkq_inline.h), for
+ * keys whose high word packs a small signed number (offset 2^31) above a
+ * small count, as E_LF's (fill-in + 2^31, cost): a key with the upper half
+ * of hi in [2^31 - 32, 2^31 + 32) and the lower half below 64 goes to one
+ * of 4096 buckets, in hi order; the nonempty buckets are bits of a
+ * two-level bitmap; other keys go to the two-word heap over. A bucket
+ * holds (lo, x) in a run sorted by lo (the bulk build's entries, when
+ * they come sorted; an entry taken out leaves a hole) and a 4-ary heap
+ * (the others). The same order as an ade__pkq (hi, then lo). */
+#define ADE__BKQ_N 4096
+typedef struct ade__bkent {
+  uint64_t lo;
+  size_t x;
+} ade__bkent;
+typedef struct ade__bkheap {
+  ade__bkent *a, *r; /* the heap; the run (x = SIZE_MAX: a hole) */
+  size_t n, cap, rc, rn, rcap, live; /* heap entries; the run's first place, length, entries */
+} ade__bkheap;
+typedef struct ade__bkq {
+  ade__bkheap *b;                             /* ADE__BKQ_N buckets, or NULL */
+  uint64_t word[ADE__BKQ_N / 64], top;        /* nonempty buckets; nonzero words */
+  size_t *pos;                                /* x's place in its bucket's heap, or ADE__BKQ_RUN | its place in the run */
+  uint32_t *bk;                               /* x's bucket, ADE__BKQ_N: over, UINT32_MAX: none */
+  size_t pcap;
+  ade__pkq over;
+} ade__bkq;
+#define ADE__BKQ_RUN ((size_t)1 << (sizeof(size_t) * 8 - 1))
+int ade__bkq_set(ade__bkq *q, ade__pk key, size_t x); /* insert or change */
+int ade__bkq_append(ade__bkq *q, ade__pk key, size_t x); /* x not queued; then ade__bkq_heapify */
+int ade__bkq_heapify(ade__bkq *q); /* ADE_ENOMEM (a run out of order needs its heap) */
+void ade__bkq_del(ade__bkq *q, size_t x);             /* if queued */
+int ade__bkq_pop(ade__bkq *q, ade__pkent *top);        /* 0 if empty */
+void ade__bkq_free(ade__bkq *q);
+static inline int ade__bkq_queued(const ade__bkq *q, size_t x) { return x < q->pcap && q->bk[x] != UINT32_MAX; }
 /* A growable list of indices. */
 typedef struct ade__ix {
   size_t *a, n, cap;

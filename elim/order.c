@@ -5,6 +5,7 @@
 
 /* the two-word-key heap inline (its hot calls: set, pop) */
 #include "pkq_inline.h"
+#include "bkq_inline.h"
 
 /* Face orderings stop with ADE_ELIMIT after this many steps. */
 #define ADE__MAX_FACE_STEPS 100000000u
@@ -252,7 +253,7 @@ static int edge_pk(const ade_cgraph *c, size_t e, int dir, ade__pk *k) {
  * is never greater than the current one: keys that drop are set again
  * (fill_update), keys that rise are found at the top (edge_pop). */
 typedef struct fqueue {
-  ade__pkq q;
+  ade__bkq q;
   ade__pk *kd;
   size_t kcap;
 } fqueue;
@@ -324,13 +325,13 @@ static int edge_push_dirs(fqueue *h, const ade_cgraph *c, const pmarks *g, size_
     same &= kd[dir].hi == old.hi && kd[dir].lo == old.lo;
   }
   /* unchanged: a queued entry holds the lesser of kd already */
-  if (same && ade__pkq_queued(&h->q, e)) return ADE_OK;
+  if (same && ade__bkq_queued(&h->q, e)) return ADE_OK;
   ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
   if (m.hi == UINT64_MAX) {
-    pkq_del(&h->q, e);
+    bkq_del(&h->q, e);
     return ADE_OK;
   }
-  return pk_set(&h->q, m, e);
+  return bkq_set(&h->q, m, e);
 }
 
 /* Set the key of e's direction dir. */
@@ -379,13 +380,21 @@ static int fill_init(fqueue *h, const ade_cgraph *c) {
         kd[ADE_BACK].hi = (uint64_t)(nw + INT64_C(2147483648)) << 32 | (uint64_t)cost;
         kd[ADE_BACK].lo = (uint64_t)i << 32 | (uint64_t)j << 1 | ADE_BACK;
       }
-      ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
-      if (m.hi != UINT64_MAX) st = pk_append(&h->q, m, e);
     }
   }
   ade__free(mk);
-  pkq_heapify(&h->q);
-  return st;
+  /* queued by tail, then in out-list order: by (i, j) where the lists
+   * run by head, so the buckets' runs come sorted (bkq_inline.h) */
+  for (size_t i = 0; !st && i < c->nv; i++) {
+    const ade__vtx *I = &c->v[i];
+    for (size_t b = 0; !st && I->alive && b < I->nout; b++) {
+      size_t e = I->out[b];
+      const ade__pk *kd = &h->kd[2 * e];
+      ade__pk m = pk_lt(kd[1], kd[0]) ? kd[1] : kd[0];
+      if (m.hi != UINT64_MAX) st = bkq_append(&h->q, m, e);
+    }
+  }
+  return st ? st : bkq_heapify(&h->q);
 }
 
 /* What an edge-markowitz step changed: the vertices whose in-list (in) or
@@ -420,7 +429,7 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
  * the isolated vertex and gained the new edges. */
 enum { FAR = 1, NEAR = 2 };
 typedef struct fdelta {
-  ade__ix so, pi, pairs, fresh;
+  ade__ix so, pi, pairs, fresh, fe; /* fe: the edges in fresh */
   long id0;
   unsigned *seen, now;
   size_t seencap;
@@ -429,6 +438,8 @@ typedef struct fdelta {
   unsigned *vm, vnow;
   size_t vmcap;
   pmarks g;
+  unsigned *um, unow; /* fill_near's tags */
+  size_t umcap;
 } fdelta;
 
 static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
@@ -476,8 +487,7 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
 
 /* Set the keys of queue indices 2 e + dir, dir in mask (bit dir), each
  * once per step. */
-static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
-  size_t q = 2 * e + 1;
+static int seen_room(fdelta *x, size_t q) {
   if (q >= x->seencap) {
     size_t nc = 2 * q + 64;
     unsigned *p = ade__realloc(x->seen, ade__mul_size(nc, sizeof *p));
@@ -485,16 +495,39 @@ static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, u
     memset(p + x->seencap, 0, (nc - x->seencap) * sizeof *p);
     x->seen = p, x->seencap = nc;
   }
+  return ADE_OK;
+}
+
+static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
+  int st = seen_room(x, 2 * e + 1);
+  if (st) return st;
   for (int dir = 0; dir < 2; dir++)
     if (mask >> dir & 1) {
-      if (x->seen[2 * e + (size_t)dir] == x->now) mask &= ~(1u << dir);
-      x->seen[2 * e + (size_t)dir] = x->now;
+      if (x->seen[2 * e + (size_t)dir] >> 1 == x->now) mask &= ~(1u << dir);
+      else x->seen[2 * e + (size_t)dir] = x->now << 1;
     }
   return mask ? edge_push_dirs(h, c, &x->g, e, mask) : ADE_OK;
 }
 
 static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
   return fill_push_dirs(h, c, x, e, 1u << dir);
+}
+
+/* Change the key of e's direction dir by df in its fill-in and -1 in its
+ * cost, where the step changed the current key by exactly that: a kept
+ * key no greater than the one before the step stays no greater than the
+ * one after it (the same amounts added to both fields keep their order).
+ * Stamped as shifted (the low bit of seen), so that edge_pop recomputes
+ * it; computed afresh (fill_push) where none is kept or its cost is 0. */
+static int fill_shift(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir, int df) {
+  size_t q = 2 * e + (size_t)dir;
+  if (q >= h->kcap || h->kd[q].hi == UINT64_MAX || !(h->kd[q].hi & 0xffffffffu)) return fill_push(h, c, x, e, dir);
+  int st = seen_room(x, q | 1);
+  if (st || x->seen[q] >> 1 == x->now) return st;
+  x->seen[q] = x->now << 1 | 1;
+  h->kd[q].hi += (uint64_t)((int64_t)df * (INT64_C(1) << 32) - 1);
+  ade__pk *kd = &h->kd[2 * e];
+  return bkq_set(&h->q, pk_lt(kd[1], kd[0]) ? kd[1] : kd[0], e);
 }
 
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
@@ -528,8 +561,10 @@ static int fill_far(fqueue *h, const ade_cgraph *c, fdelta *x, size_t o, int sid
   for (size_t k = 0; !*st && k < n; k++) {
     size_t f = side ? v->out[k] : v->in[k], y = side ? c->e[f].dst : c->e[f].src;
     if ((x->vm[y] | 1) == (x->vnow | 1)) continue;
-    if ((side ? ade__graph_find(c, p, y) : ade__graph_find(c, y, p)) != ADE__NONE)
-      *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+    /* (p, y) an edge (back: (y, p)): read off the pivot's marks */
+    int in = x->g.piv == p ? x->g.m[y] == x->g.now + (unsigned)!side
+                           : (side ? ade__graph_find(c, p, y) : ade__graph_find(c, y, p)) != ADE__NONE;
+    if (in) *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
   }
   return 1;
 }
@@ -549,6 +584,26 @@ static int fill_near(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int si
   const ade__vtx *V = &c->v[v];
   size_t n = side ? V->nout : V->nin;
   int single = (side ? V->nout : V->nin) == 1;
+  if (nn == 1) { /* one far end o: u's edge to o (from o) tested by o's list, tagged once */
+    size_t q = x->fresh.a[0], o = side ? x->pairs.a[q] : x->pairs.a[q + 1];
+    const ade__vtx *O = &c->v[o];
+    size_t no = side ? O->nout : O->nin;
+    if (no <= 4 * n + 4) {
+      if (x->umcap < c->nv) {
+        unsigned *m = ade__realloc(x->um, ade__mul_size(c->nv, sizeof *m));
+        if (!m) return *st = ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv), 1;
+        memset(m + x->umcap, 0, (c->nv - x->umcap) * sizeof *m);
+        x->um = m, x->umcap = c->nv;
+      }
+      if (++x->unow == 0) memset(x->um, 0, x->umcap * sizeof *x->um), x->unow = 1;
+      for (size_t k = 0; k < no; k++) x->um[side ? c->e[O->out[k]].dst : c->e[O->in[k]].src] = x->unow;
+      for (size_t k = 0; !*st && k < n; k++) {
+        size_t f = side ? V->out[k] : V->in[k], u = side ? c->e[f].dst : c->e[f].src;
+        if (x->um[u] == x->unow) *st = fill_push(h, c, x, f, side ? ADE_BACK : ADE_FRONT);
+      }
+      return 1;
+    }
+  }
   for (size_t k = 0; !*st && k < n; k++) {
     size_t f = side ? V->out[k] : V->in[k], u = side ? c->e[f].dst : c->e[f].src, hit = 0;
     for (size_t a = 0; a < nn; a++) {
@@ -591,12 +646,13 @@ static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
  * intermediates have such keys. */
 static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
   int st = ADE_OK;
-  if (++x->now == 0) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
-  x->fresh.n = 0;
+  if (++x->now >= 1u << 31) memset(x->seen, 0, x->seencap * sizeof *x->seen), x->now = 1;
+  x->fresh.n = x->fe.n = 0;
   for (size_t k = 0; !st && k < x->pairs.n; k += 2) { /* the edges the step added */
     size_t u = x->pairs.a[k], w = x->pairs.a[k + 1], e = ade__graph_find(c, u, w);
     if (e == ADE__NONE || c->e[e].id < x->id0) continue; /* absorbed: no edge came */
     st = ade__ix_push(&x->fresh, k);
+    if (!st) st = ade__ix_push(&x->fe, e);
     if (x->iso) x->vm[x->dir == ADE_FRONT ? w : u] = x->vnow + 1;
   }
   x->g.piv = ADE__NONE;
@@ -609,12 +665,32 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
       if (!v->alive || v->kind != ADE__Z) continue;
       int done = flag == FAR ? fill_far(h, c, x, l->a[k], side, &st) : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st) : 0;
       int flip = (d0 == 1) != (d == 1);
+      if (flag && !done) {
+        /* The near end with N empty lost the isolated vertex only, which
+         * is in no list of its neighbours on this side: front (u, i), u in
+         * P_i, loses one from |S_i \ S_u| and from its cost, and its
+         * fill-in gains [|P_i| = 1] |S_i| one back. A far end o whose edge
+         * was absorbed (front step: o in S_j, P_o lost j) likewise: back
+         * (o, u) loses one from |P_o \ P_u| unless u is a far end whose
+         * edge was absorbed too (j left both lists, i in both), one from
+         * its cost. The backs out of j, the fronts into o: the mirror
+         * image. */
+        size_t n = side ? v->nout : v->nin;
+        int one = (side ? v->nout : v->nin) == 1;
+        for (size_t a = 0; !st && a < n; a++) {
+          size_t f = side ? v->out[a] : v->in[a], u = side ? c->e[f].dst : c->e[f].src;
+          int df = (flag == FAR && x->vm[u] == x->vnow ? 0 : -1) + one;
+          if (flag == NEAR) df = one ? 0 : -1;
+          st = fill_shift(h, c, x, f, side ? ADE_BACK : ADE_FRONT, df);
+        }
+        done = 1;
+      }
       for (size_t a = 0; !st && (side == 0 ? !done : flip) && a < v->nin; a++) st = fill_push(h, c, x, v->in[a], ADE_FRONT);
       for (size_t b = 0; !st && (side == 1 ? !done : flip) && b < v->nout; b++) st = fill_push(h, c, x, v->out[b], ADE_BACK);
     }
   }
   for (size_t a = 0; !st && a < x->fresh.n; a++) { /* new edges and their triangles */
-    size_t u = x->pairs.a[x->fresh.a[a]], w = x->pairs.a[x->fresh.a[a] + 1], e = ade__graph_find(c, u, w);
+    size_t u = x->pairs.a[x->fresh.a[a]], w = x->pairs.a[x->fresh.a[a] + 1], e = x->fe.a[a];
     st = fill_push_dirs(h, c, x, e, 3);
     if (!st) st = edge_triangles(h, c, x, u, w);
   }
@@ -629,11 +705,17 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
  * (its slot holds no candidate now, or another edge) goes back with its
  * current key: every live candidate keeps an entry no greater than its
  * key, so a top that is current is the least of all. */
-static size_t edge_pop(fqueue *h, const ade_cgraph *c, int *dir, int *st) {
+static size_t edge_pop(fqueue *h, const ade_cgraph *c, const fdelta *x, int *dir, int *st) {
   ade__pkent t;
   ade__pk key;
-  while (!*st && pkq_pop(&h->q, &t)) {
+  while (!*st && bkq_pop(&h->q, &t)) {
     int d = (int)(t.k.lo & 1);
+    size_t q = 2 * t.x + (size_t)d;
+    /* A key set since the last step (fill_update's stamp) is current. */
+    if (q < x->seencap && x->seen[q] == x->now << 1 && h->kd[q].hi == t.k.hi && h->kd[q].lo == t.k.lo) {
+      *dir = d;
+      return t.x;
+    }
     /* A slot holds a live edge as long as its direction applies: the
      * vertices' kinds do not change, and a new edge sets both keys. */
     if (!edge_pk(c, t.x, d, &key)) continue;
@@ -755,11 +837,11 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}};
+  fdelta x = {{0}, {0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = late(deadline))) {
-    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &dir, &st);
+    size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &x, &dir, &st);
     if (st || e == ADE__NONE) break;
     if (!scan) st = fdelta_before(c, e, dir, &x);
     if (!st) st = ade_seq_push(s, c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir);
@@ -767,15 +849,17 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
     if (!st) st = over(c);
     if (!st && !scan) st = fill_update(&h, c, &x);
   }
-  ade__pkq_free(&h.q);
+  bkq_release(&h.q);
   ade__free(h.kd);
   ade__ix_free(&x.so);
   ade__ix_free(&x.pi);
   ade__ix_free(&x.pairs);
   ade__ix_free(&x.fresh);
+  ade__ix_free(&x.fe);
   ade__free(x.seen);
   ade__free(x.vm);
   ade__free(x.g.m);
+  ade__free(x.um);
   return st;
 }
 

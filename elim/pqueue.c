@@ -35,6 +35,16 @@ int ade__pkq_pop(ade__pkq *q, ade__pkent *top) { return pkq_pop(q, top); }
 
 void ade__pkq_free(ade__pkq *q) { pkq_release(q); }
 
+/* ade__bkq: buckets of the two-word keys (bkq_inline.h). */
+#include "bkq_inline.h"
+
+int ade__bkq_set(ade__bkq *q, ade__pk key, size_t x) { return bkq_set(q, key, x); }
+int ade__bkq_append(ade__bkq *q, ade__pk key, size_t x) { return bkq_append(q, key, x); }
+int ade__bkq_heapify(ade__bkq *q) { return bkq_heapify(q); }
+void ade__bkq_del(ade__bkq *q, size_t x) { bkq_del(q, x); }
+int ade__bkq_pop(ade__bkq *q, ade__pkent *top) { return bkq_pop(q, top); }
+void ade__bkq_free(ade__bkq *q) { bkq_release(q); }
+
 int ade__ipq_set(ade__ipq *q, const long *key, size_t x) { return ipq_set(q, (const tuple *)key, x); }
 int ade__ipq_append(ade__ipq *q, const long *key, size_t x) { return ipq_append(q, (const tuple *)key, x); }
 void ade__ipq_heapify(ade__ipq *q) { ipq_heapify(q); }

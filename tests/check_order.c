@@ -694,6 +694,81 @@ START_TEST(queues_random) {
 }
 END_TEST
 
+/* The bucket queue (ade__bkq) against a linear scan: keys hi = (2^31 -
+ * 32 + a) 2^32 + b with a in [-3, 67) and b in [0, 67), so that some fall
+ * outside the 64 x 64 buckets (into the two-word heap) on either side,
+ * lo = c 2^32 + x with few values of c (ties within a bucket). The bulk
+ * build appends about half the indices, in increasing lo (so the buckets'
+ * runs are used) for odd seeds and in random order (the runs go into the
+ * heaps) for even ones; then random insertions, key changes (within a
+ * bucket, between buckets, into and out of the heap over) and deletions;
+ * every pop must give the least (hi, lo) by the scan, and
+ * ade__bkq_queued must agree with the set of queued indices. */
+START_TEST(bucket_queue_random) {
+  enum { NX = 400, OPS = 40000 };
+  ade__pk key[NX];
+  int in[NX];
+  for (uint64_t seed = 1; seed <= 6; seed++) {
+    ade__bkq q = {0};
+    uint64_t r = seed;
+    memset(in, 0, sizeof in);
+    int spread = seed > 2; /* seeds 1, 2: a, b in a few buckets only */
+    size_t order[NX];
+    for (size_t k = 0; k < NX; k++) order[k] = k;
+    if (seed % 2 == 0)
+      for (size_t k = NX - 1; k > 0; k--) {
+        size_t t = (size_t)(ade_test_rand(&r) % (k + 1)), y = order[k];
+        order[k] = order[t], order[t] = y;
+      }
+#define RANDKEY(x)                                                                                              \
+  do {                                                                                                          \
+    uint64_t a_ = spread ? ade_test_rand(&r) % 70 : 32 + ade_test_rand(&r) % 2;                                \
+    uint64_t b_ = spread ? ade_test_rand(&r) % 67 : 1 + ade_test_rand(&r) % 2;                                 \
+    key[x].hi = (UINT64_C(2147483648) - 35 + a_) << 32 | b_;                                                    \
+    key[x].lo = (ade_test_rand(&r) % 3) << 32 | (uint64_t)(x);                                                  \
+  } while (0)
+    for (size_t k = 0; k < NX; k++) { /* by increasing x, so by increasing lo within each c */
+      size_t x = order[k];
+      if (ade_test_rand(&r) % 2) continue;
+      RANDKEY(x);
+      if (seed % 2) key[x].lo = (uint64_t)x; /* increasing lo: sorted runs */
+      ck_assert_int_eq(ade__bkq_append(&q, key[x], x), ADE_OK);
+      in[x] = 1;
+    }
+    ck_assert_int_eq(ade__bkq_heapify(&q), ADE_OK);
+    for (int op = 0; op < OPS; op++) {
+      uint64_t u = ade_test_rand(&r) % 100;
+      size_t x = (size_t)(ade_test_rand(&r) % NX);
+      if (u < 45) {
+        if (in[x] && u < 10) key[x].lo = (ade_test_rand(&r) % 3) << 32 | x; /* the same bucket, lo changed */
+        else RANDKEY(x);
+        ck_assert_int_eq(ade__bkq_set(&q, key[x], x), ADE_OK);
+        in[x] = 1;
+      } else if (u < 60) {
+        ade__bkq_del(&q, x);
+        in[x] = 0;
+      } else {
+        size_t best = SIZE_MAX;
+        for (size_t y = 0; y < NX; y++)
+          if (in[y] && (best == SIZE_MAX || key[y].hi < key[best].hi ||
+                        (key[y].hi == key[best].hi && key[y].lo < key[best].lo)))
+            best = y;
+        ade__pkent t;
+        int h = ade__bkq_pop(&q, &t);
+        ck_assert_int_eq(h, best != SIZE_MAX);
+        if (best == SIZE_MAX) continue;
+        ck_assert_msg(t.x == best, "seed %d op %d: popped %zu, least %zu", (int)seed, op, t.x, best);
+        ck_assert(t.k.hi == key[best].hi && t.k.lo == key[best].lo);
+        in[best] = 0;
+      }
+      ck_assert_int_eq(ade__bkq_queued(&q, x), in[x]);
+    }
+#undef RANDKEY
+    ade__bkq_free(&q);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("order");
   TCase *tc = tcase_create("incremental");
@@ -701,6 +776,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, same_choices_tapes);
   tcase_add_test(tc, same_choices_layered);
   tcase_add_test(tc, queues_random);
+  tcase_add_test(tc, bucket_queue_random);
   tcase_add_test(tc, queue_audit_random);
   suite_add_tcase(s, tc);
   tc = tcase_create("never worse");
