@@ -35,21 +35,27 @@ static inline void bkq_unmark(ade__bkq *q, uint32_t b) {
   if (!(q->word[b >> 6] &= ~(UINT64_C(1) << (b & 63)))) q->top &= ~(UINT64_C(1) << (b >> 6));
 }
 
+/* The first least of the children from c on of a heap of n entries (a
+ * tournament of two pairs when there are four, as the two-word heap's),
+ * or SIZE_MAX when there is none. */
+static inline size_t bkq_child(const ade__bkent *a, size_t n, size_t c) {
+  if (c + 4 <= n) {
+    size_t s0 = a[c + 1].lo < a[c].lo ? c + 1 : c, s1 = a[c + 3].lo < a[c + 2].lo ? c + 3 : c + 2;
+    return a[s1].lo < a[s0].lo ? s1 : s0;
+  }
+  if (c >= n) return SIZE_MAX;
+  size_t s = c;
+  for (size_t k = c + 1; k < n; k++)
+    if (a[k].lo < a[s].lo) s = k;
+  return s;
+}
+
 /* Move e down from hole i of bucket h to its place below. */
 static inline void bkq_down(ade__bkq *q, ade__bkheap *h, size_t i, ade__bkent e) {
   ade__bkent *a = h->a;
-  const size_t n = h->n;
   for (;;) {
-    size_t c = 4 * i + 1, s = c;
-    if (c + 4 <= n) {
-      size_t s0 = a[c + 1].lo < a[c].lo ? c + 1 : c, s1 = a[c + 3].lo < a[c + 2].lo ? c + 3 : c + 2;
-      s = a[s1].lo < a[s0].lo ? s1 : s0;
-    } else if (c >= n)
-      break;
-    else
-      for (size_t k = c + 1; k < n; k++)
-        if (a[k].lo < a[s].lo) s = k;
-    if (!(a[s].lo < e.lo)) break;
+    size_t s = bkq_child(a, h->n, 4 * i + 1);
+    if (s == SIZE_MAX || !(a[s].lo < e.lo)) break;
     a[i] = a[s];
     q->pos[a[i].x] = i;
     i = s;
@@ -75,17 +81,9 @@ static inline void bkq_up(ade__bkq *q, ade__bkheap *h, size_t i, ade__bkent e) {
  * goes up from there (Floyd, as the two-word heap's refill). */
 static inline void bkq_refill(ade__bkq *q, ade__bkheap *h, size_t i, ade__bkent e) {
   ade__bkent *a = h->a;
-  const size_t n = h->n;
   for (;;) {
-    size_t c = 4 * i + 1, s = c;
-    if (c + 4 <= n) {
-      size_t s0 = a[c + 1].lo < a[c].lo ? c + 1 : c, s1 = a[c + 3].lo < a[c + 2].lo ? c + 3 : c + 2;
-      s = a[s1].lo < a[s0].lo ? s1 : s0;
-    } else if (c >= n)
-      break;
-    else
-      for (size_t k = c + 1; k < n; k++)
-        if (a[k].lo < a[s].lo) s = k;
+    size_t s = bkq_child(a, h->n, 4 * i + 1);
+    if (s == SIZE_MAX) break;
     a[i] = a[s];
     q->pos[a[i].x] = i;
     i = s;
