@@ -248,6 +248,20 @@ static inline __attribute__((always_inline)) int bkq_pop(ade__bkq *q, ade__pkent
   return 1;
 }
 
+/* x's queued key into *k; 0 if x is not queued (the checking mode). */
+static inline int bkq_key(const ade__bkq *q, size_t x, ade__pk *k) {
+  if (x >= q->pcap || q->bk[x] == BKQ_NONE) return 0;
+  if (q->bk[x] == BKQ_OVER) {
+    *k = q->over.a[q->over.pos[x]].k;
+    return 1;
+  }
+  const ade__bkheap *h = &q->b[q->bk[x]];
+  size_t i = q->pos[x];
+  k->hi = bkq_hi(q->bk[x]);
+  k->lo = i & ADE__BKQ_RUN ? h->r[i & ~ADE__BKQ_RUN].lo : h->a[i].lo;
+  return 1;
+}
+
 static inline void bkq_release(ade__bkq *q) {
   if (q->b)
     for (size_t b = 0; b < ADE__BKQ_N; b++) ade__free(q->b[b].a), ade__free(q->b[b].r);

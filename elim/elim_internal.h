@@ -328,7 +328,7 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
 /* The ordering's own choices, without the comparison with the ordering it
  * generalizes, on the whole of g; scan: the reference implementation that
  * rescans every candidate at each step (the tests check that both give
- * the same sequence); ADE__ORDER_AUDIT (edge-markowitz, face-greedy):
+ * the same sequence); ADE__ORDER_AUDIT (edge-markowitz, edge-fillin, face-greedy):
  * the queue, checked after every step against every key computed from
  * scratch (ADE_EINVAL if an entry is missing or above its key). */
 #define ADE__ORDER_AUDIT 2

@@ -829,18 +829,34 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline,
   return st;
 }
 
+/* The checking mode's test of E_LF's queue (ADE__ORDER_AUDIT): every
+ * edge with a direction that applies is queued, at a key no greater than
+ * that direction's key computed from scratch (so a current top is the
+ * least of all keys, whatever fill_update set, shifted or left). */
+static int fill_audit(const fqueue *h, const ade_cgraph *c) {
+  ade__pk k, q;
+  for (size_t e = 0; e < c->eslots; e++)
+    for (int dir = 0; dir < 2; dir++)
+      if (edge_pk(c, e, dir, &k) && (!bkq_key(&h->q, e, &q) || pk_lt(k, q)))
+        return ade__fail(ADE_EINVAL, "edge-fillin: edge (%ld, %ld) %s is not queued at or below its key",
+                         c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir == ADE_FRONT ? "front" : "back");
+  return ADE_OK;
+}
+
 /* Greedy edge elimination by edge_key: E_LF, or with scan the rescanning
  * reference of either key; the E_LF keys a step changes are set again
  * after it (fill_update). */
 static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int scan, double deadline) {
   if (!fillin && scan != 1) return order_edge_markowitz(c, s, deadline, scan == ADE__ORDER_AUDIT);
+  int audit = scan == ADE__ORDER_AUDIT;
+  scan = scan == 1;
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
   fdelta x = {{0}, {0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}, NULL, 0, 0};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
-  while (!st && !(st = late(deadline))) {
+  while (!st && !(st = audit ? fill_audit(&h, c) : ADE_OK) && !(st = late(deadline))) {
     size_t e = scan ? edge_scan(c, fillin, &dir) : edge_pop(&h, c, &x, &dir, &st);
     if (st || e == ADE__NONE) break;
     if (!scan) st = fdelta_before(c, e, dir, &x);

@@ -117,12 +117,14 @@ END_TEST
 
 
 /* The queues of edge-markowitz (one entry per vertex, the lesser of its
- * directions' keys) and face-greedy (the faces of a changed vertex
- * re-keyed from one twin search, packed keys), audited after every step
+ * directions' keys), edge-fillin (only keys that can drop set again, some
+ * shifted instead of computed, in a bucket queue) and face-greedy (the
+ * faces of a changed vertex re-keyed from one twin search, packed keys),
+ * audited after every step
  * (ADE__ORDER_AUDIT): every key computed from scratch has an entry no
  * greater than it. The audited run makes the queue's choices. */
 static void check_audit(const ade_cgraph *g, uint64_t seed) {
-  static const int ao[] = {ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_FACE_GREEDY};
+  static const int ao[] = {ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN, ADE_ORDER_FACE_GREEDY};
   for (size_t k = 0; k < sizeof ao / sizeof *ao; k++) {
     ade_elim_seq *inc = NULL, *aud = NULL;
     ck_assert_msg(ade__order_raw(g, ao[k], 0, &inc) == ADE_OK, "%s", ade_errmsg());
