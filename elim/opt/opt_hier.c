@@ -200,7 +200,7 @@ static int dependency_degrees(const ade_cgraph *g, const size_t *rank, int64_t *
 }
 
 static int add_cand(hs *h, size_t x, size_t y, int dir) {
-  if (ade__grow((void **)&h->cv, &h->ccap, h->nc + 1, sizeof *h->cv))
+  if (h->nc == h->ccap && ade__grow((void **)&h->cv, &h->ccap, h->nc + 1, sizeof *h->cv))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu candidates", h->nc + 1);
   cand *c = &h->cv[h->nc++];
   c->x = x, c->y = y, c->dir = dir;
@@ -758,7 +758,7 @@ static ade__pk edge_pk(const hs *h, size_t x) {
 /* edge_set with packed tuples (PK_NONE: x is no target). */
 static int edge_setp(hs *h, size_t x, ade__pk key) {
   size_t e = x / 2;
-  int st = edge_kp(h, x + 2);
+  int st = x + 2 <= h->kpcap ? ADE_OK : edge_kp(h, x + 2);
   if (st) return st;
   h->kp[x] = key;
   ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
@@ -855,6 +855,9 @@ static int qpush_edges(hs *h, size_t v) {
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
   cand k;
+  long kb[ADE__PQ_KEYS];
+  int want = key != NULL; /* T* asked for (edges: only then computed) */
+  if (!key) key = kb;
   while (h->pk && h->kind == ADE_SEQ_EDGE && !*st && h->pq.n) {
     size_t t = h->pq.a[0].x;
     ade__pk top = h->pq.a[0].k;
@@ -866,8 +869,7 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
       continue;
     }
     if (pk_eq(p, top)) {
-      cand_of(h, t, &k);
-      gkey(h, &k, key); /* T* for the history filters */
+      if (want) cand_of(h, t, &k), gkey(h, &k, key); /* T* for the history filters */
       *x = t;
       return 1;
     }
@@ -1033,7 +1035,7 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
     *k = h->cv[0];
     return 1;
   }
-  return (have_top || qtop(h, top, tkey, st)) && cand_of(h, *top, k);
+  return (have_top || qtop(h, top, NULL, st)) && cand_of(h, *top, k);
 }
 
 /* Room for n more vertices in dv (and their degrees in dg). */
@@ -1053,14 +1055,15 @@ static void mark_v(hs *h, size_t v) {
   h->dg.a[h->dg.n++] = h->c->v[v].nout;
 }
 
-/* v, P_v and S_v into dv, and the one vertex more (ADE__NONE: none). */
-static int mark_adjacent(hs *h, size_t v, size_t more) {
+/* v, P_v (if in) and S_v (if out) into dv, and the one vertex more
+ * (ADE__NONE: none). */
+static int mark_adjacent(hs *h, size_t v, size_t more, int in, int out) {
   const ade__vtx *V = &h->c->v[v];
-  int st = reserve_dv(h, 2 + V->nin + V->nout);
+  int st = reserve_dv(h, 2 + (in ? V->nin : 0) + (out ? V->nout : 0));
   if (st) return st;
   mark_v(h, v);
-  for (size_t a = 0; a < V->nin; a++) mark_v(h, h->c->e[V->in[a]].src);
-  for (size_t b = 0; b < V->nout; b++) mark_v(h, h->c->e[V->out[b]].dst);
+  for (size_t a = 0; in && a < V->nin; a++) mark_v(h, h->c->e[V->in[a]].src);
+  for (size_t b = 0; out && b < V->nout; b++) mark_v(h, h->c->e[V->out[b]].dst);
   if (more != ADE__NONE) mark_v(h, more);
   return ADE_OK;
 }
@@ -1079,7 +1082,7 @@ static int delta(hs *h, const cand *k) {
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
-    st = mark_adjacent(h, k->x, ADE__NONE);
+    st = mark_adjacent(h, k->x, ADE__NONE, 1, 1);
     for (size_t a = 0; !st && h->fill && a < v->nin; a++)
       for (size_t b = 0; !st && b < v->nout; b++) {
         st = ade__ix_push(&h->pairs, c->e[v->in[a]].src);
@@ -1089,7 +1092,12 @@ static int delta(hs *h, const cand *k) {
   }
   size_t i = c->e[k->x].src, j = c->e[k->x].dst, w = k->dir == ADE_FRONT ? j : i;
   const ade__vtx *W = &c->v[w];
-  st = mark_adjacent(h, w, k->dir == ADE_FRONT ? i : j);
+  /* Without fillin only degrees are read (refresh_sizes): front (i, j)
+   * changes those of i, j and S_j, and of P_j only if j goes, which needs
+   * P_j = {i} or S_j empty; back (i, j) those of i, j and P_i, and of S_i
+   * only if i goes: S_i = {j} or P_i empty. */
+  int front = k->dir == ADE_FRONT, all = h->fill;
+  st = mark_adjacent(h, w, front ? i : j, !front || all || !W->nout, front || all || !W->nin);
   for (size_t a = 0; !st && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
     st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
     if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
