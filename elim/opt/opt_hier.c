@@ -769,6 +769,21 @@ static int edge_setp(hs *h, size_t x, ade__pk key) {
   return pk_set(&h->pq, m, e);
 }
 
+/* A new edge e (in a slot maybe reused): both directions' packed tuples
+ * set at once, a direction that is no target cleared, and one entry with
+ * the lesser (none if neither is a target). */
+static int edge_both(hs *h, size_t e) {
+  int st = 2 * e + 2 <= h->kpcap ? ADE_OK : edge_kp(h, 2 * e + 2);
+  if (st) return st;
+  ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
+  ade__pk m = pk_lt(b, f) ? b : f;
+  if (m.hi == UINT64_MAX) {
+    pkq_del(&h->pq, e);
+    return ADE_OK;
+  }
+  return pk_set(&h->pq, m, e);
+}
+
 static int edge_set(hs *h, size_t x, const long *key) {
   if (h->pk) return edge_setp(h, x, key ? epack(key) : PK_NONE);
   size_t e = x / 2;
@@ -1040,6 +1055,7 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
 
 /* Room for n more vertices in dv (and their degrees in dg). */
 static int reserve_dv(hs *h, size_t n) {
+  if (h->dv.n + n <= h->dv.cap && h->dg.n + 2 * n <= h->dg.cap) return ADE_OK;
   if (ade__grow((void **)&h->dv.a, &h->dv.cap, h->dv.n + n, sizeof *h->dv.a) ||
       ade__grow((void **)&h->dg.a, &h->dg.cap, h->dg.n + 2 * n, sizeof *h->dg.a))
     return ade__fail(ADE_ENOMEM, "out of memory for the %zu vertices a step changes", h->dv.n + n);
@@ -1142,6 +1158,10 @@ static int refresh_sizes(hs *h) {
   for (size_t k = 0; !st && k < h->pairs.n; k += 2) {
     size_t e = ade__graph_find(c, h->pairs.a[k], h->pairs.a[k + 1]);
     if (e == ADE__NONE || c->e[e].id < h->id0) continue; /* absorbed: no edge came */
+    if (h->pk) { /* both directions at once, one heap setting */
+      st = edge_both(h, e);
+      continue;
+    }
     st = qpush(h, 2 * e + ADE_FRONT);
     if (!st) st = qpush(h, 2 * e + ADE_BACK);
   }
