@@ -90,6 +90,9 @@ typedef struct hs {
   int pk;                  /* faces and edges, the default chains: tuples packed into pq instead of q */
   int fdef;                /* faces: the default chain (absorb, cost, forward) */
   ade__pkq pq;
+  ade__pkent *run;         /* pk: the start's entries not set since, ascending (x = SIZE_MAX: gone); */
+  size_t nrun, rcur;       /* the least left at rcur */
+  size_t *rat, ratcap;     /* per target its place in run, or SIZE_MAX */
   ade__pk *kp;             /* edges with pk: kd's tuples packed */
   size_t kpcap;
   ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
@@ -755,6 +758,101 @@ static ade__pk edge_pk(const hs *h, size_t x) {
   return p;
 }
 
+/* The packed queue is two parts: the start's entries, sorted once (run,
+ * rest_sorted), and the heap pq of the entries set since. An entry set
+ * to a new tuple leaves the run for the heap, a deleted one is marked
+ * gone; the least entry is the lesser of the run's first and the heap's
+ * top. The heap then holds only what the steps touched (on the PDE tape
+ * at most 197 entries at a time, against 300,000), so its operations go
+ * 4 levels deep instead of 9; the choices are the same (an exact
+ * priority queue of the same entries, their tuples unique). */
+static inline void run_drop(hs *h, size_t x) {
+  if (x < h->ratcap && h->rat[x] != SIZE_MAX) h->run[h->rat[x]].x = SIZE_MAX, h->rat[x] = SIZE_MAX;
+}
+
+static inline int rq_set(hs *h, ade__pk k, size_t x) {
+  if (x < h->ratcap && h->rat[x] != SIZE_MAX) {
+    if (pk_eq(h->run[h->rat[x]].k, k)) return ADE_OK;
+    run_drop(h, x);
+  }
+  return pk_set(&h->pq, k, x);
+}
+
+static inline void rq_del(hs *h, size_t x) {
+  run_drop(h, x);
+  pkq_del(&h->pq, x);
+}
+
+/* The least entry (left queued); 0: none. */
+static inline int rq_top(hs *h, size_t *x, ade__pk *k) {
+  while (h->rcur < h->nrun && h->run[h->rcur].x == SIZE_MAX) h->rcur++;
+  const ade__pkent *r = h->rcur < h->nrun ? &h->run[h->rcur] : NULL, *q = h->pq.n ? &h->pq.a[0] : NULL;
+  if (!r || (q && pk_lt(q->k, r->k))) r = q;
+  if (!r) return 0;
+  *x = r->x, *k = r->k;
+  return 1;
+}
+
+/* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd). */
+static int count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass) {
+  size_t *c = ade__calloc(nd + 1, sizeof *c);
+  if (!c) return ade__fail(ADE_ENOMEM, "out of memory for sorting %zu entries", n);
+#define DIGIT(k)                                                                                   \
+  (pass == 0   ? nr - 1 - (size_t)(EPK_R - (int64_t)((k).lo >> 32))                                \
+   : pass == 1 ? nr - 1 - (size_t)(EPK_R - (int64_t)(uint32_t)(k).hi)                              \
+               : (size_t)((k).hi >> 32))
+  for (size_t i = 0; i < n; i++) c[DIGIT(a[i].k) + 1]++;
+  for (size_t d = 1; d <= nd; d++) c[d] += c[d - 1];
+  for (size_t i = 0; i < n; i++) b[c[DIGIT(a[i].k)]++] = a[i];
+#undef DIGIT
+  ade__free(c);
+  return ADE_OK;
+}
+
+/* The edge hierarchy's start with packed tuples: each edge's two
+ * directions' tuples, and one entry per edge with the lesser, in the
+ * order of the tie-breaker (rev: slots descending). Sorted by their
+ * tuples (cost, R - rank j, R - rank i: three stable counting sorts,
+ * ranks below g's nv) into the run; if they are not then strictly
+ * ascending (parallel edges) or the costs are too spread for a count,
+ * appended to the heap as they came and heapified instead. */
+static int edge_start(hs *h, size_t n, int rev) {
+  size_t ne = n / 2, k = 0, nr = h->g->nv;
+  uint64_t maxc = 0;
+  ade__pkent *a = ade__alloc((ne + 1) * sizeof *a), *b = ade__alloc((ne + 1) * sizeof *b);
+  int st = a && b ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", ne);
+  for (size_t i = 0; !st && i < ne; i++) {
+    size_t e = rev ? ne - 1 - i : i;
+    ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), g = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
+    ade__pk m = pk_lt(g, f) ? g : f;
+    if (m.hi == UINT64_MAX) continue;
+    a[k++] = (ade__pkent){m, e};
+    if (m.hi >> 32 > maxc) maxc = m.hi >> 32;
+  }
+  int sorted = !st && maxc <= ne + nr;
+  if (sorted && !(st = count_sort(a, b, k, nr, nr, 0)) && !(st = count_sort(b, a, k, nr, nr, 1)))
+    st = count_sort(a, b, k, (size_t)maxc + 1, nr, 2);
+  for (size_t i = 1; !st && sorted && i < k; i++) sorted = pk_lt(b[i - 1].k, b[i].k);
+  if (!st && sorted) {
+    if (!(h->rat = ade__alloc((ne + 1) * sizeof *h->rat))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu edges", ne);
+    for (size_t i = 0; !st && i <= ne; i++) h->rat[i] = SIZE_MAX;
+    for (size_t i = 0; !st && i < k; i++) h->rat[b[i].x] = i;
+    if (!st) h->run = b, h->nrun = k, h->ratcap = ne + 1, b = NULL;
+  } else if (!st) { /* as they came (a still holds that order when the sort did not run) */
+    if (maxc <= ne + nr) /* sorted: a holds the second pass's order; redo from the slots */
+      for (size_t i = 0, j = 0; i < ne; i++) {
+        size_t e = rev ? ne - 1 - i : i;
+        ade__pk f = h->kp[2 * e], g = h->kp[2 * e + 1], m = pk_lt(g, f) ? g : f;
+        if (m.hi != UINT64_MAX) a[j++] = (ade__pkent){m, e};
+      }
+    for (size_t i = 0; !st && i < k; i++) st = pk_append(&h->pq, a[i].k, a[i].x);
+    if (!st) pkq_heapify(&h->pq);
+  }
+  ade__free(a);
+  ade__free(b);
+  return st;
+}
+
 /* edge_set with packed tuples (PK_NONE: x is no target). */
 static int edge_setp(hs *h, size_t x, ade__pk key) {
   size_t e = x / 2;
@@ -763,10 +861,10 @@ static int edge_setp(hs *h, size_t x, ade__pk key) {
   h->kp[x] = key;
   ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
   if (m.hi == UINT64_MAX) {
-    pkq_del(&h->pq, e);
+    rq_del(h, e);
     return ADE_OK;
   }
-  return pk_set(&h->pq, m, e);
+  return rq_set(h, m, e);
 }
 
 /* A new edge e (in a slot maybe reused): both directions' packed tuples
@@ -778,10 +876,10 @@ static int edge_both(hs *h, size_t e) {
   ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
   ade__pk m = pk_lt(b, f) ? b : f;
   if (m.hi == UINT64_MAX) {
-    pkq_del(&h->pq, e);
+    rq_del(h, e);
     return ADE_OK;
   }
-  return pk_set(&h->pq, m, e);
+  return rq_set(h, m, e);
 }
 
 static int edge_set(hs *h, size_t x, const long *key) {
@@ -801,12 +899,7 @@ static int edge_set(hs *h, size_t x, const long *key) {
 /* At the start: edge e's entry from both directions' tuples at once
  * (kd has room: edge_kd). */
 static int edge_init(hs *h, size_t e) {
-  cand k;
-  if (h->pk) { /* appended: run_incremental heapifies */
-    ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
-    ade__pk m = pk_lt(b, f) ? b : f;
-    return m.hi == UINT64_MAX ? ADE_OK : pk_append(&h->pq, m, e);
-  }
+  cand k; /* with pk: edge_start */
   for (int dir = 0; dir < 2; dir++) {
     long *key = h->kd[2 * e + (size_t)dir];
     if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key);
@@ -873,14 +966,14 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
   long kb[ADE__PQ_KEYS];
   int want = key != NULL; /* T* asked for (edges: only then computed) */
   if (!key) key = kb;
-  while (h->pk && h->kind == ADE_SEQ_EDGE && !*st && h->pq.n) {
-    size_t t = h->pq.a[0].x;
-    ade__pk top = h->pq.a[0].k;
-    t = 2 * t + (size_t)!pk_eq(top, h->kp[2 * t]); /* the direction whose tuple the entry holds */
+  size_t te;
+  ade__pk top;
+  while (h->pk && h->kind == ADE_SEQ_EDGE && !*st && rq_top(h, &te, &top)) {
+    size_t t = 2 * te + (size_t)!pk_eq(top, h->kp[2 * te]); /* the direction whose tuple the entry holds */
     ade__pk p = edge_pk(h, t);
     if (p.hi == UINT64_MAX) {
       if (h->c->e[t / 2].src != ADE__NONE) *st = edge_setp(h, t, PK_NONE);
-      else pkq_del(&h->pq, t / 2); /* a dead edge: both directions */
+      else rq_del(h, t / 2); /* a dead edge: both directions */
       continue;
     }
     if (pk_eq(p, top)) {
@@ -1379,8 +1472,8 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int rev = f[nf - 1] == F_REVERSE;
   if (h->kind == ADE_SEQ_EDGE && !st) st = h->pk ? edge_kp(h, n) : edge_kd(h, n);
   if (h->kind == ADE_SEQ_EDGE) { /* per edge, its two directions' tuples, then one entry */
-    for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
-    if (h->pk && !st) pkq_heapify(&h->pq);
+    if (h->pk && !st) st = edge_start(h, n, rev);
+    for (size_t i = 0; !h->pk && !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
   } else if (h->kind == ADE_SEQ_FACE) {
     /* each face's absorption from one twin search per vertex (faces_set) */
     if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
@@ -1492,6 +1585,8 @@ static void hs_free(hs *h) {
   ade__faced_free(&h->faced);
   ade__ipq_free(&h->q);
   ade__pkq_free(&h->pq);
+  ade__free(h->run);
+  ade__free(h->rat);
   ade__free(h->kd);
   ade__free(h->kp);
   ade__ix_free(&h->pl);
