@@ -793,20 +793,57 @@ static inline int rq_top(hs *h, size_t *x, ade__pk *k) {
   return 1;
 }
 
-/* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd). */
+/* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd):
+ * edges' rank i, rank j (both descending, below nr) and cost; faces'
+ * (!absorb, cost) (absorbing faces cost 0). */
 static int count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass) {
   size_t *c = ade__calloc(nd + 1, sizeof *c);
   if (!c) return ade__fail(ADE_ENOMEM, "out of memory for sorting %zu entries", n);
 #define DIGIT(k)                                                                                   \
   (pass == 0   ? nr - 1 - (size_t)(EPK_R - (int64_t)((k).lo >> 32))                                \
    : pass == 1 ? nr - 1 - (size_t)(EPK_R - (int64_t)(uint32_t)(k).hi)                              \
-               : (size_t)((k).hi >> 32))
+   : pass == 2 ? (size_t)((k).hi >> 32)                                                            \
+               : ((k).hi >> 63 ? 1 + (size_t)(((k).hi >> 31) & 0xffffffffu) : 0))
   for (size_t i = 0; i < n; i++) c[DIGIT(a[i].k) + 1]++;
   for (size_t d = 1; d <= nd; d++) c[d] += c[d - 1];
   for (size_t i = 0; i < n; i++) b[c[DIGIT(a[i].k)]++] = a[i];
 #undef DIGIT
   ade__free(c);
   return ADE_OK;
+}
+
+/* The run from b[0..k), sorted, for targets below nx (b is taken), if it
+ * is strictly ascending (*ok; else b stays). */
+static int run_take(hs *h, ade__pkent **b, size_t k, size_t nx, int *ok) {
+  const ade__pkent *r = *b;
+  for (size_t i = 1; *ok && i < k; i++) *ok = pk_lt(r[i - 1].k, r[i].k);
+  if (!*ok) return ADE_OK;
+  if (!(h->rat = ade__alloc((nx + 1) * sizeof *h->rat))) return ade__fail(ADE_ENOMEM, "out of memory for %zu targets", nx);
+  for (size_t i = 0; i <= nx; i++) h->rat[i] = SIZE_MAX;
+  for (size_t i = 0; i < k; i++) h->rat[r[i].x] = i;
+  h->run = *b, h->nrun = k, h->ratcap = nx + 1, *b = NULL;
+  return ADE_OK;
+}
+
+/* The face hierarchy's start (the default chain, packed): a[0..k), the
+ * faces in slot order (rev: descending), which on tapes ascend with
+ * (junction rank, a's id, b's id); one stable counting sort by (!absorb,
+ * cost) then gives the queue's order, and the run is taken if it is
+ * strictly ascending; else (or costs too spread for a count) the faces
+ * are appended to the heap as they came and heapified. */
+static int face_start(hs *h, const ade__pkent *a, size_t k, size_t nx) {
+  uint64_t maxc = 0;
+  for (size_t i = 0; i < k; i++)
+    if (a[i].k.hi >> 63 && ((a[i].k.hi >> 31) & 0xffffffffu) > maxc) maxc = (a[i].k.hi >> 31) & 0xffffffffu;
+  int ok = maxc <= k + nx;
+  ade__pkent *b = ok ? ade__alloc((k + 1) * sizeof *b) : NULL;
+  int st = !ok || b ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu faces", k);
+  if (!st && ok) st = count_sort(a, b, k, (size_t)maxc + 2, 0, 3);
+  if (!st && ok) st = run_take(h, &b, k, nx, &ok);
+  for (size_t i = 0; !st && !ok && i < k; i++) st = pk_append(&h->pq, a[i].k, a[i].x);
+  if (!st && !ok) pkq_heapify(&h->pq);
+  ade__free(b);
+  return st;
 }
 
 /* The edge hierarchy's start with packed tuples: each edge's two
@@ -832,12 +869,7 @@ static int edge_start(hs *h, size_t n, int rev) {
   int sorted = !st && maxc <= ne + nr;
   if (sorted && !(st = count_sort(a, b, k, nr, nr, 0)) && !(st = count_sort(b, a, k, nr, nr, 1)))
     st = count_sort(a, b, k, (size_t)maxc + 1, nr, 2);
-  for (size_t i = 1; !st && sorted && i < k; i++) sorted = pk_lt(b[i - 1].k, b[i].k);
-  if (!st && sorted) {
-    if (!(h->rat = ade__alloc((ne + 1) * sizeof *h->rat))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu edges", ne);
-    for (size_t i = 0; !st && i <= ne; i++) h->rat[i] = SIZE_MAX;
-    for (size_t i = 0; !st && i < k; i++) h->rat[b[i].x] = i;
-    if (!st) h->run = b, h->nrun = k, h->ratcap = ne + 1, b = NULL;
+  if (!st && sorted && !(st = run_take(h, &b, k, ne, &sorted)) && sorted) {
   } else if (!st) { /* as they came (a still holds that order when the sort did not run) */
     if (maxc <= ne + nr) /* sorted: a holds the second pass's order; redo from the slots */
       for (size_t i = 0, j = 0; i < ne; i++) {
@@ -983,23 +1015,23 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
     }
     *st = edge_setp(h, t, p);
   }
-  while (h->pk && h->kind == ADE_SEQ_FACE && !*st && h->pq.n) {
-    size_t t = h->pq.a[0].x;
+  while (h->pk && h->kind == ADE_SEQ_FACE && !*st && rq_top(h, &te, &top)) {
+    size_t t = te;
     if (!cand_of(h, t, &k)) {
-      pkq_del(&h->pq, t);
+      rq_del(h, t);
       continue;
     }
     /* An entry is no greater than its target's tuple: one queued as not
      * absorbing does not absorb now (absorbing would be less), so only an
      * entry queued as absorbing needs the twin search. */
-    int absorb = !(h->pq.a[0].k.hi >> 63) && ade__dual_twin(h->c, k.x, k.y, ADE__NONE) != ADE__NONE;
+    int absorb = !(top.hi >> 63) && ade__dual_twin(h->c, k.x, k.y, ADE__NONE) != ADE__NONE;
     gkey_face_ab(h, k.x, k.y, absorb, key);
     ade__pk p = pack(key);
-    if (p.hi == h->pq.a[0].k.hi && p.lo == h->pq.a[0].k.lo) {
+    if (pk_eq(p, top)) {
       *x = t;
       return 1;
     }
-    *st = pk_set(&h->pq, p, t);
+    *st = rq_set(h, p, t);
   }
   while (!*st && h->q.n) {
     size_t t = h->q.a[0].x;
@@ -1378,7 +1410,7 @@ static ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
 }
 
 static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
-  if (h->pk) return pk_set(&h->pq, fpk(h, x, y, absorb), e);
+  if (h->pk) return rq_set(h, fpk(h, x, y, absorb), e);
   long key[ADE__PQ_KEYS];
   gkey_face_ab(h, x, y, absorb, key);
   return qset(h, key, e);
@@ -1504,6 +1536,9 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     }
     ade__free(cls);
     ade__ix_free(&cm);
+    ade__pkent *fa = !st && h->pk ? ade__alloc((n + 1) * sizeof *fa) : NULL; /* the start's entries */
+    size_t nfa = 0;
+    if (!st && h->pk && !fa) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
     for (size_t i = 0; !st && i < n; i++) {
       size_t e = rev ? n - 1 - i : i;
       const ade__edge *y = &h->c->e[e];
@@ -1511,14 +1546,15 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       if (y->src == ADE__NONE || h->c->v[y->src].kind != ADE__Z || h->c->v[y->dst].kind != ADE__Z) continue; /* cand_of */
       int absorb = h->twin && h->ab[e];
       if (h->pk) {
-        st = pk_append(&h->pq, fpk(h, y->src, y->dst, absorb), e);
+        fa[nfa++] = (ade__pkent){fpk(h, y->src, y->dst, absorb), e};
         continue;
       }
       gkey_face_ab(h, y->src, y->dst, absorb, key);
       st = ade__ipq_append(&h->q, key, e);
     }
-    if (!st && h->pk) pkq_heapify(&h->pq);
+    if (!st && h->pk) st = face_start(h, fa, nfa, n);
     else if (!st) ade__ipq_heapify(&h->q);
+    ade__free(fa);
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {
