@@ -796,7 +796,7 @@ static inline int rq_top(hs *h, size_t *x, ade__pk *k) {
 /* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd):
  * edges' rank i, rank j (both descending, below nr) and cost; faces'
  * (!absorb, cost) (absorbing faces cost 0). */
-static int count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass) {
+static inline __attribute__((always_inline)) int count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass) {
   size_t *c = ade__calloc(nd + 1, sizeof *c);
   if (!c) return ade__fail(ADE_ENOMEM, "out of memory for sorting %zu entries", n);
 #define DIGIT(k)                                                                                   \
