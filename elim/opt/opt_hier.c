@@ -812,6 +812,10 @@ static inline __attribute__((always_inline)) int count_sort(const ade__pkent *a,
   return ADE_OK;
 }
 
+/* 0: the packed queues without the run (the heap alone, as before it);
+ * check_hier compares both. */
+int ade__hier_run = 1;
+
 /* The run from b[0..k), sorted, for targets below nx (b is taken), if it
  * is strictly ascending (*ok; else b stays). */
 static int run_take(hs *h, ade__pkent **b, size_t k, size_t nx, int *ok) {
@@ -835,7 +839,7 @@ static int face_start(hs *h, const ade__pkent *a, size_t k, size_t nx) {
   uint64_t maxc = 0;
   for (size_t i = 0; i < k; i++)
     if (a[i].k.hi >> 63 && ((a[i].k.hi >> 31) & 0xffffffffu) > maxc) maxc = (a[i].k.hi >> 31) & 0xffffffffu;
-  int ok = maxc <= k + nx;
+  int ok = ade__hier_run && maxc <= k + nx;
   ade__pkent *b = ok ? ade__alloc((k + 1) * sizeof *b) : NULL;
   int st = !ok || b ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu faces", k);
   if (!st && ok) st = count_sort(a, b, k, (size_t)maxc + 2, 0, 3);
@@ -866,12 +870,12 @@ static int edge_start(hs *h, size_t n, int rev) {
     a[k++] = (ade__pkent){m, e};
     if (m.hi >> 32 > maxc) maxc = m.hi >> 32;
   }
-  int sorted = !st && maxc <= ne + nr;
+  int sorted = !st && ade__hier_run && maxc <= ne + nr;
   if (sorted && !(st = count_sort(a, b, k, nr, nr, 0)) && !(st = count_sort(b, a, k, nr, nr, 1)))
     st = count_sort(a, b, k, (size_t)maxc + 1, nr, 2);
   if (!st && sorted && !(st = run_take(h, &b, k, ne, &sorted)) && sorted) {
   } else if (!st) { /* as they came (a still holds that order when the sort did not run) */
-    if (maxc <= ne + nr) /* sorted: a holds the second pass's order; redo from the slots */
+    if (ade__hier_run && maxc <= ne + nr) /* sorted: a holds the second pass's order; redo from the slots */
       for (size_t i = 0, j = 0; i < ne; i++) {
         size_t e = rev ? ne - 1 - i : i;
         ade__pk f = h->kp[2 * e], g = h->kp[2 * e + 1], m = pk_lt(g, f) ? g : f;
