@@ -1404,7 +1404,7 @@ static int grow_marks(hs *h) {
 
 /* Queue face e = (x, y) with its tuple, whether it absorbs given: with
  * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
-static ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
+static inline ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
   const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
   uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
   absorb = h->twin && absorb;
