@@ -793,12 +793,13 @@ static inline int rq_top(hs *h, size_t *x, ade__pk *k) {
   return 1;
 }
 
-/* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd):
+/* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd)
+ * (c: room for nd + 1 counts):
  * edges' rank i, rank j (both descending, below nr) and cost; faces'
  * (!absorb, cost) (absorbing faces cost 0). */
-static inline __attribute__((always_inline)) int count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass) {
-  size_t *c = ade__calloc(nd + 1, sizeof *c);
-  if (!c) return ade__fail(ADE_ENOMEM, "out of memory for sorting %zu entries", n);
+static inline __attribute__((always_inline)) void count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass,
+                                                             size_t *c) {
+  memset(c, 0, (nd + 1) * sizeof *c);
 #define DIGIT(k)                                                                                   \
   (pass == 0   ? nr - 1 - (size_t)(EPK_R - (int64_t)((k).lo >> 32))                                \
    : pass == 1 ? nr - 1 - (size_t)(EPK_R - (int64_t)(uint32_t)(k).hi)                              \
@@ -808,8 +809,6 @@ static inline __attribute__((always_inline)) int count_sort(const ade__pkent *a,
   for (size_t d = 1; d <= nd; d++) c[d] += c[d - 1];
   for (size_t i = 0; i < n; i++) b[c[DIGIT(a[i].k)]++] = a[i];
 #undef DIGIT
-  ade__free(c);
-  return ADE_OK;
 }
 
 /* 0: the packed queues without the run (the heap alone, as before it);
@@ -841,8 +840,10 @@ static int face_start(hs *h, const ade__pkent *a, size_t k, size_t nx) {
     if (a[i].k.hi >> 63 && ((a[i].k.hi >> 31) & 0xffffffffu) > maxc) maxc = (a[i].k.hi >> 31) & 0xffffffffu;
   int ok = ade__hier_run && maxc <= k + nx;
   ade__pkent *b = ok ? ade__alloc((k + 1) * sizeof *b) : NULL;
-  int st = !ok || b ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu faces", k);
-  if (!st && ok) st = count_sort(a, b, k, (size_t)maxc + 2, 0, 3);
+  size_t *c = ok ? ade__alloc(((size_t)maxc + 3) * sizeof *c) : NULL;
+  int st = !ok || (b && c) ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu faces", k);
+  if (!st && ok) count_sort(a, b, k, (size_t)maxc + 2, 0, 3, c);
+  ade__free(c);
   if (!st && ok) st = run_take(h, &b, k, nx, &ok);
   for (size_t i = 0; !st && !ok && i < k; i++) st = pk_append(&h->pq, a[i].k, a[i].x);
   if (!st && !ok) pkq_heapify(&h->pq);
@@ -871,8 +872,14 @@ static int edge_start(hs *h, size_t n, int rev) {
     if (m.hi >> 32 > maxc) maxc = m.hi >> 32;
   }
   int sorted = !st && ade__hier_run && maxc <= ne + nr;
-  if (sorted && !(st = count_sort(a, b, k, nr, nr, 0)) && !(st = count_sort(b, a, k, nr, nr, 1)))
-    st = count_sort(a, b, k, (size_t)maxc + 1, nr, 2);
+  size_t *c = sorted ? ade__alloc((ADE__MAX(nr, (size_t)maxc + 1) + 1) * sizeof *c) : NULL; /* the counts, reused */
+  if (sorted && !c) st = ade__fail(ADE_ENOMEM, "out of memory for sorting %zu edges", k);
+  if (sorted && !st) {
+    count_sort(a, b, k, nr, nr, 0, c);
+    count_sort(b, a, k, nr, nr, 1, c);
+    count_sort(a, b, k, (size_t)maxc + 1, nr, 2, c);
+  }
+  ade__free(c);
   if (!st && sorted && !(st = run_take(h, &b, k, ne, &sorted)) && sorted) {
   } else if (!st) { /* as they came (a still holds that order when the sort did not run) */
     if (ade__hier_run && maxc <= ne + nr) /* sorted: a holds the second pass's order; redo from the slots */
