@@ -291,7 +291,11 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
 /* The rank of dual vertex a's junction (cached per dual vertex). */
 static int64_t junction_rank(hs *h, size_t a) {
   if (a < h->jrcap && h->jr[a] != SIZE_MAX) return (int64_t)h->jr[a];
-  size_t r = h->rank[ade__graph_vertex(h->g, h->c->v[a].ctgt)];
+  const ade_cgraph *g = h->g;
+  long id = h->c->v[a].ctgt;
+  size_t j = g->nv && id >= g->v[0].id ? (size_t)(id - g->v[0].id) : SIZE_MAX; /* dense ids: at its offset */
+  if (j >= g->nv || g->v[j].id != id || !g->v[j].alive) j = ade__graph_vertex(g, id);
+  size_t r = h->rank[j];
   if (a < h->jrcap) h->jr[a] = r;
   return (int64_t)r;
 }
@@ -1324,10 +1328,16 @@ static int refresh(hs *h) {
 }
 
 static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix *l) {
-  int st = ADE_OK;
-  for (size_t a = 0; !st && in && a < d->v[v].nin; a++) st = ade__ix_push(l, d->e[d->v[v].in[a]].src);
-  for (size_t b = 0; !st && out && b < d->v[v].nout; b++) st = ade__ix_push(l, d->e[d->v[v].out[b]].dst);
-  return st;
+  const ade__vtx *V = &d->v[v];
+  size_t n = (in ? V->nin : 0) + (out ? V->nout : 0);
+  if (l->n + n > l->cap && ade__grow((void **)&l->a, &l->cap, l->n + n, sizeof *l->a))
+    return ade__fail(ADE_ENOMEM, "out of memory for the %zu vertices a step changes", l->n + n);
+  size_t *w = l->a + l->n;
+  const ade__edge *e = d->e;
+  for (size_t a = 0; in && a < V->nin; a++) *w++ = e[V->in[a]].src;
+  for (size_t b = 0; out && b < V->nout; b++) *w++ = e[V->out[b]].dst;
+  l->n += n;
+  return ADE_OK;
 }
 
 /* Before face step (a, b) (Rule 1): the in-lists of b, S_a and S_b and
