@@ -762,11 +762,11 @@ static ade__pk edge_pk(const hs *h, size_t x) {
   return p;
 }
 
-/* The packed queue is two parts: the start's entries, sorted once (run,
- * rest_sorted), and the heap pq of the entries set since. An entry set
- * to a new tuple leaves the run for the heap, a deleted one is marked
- * gone; the least entry is the lesser of the run's first and the heap's
- * top. The heap then holds only what the steps touched (on the PDE tape
+/* The edge hierarchy's packed queue is two parts: the start's entries,
+ * sorted once (the run, edge_start), and the heap pq of the entries set
+ * since. An entry set to a new tuple leaves the run for the heap, a
+ * deleted one is marked gone; the least entry is the lesser of the run's
+ * first and the heap's top. The heap then holds only what the steps touched (on the PDE tape
  * at most 197 entries at a time, against 300,000), so its operations go
  * 4 levels deep instead of 9; the choices are the same (an exact
  * priority queue of the same entries, their tuples unique). */
@@ -798,25 +798,23 @@ static inline int rq_top(hs *h, size_t *x, ade__pk *k) {
 }
 
 /* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd)
- * (c: room for nd + 1 counts):
- * edges' rank i, rank j (both descending, below nr) and cost; faces'
- * (!absorb, cost) (absorbing faces cost 0). */
+ * (c: room for nd + 1 counts): the edges' rank i, rank j (both
+ * descending, below nr) and cost. */
 static inline __attribute__((always_inline)) void count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass,
                                                              size_t *c) {
   memset(c, 0, (nd + 1) * sizeof *c);
 #define DIGIT(k)                                                                                   \
   (pass == 0   ? nr - 1 - (size_t)(EPK_R - (int64_t)((k).lo >> 32))                                \
    : pass == 1 ? nr - 1 - (size_t)(EPK_R - (int64_t)(uint32_t)(k).hi)                              \
-   : pass == 2 ? (size_t)((k).hi >> 32)                                                            \
-               : ((k).hi >> 63 ? 1 + (size_t)(((k).hi >> 31) & 0xffffffffu) : 0))
+               : (size_t)((k).hi >> 32))
   for (size_t i = 0; i < n; i++) c[DIGIT(a[i].k) + 1]++;
   for (size_t d = 1; d <= nd; d++) c[d] += c[d - 1];
   for (size_t i = 0; i < n; i++) b[c[DIGIT(a[i].k)]++] = a[i];
 #undef DIGIT
 }
 
-/* 0: the packed queues without the run (the heap alone, as before it);
- * check_hier compares both. */
+/* 0: the edge hierarchy's packed queue without the run (the heap alone,
+ * as before it); check_hier compares both. */
 int ade__hier_run = 1;
 
 /* The run from b[0..k), sorted, for targets below nx (b is taken), if it
@@ -830,29 +828,6 @@ static int run_take(hs *h, ade__pkent **b, size_t k, size_t nx, int *ok) {
   for (size_t i = 0; i < k; i++) h->rat[r[i].x] = i;
   h->run = *b, h->nrun = k, h->ratcap = nx + 1, *b = NULL;
   return ADE_OK;
-}
-
-/* The face hierarchy's start (the default chain, packed): a[0..k), the
- * faces in slot order (rev: descending), which on tapes ascend with
- * (junction rank, a's id, b's id); one stable counting sort by (!absorb,
- * cost) then gives the queue's order, and the run is taken if it is
- * strictly ascending; else (or costs too spread for a count) the faces
- * are appended to the heap as they came and heapified. */
-static int face_start(hs *h, const ade__pkent *a, size_t k, size_t nx) {
-  uint64_t maxc = 0;
-  for (size_t i = 0; i < k; i++)
-    if (a[i].k.hi >> 63 && ((a[i].k.hi >> 31) & 0xffffffffu) > maxc) maxc = (a[i].k.hi >> 31) & 0xffffffffu;
-  int ok = ade__hier_run && maxc <= k + nx;
-  ade__pkent *b = ok ? ade__alloc((k + 1) * sizeof *b) : NULL;
-  size_t *c = ok ? ade__alloc(((size_t)maxc + 3) * sizeof *c) : NULL;
-  int st = !ok || (b && c) ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu faces", k);
-  if (!st && ok) count_sort(a, b, k, (size_t)maxc + 2, 0, 3, c);
-  ade__free(c);
-  if (!st && ok) st = run_take(h, &b, k, nx, &ok);
-  for (size_t i = 0; !st && !ok && i < k; i++) st = pk_append(&h->pq, a[i].k, a[i].x);
-  if (!st && !ok) pkq_heapify(&h->pq);
-  ade__free(b);
-  return st;
 }
 
 /* The edge hierarchy's start with packed tuples: each edge's two
@@ -1030,10 +1005,11 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
     }
     *st = edge_setp(h, t, p);
   }
-  while (h->pk && h->kind == ADE_SEQ_FACE && !*st && rq_top(h, &te, &top)) {
-    size_t t = te;
+  while (h->pk && h->kind == ADE_SEQ_FACE && !*st && h->pq.n) {
+    size_t t = h->pq.a[0].x;
+    top = h->pq.a[0].k;
     if (!cand_of(h, t, &k)) {
-      rq_del(h, t);
+      pkq_del(&h->pq, t);
       continue;
     }
     /* An entry is no greater than its target's tuple: one queued as not
@@ -1046,7 +1022,7 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
       *x = t;
       return 1;
     }
-    *st = rq_set(h, p, t);
+    *st = pk_set(&h->pq, p, t);
   }
   while (!*st && h->q.n) {
     size_t t = h->q.a[0].x;
@@ -1431,7 +1407,7 @@ static inline ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
 }
 
 static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
-  if (h->pk) return rq_set(h, fpk(h, x, y, absorb), e);
+  if (h->pk) return pk_set(&h->pq, fpk(h, x, y, absorb), e);
   long key[ADE__PQ_KEYS];
   gkey_face_ab(h, x, y, absorb, key);
   return qset(h, key, e);
@@ -1557,9 +1533,6 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     }
     ade__free(cls);
     ade__ix_free(&cm);
-    ade__pkent *fa = !st && h->pk ? ade__alloc((n + 1) * sizeof *fa) : NULL; /* the start's entries */
-    size_t nfa = 0;
-    if (!st && h->pk && !fa) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
     for (size_t i = 0; !st && i < n; i++) {
       size_t e = rev ? n - 1 - i : i;
       const ade__edge *y = &h->c->e[e];
@@ -1567,15 +1540,14 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       if (y->src == ADE__NONE || h->c->v[y->src].kind != ADE__Z || h->c->v[y->dst].kind != ADE__Z) continue; /* cand_of */
       int absorb = h->twin && h->ab[e];
       if (h->pk) {
-        fa[nfa++] = (ade__pkent){fpk(h, y->src, y->dst, absorb), e};
+        st = pk_append(&h->pq, fpk(h, y->src, y->dst, absorb), e);
         continue;
       }
       gkey_face_ab(h, y->src, y->dst, absorb, key);
       st = ade__ipq_append(&h->q, key, e);
     }
-    if (!st && h->pk) st = face_start(h, fa, nfa, n);
+    if (!st && h->pk) pkq_heapify(&h->pq);
     else if (!st) ade__ipq_heapify(&h->q);
-    ade__free(fa);
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
   while (!st) {

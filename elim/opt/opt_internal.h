@@ -171,8 +171,8 @@ int ade__opt_dp(const ade_cgraph *g, int method, ade_elim_seq **seq, uint64_t *c
 
 /* Default hierarchy of a kind. */
 const char *ade__hier_default(int kind);
-/* 1 (the default): the default edge and face hierarchies queue the start's
- * tuples sorted once (a run) besides their heap; 0: the heap alone (tests). */
+/* 1 (the default): the default edge hierarchy queues the start's tuples
+ * sorted once (a run) besides its heap; 0: the heap alone (tests). */
 extern int ade__hier_run;
 
 #endif
