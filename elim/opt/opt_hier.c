@@ -766,10 +766,11 @@ static ade__pk edge_pk(const hs *h, size_t x) {
  * sorted once (the run, edge_start), and the heap pq of the entries set
  * since. An entry set to a new tuple leaves the run for the heap, a
  * deleted one is marked gone; the least entry is the lesser of the run's
- * first and the heap's top. The heap then holds only what the steps touched (on the PDE tape
- * at most 197 entries at a time, against 300,000), so its operations go
- * 4 levels deep instead of 9; the choices are the same (an exact
- * priority queue of the same entries, their tuples unique). */
+ * first and the heap's top. The heap then holds only what the steps
+ * touched (on the PDE tape at most 197 entries at a time, against
+ * 300,000), so its operations go 4 levels deep instead of 9; the choices
+ * are the same (an exact priority queue of the same entries, their
+ * tuples unique). */
 static inline void run_drop(hs *h, size_t x) {
   if (x < h->ratcap && h->rat[x] != SIZE_MAX) h->run[h->rat[x]].x = SIZE_MAX, h->rat[x] = SIZE_MAX;
 }
@@ -800,8 +801,8 @@ static inline int rq_top(hs *h, size_t *x, ade__pk *k) {
 /* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd)
  * (c: room for nd + 1 counts): the edges' rank i, rank j (both
  * descending, below nr) and cost. */
-static inline __attribute__((always_inline)) void count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd, size_t nr, int pass,
-                                                             size_t *c) {
+static inline __attribute__((always_inline)) void count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd,
+                                                             size_t nr, int pass, size_t *c) {
   memset(c, 0, (nd + 1) * sizeof *c);
 #define DIGIT(k)                                                                                   \
   (pass == 0   ? nr - 1 - (size_t)(EPK_R - (int64_t)((k).lo >> 32))                                \
@@ -859,8 +860,8 @@ static int edge_start(hs *h, size_t n, int rev) {
     count_sort(a, b, k, (size_t)maxc + 1, nr, 2, c);
   }
   ade__free(c);
-  if (!st && sorted && !(st = run_take(h, &b, k, ne, &sorted)) && sorted) {
-  } else if (!st) { /* as they came (a still holds that order when the sort did not run) */
+  if (!st && sorted) st = run_take(h, &b, k, ne, &sorted);
+  if (!st && !sorted) { /* as they came (a still holds that order when the sort did not run) */
     if (ade__hier_run && maxc <= ne + nr) /* sorted: a holds the second pass's order; redo from the slots */
       for (size_t i = 0, j = 0; i < ne; i++) {
         size_t e = rev ? ne - 1 - i : i;
