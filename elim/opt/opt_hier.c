@@ -741,8 +741,14 @@ static int pk_eq(ade__pk a, ade__pk b) { return a.hi == b.hi && a.lo == b.lo; }
 static int edge_kp(hs *h, size_t n) {
   size_t old = h->kpcap;
   if (n <= old) return ADE_OK;
-  if (ade__grow((void **)&h->kp, &h->kpcap, n, sizeof *h->kp))
+  if (!old) { /* the start: the slots and an eighth more, not the next power of two (fewer fresh pages) */
+    size_t cap = n + n / 8 + 16;
+    if (!(h->kp = ade__alloc(ade__mul_size(cap, sizeof *h->kp))))
+      return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+    h->kpcap = cap;
+  } else if (ade__grow((void **)&h->kp, &h->kpcap, n, sizeof *h->kp)) {
     return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+  }
   for (size_t i = old; i < h->kpcap; i++) h->kp[i] = PK_NONE;
   return ADE_OK;
 }
