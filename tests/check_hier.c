@@ -128,6 +128,52 @@ START_TEST(random_dags) {
 }
 END_TEST
 
+/* The default edge hierarchy's queue with the run (the start's tuples
+ * sorted once) and with the heap alone, or after a sort whose result is
+ * rejected: the same sequences. */
+static void run_vs_heap(const ade_cgraph *g, int heap, const char *what) {
+  ade_elim_seq *a = NULL, *b = NULL;
+  ade__hier_run = 1;
+  ck_assert_msg(ade__opt_hierarchy_raw(g, ADE_SEQ_EDGE, NULL, NULL, 0, &a, NULL) == ADE_OK, "%s", ade_errmsg());
+  ade__hier_run = heap; /* 0: the heap alone; -1: the heap after a rejected sort */
+  int st = ade__opt_hierarchy_raw(g, ADE_SEQ_EDGE, NULL, NULL, 0, &b, NULL);
+  ade__hier_run = 1;
+  ck_assert_msg(st == ADE_OK, "%s", ade_errmsg());
+  ck_assert_uint_eq(ade_seq_length(a), ade_seq_length(b));
+  ck_assert_uint_eq(ade_seq_cost(a), ade_seq_cost(b));
+  for (size_t k = 0; k < ade_seq_length(a); k++) {
+    const ade_elim_step *x = ade_seq_step(a, k), *y = ade_seq_step(b, k);
+    ck_assert_msg(x->a == y->a && x->b == y->b && x->dir == y->dir, "%s step %zu: (%ld, %ld, %d), heap alone (%ld, %ld, %d)",
+                  what, k + 1, x->a, x->b, x->dir, y->a, y->b, y->dir);
+  }
+  ade_seq_free(a);
+  ade_seq_free(b);
+}
+
+START_TEST(run_against_heap) {
+  uint64_t rs = 77;
+  for (int it = 0; it < 300; it++) {
+    size_t n = 1 + ade_test_rand(&rs) % 5, m = 1 + ade_test_rand(&rs) % 5, p = 1 + ade_test_rand(&rs) % 30;
+    ade_cgraph *g = random_dag(&rs, n, p, m, ade_test_uniform(&rs, 0.1, 0.5));
+    run_vs_heap(g, it % 2 ? 0 : -1, "random dag");
+    ade_cgraph_free(g);
+  }
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 4);
+    randprog p = rp_make(seed + 500, n, m, 20 + (int)(ade_test_rand(&rs) % 200));
+    double x[8];
+    for (int i = 0; i < n; i++) x[i] = 0.3 + 0.17 * (double)i;
+    ade_tape *t = rp_record(&p, x, NULL);
+    ade_cgraph *g = NULL;
+    ck_assert_msg(ade_cgraph_from_tape(&g, t, NULL) == ADE_OK, "%s", ade_errmsg());
+    run_vs_heap(g, seed % 2 ? 0 : -1, "random tape");
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    rp_free(&p);
+  }
+}
+END_TEST
+
 START_TEST(random_tapes) {
   uint64_t rs = 31;
   for (uint64_t seed = 1; seed <= 120; seed++) {
@@ -269,6 +315,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, random_dags);
   tcase_add_test(tc, random_tapes);
+  tcase_add_test(tc, run_against_heap);
   tcase_add_test(tc, paper_examples);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");

@@ -90,6 +90,9 @@ typedef struct hs {
   int pk;                  /* faces and edges, the default chains: tuples packed into pq instead of q */
   int fdef;                /* faces: the default chain (absorb, cost, forward) */
   ade__pkq pq;
+  ade__pkent *run;         /* pk: the start's entries not set since, ascending (x = SIZE_MAX: gone); */
+  size_t nrun, rcur;       /* the least left at rcur */
+  size_t *rat, ratcap;     /* per target its place in run, or SIZE_MAX */
   ade__pk *kp;             /* edges with pk: kd's tuples packed */
   size_t kpcap;
   ade__ix dg;              /* per vertex of dv: its in- and out-degree before the step */
@@ -200,7 +203,7 @@ static int dependency_degrees(const ade_cgraph *g, const size_t *rank, int64_t *
 }
 
 static int add_cand(hs *h, size_t x, size_t y, int dir) {
-  if (ade__grow((void **)&h->cv, &h->ccap, h->nc + 1, sizeof *h->cv))
+  if (h->nc == h->ccap && ade__grow((void **)&h->cv, &h->ccap, h->nc + 1, sizeof *h->cv))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu candidates", h->nc + 1);
   cand *c = &h->cv[h->nc++];
   c->x = x, c->y = y, c->dir = dir;
@@ -288,7 +291,11 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
 /* The rank of dual vertex a's junction (cached per dual vertex). */
 static int64_t junction_rank(hs *h, size_t a) {
   if (a < h->jrcap && h->jr[a] != SIZE_MAX) return (int64_t)h->jr[a];
-  size_t r = h->rank[ade__graph_vertex(h->g, h->c->v[a].ctgt)];
+  const ade_cgraph *g = h->g;
+  long id = h->c->v[a].ctgt;
+  size_t j = g->nv && id >= g->v[0].id ? (size_t)(id - g->v[0].id) : SIZE_MAX; /* dense ids: at its offset */
+  if (j >= g->nv || g->v[j].id != id || !g->v[j].alive) j = ade__graph_vertex(g, id);
+  size_t r = h->rank[j];
   if (a < h->jrcap) h->jr[a] = r;
   return (int64_t)r;
 }
@@ -734,8 +741,14 @@ static int pk_eq(ade__pk a, ade__pk b) { return a.hi == b.hi && a.lo == b.lo; }
 static int edge_kp(hs *h, size_t n) {
   size_t old = h->kpcap;
   if (n <= old) return ADE_OK;
-  if (ade__grow((void **)&h->kp, &h->kpcap, n, sizeof *h->kp))
+  if (!old) { /* the start: the slots and an eighth more, not the next power of two (fewer fresh pages) */
+    size_t cap = n + n / 8 + 16;
+    if (!(h->kp = ade__alloc(ade__mul_size(cap, sizeof *h->kp))))
+      return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+    h->kpcap = cap;
+  } else if (ade__grow((void **)&h->kp, &h->kpcap, n, sizeof *h->kp)) {
     return ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", n / 2);
+  }
   for (size_t i = old; i < h->kpcap; i++) h->kp[i] = PK_NONE;
   return ADE_OK;
 }
@@ -755,18 +768,149 @@ static ade__pk edge_pk(const hs *h, size_t x) {
   return p;
 }
 
+/* The edge hierarchy's packed queue is two parts: the start's entries,
+ * sorted once (the run, edge_start), and the heap pq of the entries set
+ * since. An entry set to a new tuple leaves the run for the heap, a
+ * deleted one is marked gone; the least entry is the lesser of the run's
+ * first and the heap's top. The heap then holds only what the steps
+ * touched (on the PDE tape at most 197 entries at a time, against
+ * 300,000), so its operations go 4 levels deep instead of 9; the choices
+ * are the same (an exact priority queue of the same entries, their
+ * tuples unique). */
+static inline void run_drop(hs *h, size_t x) {
+  if (x < h->ratcap && h->rat[x] != SIZE_MAX) h->run[h->rat[x]].x = SIZE_MAX, h->rat[x] = SIZE_MAX;
+}
+
+static inline int rq_set(hs *h, ade__pk k, size_t x) {
+  if (x < h->ratcap && h->rat[x] != SIZE_MAX) {
+    if (pk_eq(h->run[h->rat[x]].k, k)) return ADE_OK;
+    run_drop(h, x);
+  }
+  return pk_set(&h->pq, k, x);
+}
+
+static inline void rq_del(hs *h, size_t x) {
+  run_drop(h, x);
+  pkq_del(&h->pq, x);
+}
+
+/* The least entry (left queued); 0: none. */
+static inline int rq_top(hs *h, size_t *x, ade__pk *k) {
+  while (h->rcur < h->nrun && h->run[h->rcur].x == SIZE_MAX) h->rcur++;
+  const ade__pkent *r = h->rcur < h->nrun ? &h->run[h->rcur] : NULL, *q = h->pq.n ? &h->pq.a[0] : NULL;
+  if (!r || (q && pk_lt(q->k, r->k))) r = q;
+  if (!r) return 0;
+  *x = r->x, *k = r->k;
+  return 1;
+}
+
+/* Stable counting sort of a[0..n) into b by digit(pass) in [0, nd)
+ * (c: room for nd + 1 counts): the edges' rank i, rank j (both
+ * descending, below nr) and cost. */
+static inline __attribute__((always_inline)) void count_sort(const ade__pkent *a, ade__pkent *b, size_t n, size_t nd,
+                                                             size_t nr, int pass, size_t *c) {
+  memset(c, 0, (nd + 1) * sizeof *c);
+#define DIGIT(k)                                                                                   \
+  (pass == 0   ? nr - 1 - (size_t)(EPK_R - (int64_t)((k).lo >> 32))                                \
+   : pass == 1 ? nr - 1 - (size_t)(EPK_R - (int64_t)(uint32_t)(k).hi)                              \
+               : (size_t)((k).hi >> 32))
+  for (size_t i = 0; i < n; i++) c[DIGIT(a[i].k) + 1]++;
+  for (size_t d = 1; d <= nd; d++) c[d] += c[d - 1];
+  for (size_t i = 0; i < n; i++) b[c[DIGIT(a[i].k)]++] = a[i];
+#undef DIGIT
+}
+
+/* 0: the edge hierarchy's packed queue without the run (the heap alone,
+ * as before it); -1: sorted, then handed to the heap as if the order
+ * check had failed. check_hier compares all three. */
+int ade__hier_run = 1;
+
+/* The run from b[0..k), sorted, for targets below nx (b is taken), if it
+ * is strictly ascending (*ok; else b stays). */
+static int run_take(hs *h, ade__pkent **b, size_t k, size_t nx, int *ok) {
+  const ade__pkent *r = *b;
+  for (size_t i = 1; *ok && i < k; i++) *ok = pk_lt(r[i - 1].k, r[i].k);
+  if (ade__hier_run < 0) *ok = 0; /* tests: as if the check failed */
+  if (!*ok) return ADE_OK;
+  if (!(h->rat = ade__alloc((nx + 1) * sizeof *h->rat))) return ade__fail(ADE_ENOMEM, "out of memory for %zu targets", nx);
+  for (size_t i = 0; i <= nx; i++) h->rat[i] = SIZE_MAX;
+  for (size_t i = 0; i < k; i++) h->rat[r[i].x] = i;
+  h->run = *b, h->nrun = k, h->ratcap = nx + 1, *b = NULL;
+  return ADE_OK;
+}
+
+/* The edge hierarchy's start with packed tuples: each edge's two
+ * directions' tuples, and one entry per edge with the lesser, in the
+ * order of the tie-breaker (rev: slots descending). Sorted by their
+ * tuples (cost, R - rank j, R - rank i: three stable counting sorts,
+ * ranks below g's nv) into the run; if they are not then strictly
+ * ascending (parallel edges) or the costs are too spread for a count,
+ * appended to the heap as they came and heapified instead. */
+static int edge_start(hs *h, size_t n, int rev) {
+  size_t ne = n / 2, k = 0, nr = h->g->nv;
+  uint64_t maxc = 0;
+  ade__pkent *a = ade__alloc((ne + 1) * sizeof *a), *b = ade__alloc((ne + 1) * sizeof *b);
+  int st = a && b ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for the tuples of %zu edges", ne);
+  for (size_t i = 0; !st && i < ne; i++) {
+    size_t e = rev ? ne - 1 - i : i;
+    ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), g = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
+    ade__pk m = pk_lt(g, f) ? g : f;
+    if (m.hi == UINT64_MAX) continue;
+    a[k++] = (ade__pkent){m, e};
+    if (m.hi >> 32 > maxc) maxc = m.hi >> 32;
+  }
+  int sorted = !st && ade__hier_run && maxc <= ne + nr;
+  size_t *c = sorted ? ade__alloc((ADE__MAX(nr, (size_t)maxc + 1) + 1) * sizeof *c) : NULL; /* the counts, reused */
+  if (sorted && !c) st = ade__fail(ADE_ENOMEM, "out of memory for sorting %zu edges", k);
+  if (sorted && !st) {
+    count_sort(a, b, k, nr, nr, 0, c);
+    count_sort(b, a, k, nr, nr, 1, c);
+    count_sort(a, b, k, (size_t)maxc + 1, nr, 2, c);
+  }
+  ade__free(c);
+  if (!st && sorted) st = run_take(h, &b, k, ne, &sorted);
+  if (!st && !sorted) { /* as they came (a still holds that order when the sort did not run) */
+    if (ade__hier_run && maxc <= ne + nr) /* sorted: a holds the second pass's order; redo from the slots */
+      for (size_t i = 0, j = 0; i < ne; i++) {
+        size_t e = rev ? ne - 1 - i : i;
+        ade__pk f = h->kp[2 * e], g = h->kp[2 * e + 1], m = pk_lt(g, f) ? g : f;
+        if (m.hi != UINT64_MAX) a[j++] = (ade__pkent){m, e};
+      }
+    for (size_t i = 0; !st && i < k; i++) st = pk_append(&h->pq, a[i].k, a[i].x);
+    if (!st) pkq_heapify(&h->pq);
+  }
+  ade__free(a);
+  ade__free(b);
+  return st;
+}
+
 /* edge_set with packed tuples (PK_NONE: x is no target). */
 static int edge_setp(hs *h, size_t x, ade__pk key) {
   size_t e = x / 2;
-  int st = edge_kp(h, x + 2);
+  int st = x + 2 <= h->kpcap ? ADE_OK : edge_kp(h, x + 2);
   if (st) return st;
   h->kp[x] = key;
   ade__pk m = pk_lt(h->kp[2 * e + 1], h->kp[2 * e]) ? h->kp[2 * e + 1] : h->kp[2 * e];
   if (m.hi == UINT64_MAX) {
-    pkq_del(&h->pq, e);
+    rq_del(h, e);
     return ADE_OK;
   }
-  return pk_set(&h->pq, m, e);
+  return rq_set(h, m, e);
+}
+
+/* A new edge e (in a slot maybe reused): both directions' packed tuples
+ * set at once, a direction that is no target cleared, and one entry with
+ * the lesser (none if neither is a target). */
+static int edge_both(hs *h, size_t e) {
+  int st = 2 * e + 2 <= h->kpcap ? ADE_OK : edge_kp(h, 2 * e + 2);
+  if (st) return st;
+  ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
+  ade__pk m = pk_lt(b, f) ? b : f;
+  if (m.hi == UINT64_MAX) {
+    rq_del(h, e);
+    return ADE_OK;
+  }
+  return rq_set(h, m, e);
 }
 
 static int edge_set(hs *h, size_t x, const long *key) {
@@ -786,12 +930,7 @@ static int edge_set(hs *h, size_t x, const long *key) {
 /* At the start: edge e's entry from both directions' tuples at once
  * (kd has room: edge_kd). */
 static int edge_init(hs *h, size_t e) {
-  cand k;
-  if (h->pk) { /* appended: run_incremental heapifies */
-    ade__pk f = h->kp[2 * e] = edge_pk(h, 2 * e), b = h->kp[2 * e + 1] = edge_pk(h, 2 * e + 1);
-    ade__pk m = pk_lt(b, f) ? b : f;
-    return m.hi == UINT64_MAX ? ADE_OK : pk_append(&h->pq, m, e);
-  }
+  cand k; /* with pk: edge_start */
   for (int dir = 0; dir < 2; dir++) {
     long *key = h->kd[2 * e + (size_t)dir];
     if (cand_of(h, 2 * e + (size_t)dir, &k)) gkey(h, &k, key);
@@ -855,19 +994,21 @@ static int qpush_edges(hs *h, size_t v) {
  * after each step), so a current top is the least of all. 0: none left. */
 static int qtop(hs *h, size_t *x, long *key, int *st) {
   cand k;
-  while (h->pk && h->kind == ADE_SEQ_EDGE && !*st && h->pq.n) {
-    size_t t = h->pq.a[0].x;
-    ade__pk top = h->pq.a[0].k;
-    t = 2 * t + (size_t)!pk_eq(top, h->kp[2 * t]); /* the direction whose tuple the entry holds */
+  long kb[ADE__PQ_KEYS];
+  int want = key != NULL; /* T* asked for (edges: only then computed) */
+  if (!key) key = kb;
+  size_t te;
+  ade__pk top;
+  while (h->pk && h->kind == ADE_SEQ_EDGE && !*st && rq_top(h, &te, &top)) {
+    size_t t = 2 * te + (size_t)!pk_eq(top, h->kp[2 * te]); /* the direction whose tuple the entry holds */
     ade__pk p = edge_pk(h, t);
     if (p.hi == UINT64_MAX) {
       if (h->c->e[t / 2].src != ADE__NONE) *st = edge_setp(h, t, PK_NONE);
-      else pkq_del(&h->pq, t / 2); /* a dead edge: both directions */
+      else rq_del(h, t / 2); /* a dead edge: both directions */
       continue;
     }
     if (pk_eq(p, top)) {
-      cand_of(h, t, &k);
-      gkey(h, &k, key); /* T* for the history filters */
+      if (want) cand_of(h, t, &k), gkey(h, &k, key); /* T* for the history filters */
       *x = t;
       return 1;
     }
@@ -875,6 +1016,7 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
   }
   while (h->pk && h->kind == ADE_SEQ_FACE && !*st && h->pq.n) {
     size_t t = h->pq.a[0].x;
+    top = h->pq.a[0].k;
     if (!cand_of(h, t, &k)) {
       pkq_del(&h->pq, t);
       continue;
@@ -882,10 +1024,10 @@ static int qtop(hs *h, size_t *x, long *key, int *st) {
     /* An entry is no greater than its target's tuple: one queued as not
      * absorbing does not absorb now (absorbing would be less), so only an
      * entry queued as absorbing needs the twin search. */
-    int absorb = !(h->pq.a[0].k.hi >> 63) && ade__dual_twin(h->c, k.x, k.y, ADE__NONE) != ADE__NONE;
+    int absorb = !(top.hi >> 63) && ade__dual_twin(h->c, k.x, k.y, ADE__NONE) != ADE__NONE;
     gkey_face_ab(h, k.x, k.y, absorb, key);
     ade__pk p = pack(key);
-    if (p.hi == h->pq.a[0].k.hi && p.lo == h->pq.a[0].k.lo) {
+    if (pk_eq(p, top)) {
       *x = t;
       return 1;
     }
@@ -1033,11 +1175,12 @@ static int choose(hs *h, const int *f, int nf, cand *k, size_t *top, int *st) {
     *k = h->cv[0];
     return 1;
   }
-  return (have_top || qtop(h, top, tkey, st)) && cand_of(h, *top, k);
+  return (have_top || qtop(h, top, NULL, st)) && cand_of(h, *top, k);
 }
 
 /* Room for n more vertices in dv (and their degrees in dg). */
 static int reserve_dv(hs *h, size_t n) {
+  if (h->dv.n + n <= h->dv.cap && h->dg.n + 2 * n <= h->dg.cap) return ADE_OK;
   if (ade__grow((void **)&h->dv.a, &h->dv.cap, h->dv.n + n, sizeof *h->dv.a) ||
       ade__grow((void **)&h->dg.a, &h->dg.cap, h->dg.n + 2 * n, sizeof *h->dg.a))
     return ade__fail(ADE_ENOMEM, "out of memory for the %zu vertices a step changes", h->dv.n + n);
@@ -1053,14 +1196,15 @@ static void mark_v(hs *h, size_t v) {
   h->dg.a[h->dg.n++] = h->c->v[v].nout;
 }
 
-/* v, P_v and S_v into dv, and the one vertex more (ADE__NONE: none). */
-static int mark_adjacent(hs *h, size_t v, size_t more) {
+/* v, P_v (if in) and S_v (if out) into dv, and the one vertex more
+ * (ADE__NONE: none). */
+static int mark_adjacent(hs *h, size_t v, size_t more, int in, int out) {
   const ade__vtx *V = &h->c->v[v];
-  int st = reserve_dv(h, 2 + V->nin + V->nout);
+  int st = reserve_dv(h, 2 + (in ? V->nin : 0) + (out ? V->nout : 0));
   if (st) return st;
   mark_v(h, v);
-  for (size_t a = 0; a < V->nin; a++) mark_v(h, h->c->e[V->in[a]].src);
-  for (size_t b = 0; b < V->nout; b++) mark_v(h, h->c->e[V->out[b]].dst);
+  for (size_t a = 0; in && a < V->nin; a++) mark_v(h, h->c->e[V->in[a]].src);
+  for (size_t b = 0; out && b < V->nout; b++) mark_v(h, h->c->e[V->out[b]].dst);
   if (more != ADE__NONE) mark_v(h, more);
   return ADE_OK;
 }
@@ -1079,7 +1223,7 @@ static int delta(hs *h, const cand *k) {
   if (++h->vstamp == 0) memset(h->vm, 0, (c->nv + 1) * sizeof *h->vm), h->vstamp = 1;
   if (h->kind == ADE_SEQ_VERTEX) {
     const ade__vtx *v = &c->v[k->x];
-    st = mark_adjacent(h, k->x, ADE__NONE);
+    st = mark_adjacent(h, k->x, ADE__NONE, 1, 1);
     for (size_t a = 0; !st && h->fill && a < v->nin; a++)
       for (size_t b = 0; !st && b < v->nout; b++) {
         st = ade__ix_push(&h->pairs, c->e[v->in[a]].src);
@@ -1089,7 +1233,12 @@ static int delta(hs *h, const cand *k) {
   }
   size_t i = c->e[k->x].src, j = c->e[k->x].dst, w = k->dir == ADE_FRONT ? j : i;
   const ade__vtx *W = &c->v[w];
-  st = mark_adjacent(h, w, k->dir == ADE_FRONT ? i : j);
+  /* Without fillin only degrees are read (refresh_sizes): front (i, j)
+   * changes those of i, j and S_j, and of P_j only if j goes, which needs
+   * P_j = {i} or S_j empty; back (i, j) those of i, j and P_i, and of S_i
+   * only if i goes: S_i = {j} or P_i empty. */
+  int front = k->dir == ADE_FRONT, all = h->fill;
+  st = mark_adjacent(h, w, front ? i : j, !front || all || !W->nout, front || all || !W->nin);
   for (size_t a = 0; !st && a < (k->dir == ADE_FRONT ? W->nout : W->nin); a++) {
     st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? i : c->e[W->in[a]].src);
     if (!st) st = ade__ix_push(&h->pairs, k->dir == ADE_FRONT ? c->e[W->out[a]].dst : j);
@@ -1134,6 +1283,10 @@ static int refresh_sizes(hs *h) {
   for (size_t k = 0; !st && k < h->pairs.n; k += 2) {
     size_t e = ade__graph_find(c, h->pairs.a[k], h->pairs.a[k + 1]);
     if (e == ADE__NONE || c->e[e].id < h->id0) continue; /* absorbed: no edge came */
+    if (h->pk) { /* both directions at once, one heap setting */
+      st = edge_both(h, e);
+      continue;
+    }
     st = qpush(h, 2 * e + ADE_FRONT);
     if (!st) st = qpush(h, 2 * e + ADE_BACK);
   }
@@ -1160,10 +1313,16 @@ static int refresh(hs *h) {
 }
 
 static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix *l) {
-  int st = ADE_OK;
-  for (size_t a = 0; !st && in && a < d->v[v].nin; a++) st = ade__ix_push(l, d->e[d->v[v].in[a]].src);
-  for (size_t b = 0; !st && out && b < d->v[v].nout; b++) st = ade__ix_push(l, d->e[d->v[v].out[b]].dst);
-  return st;
+  const ade__vtx *V = &d->v[v];
+  size_t n = (in ? V->nin : 0) + (out ? V->nout : 0);
+  if (l->n + n > l->cap && ade__grow((void **)&l->a, &l->cap, l->n + n, sizeof *l->a))
+    return ade__fail(ADE_ENOMEM, "out of memory for the %zu vertices a step changes", l->n + n);
+  size_t *w = l->a + l->n;
+  const ade__edge *e = d->e;
+  for (size_t a = 0; in && a < V->nin; a++) *w++ = e[V->in[a]].src;
+  for (size_t b = 0; out && b < V->nout; b++) *w++ = e[V->out[b]].dst;
+  l->n += n;
+  return ADE_OK;
 }
 
 /* Before face step (a, b) (Rule 1): the in-lists of b, S_a and S_b and
@@ -1247,7 +1406,7 @@ static int grow_marks(hs *h) {
 
 /* Queue face e = (x, y) with its tuple, whether it absorbs given: with
  * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
-static ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
+static inline ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
   const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
   uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
   absorb = h->twin && absorb;
@@ -1351,8 +1510,8 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int rev = f[nf - 1] == F_REVERSE;
   if (h->kind == ADE_SEQ_EDGE && !st) st = h->pk ? edge_kp(h, n) : edge_kd(h, n);
   if (h->kind == ADE_SEQ_EDGE) { /* per edge, its two directions' tuples, then one entry */
-    for (size_t i = 0; !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
-    if (h->pk && !st) pkq_heapify(&h->pq);
+    if (h->pk && !st) st = edge_start(h, n, rev);
+    for (size_t i = 0; !h->pk && !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
   } else if (h->kind == ADE_SEQ_FACE) {
     /* each face's absorption from one twin search per vertex (faces_set) */
     if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
@@ -1464,6 +1623,8 @@ static void hs_free(hs *h) {
   ade__faced_free(&h->faced);
   ade__ipq_free(&h->q);
   ade__pkq_free(&h->pq);
+  ade__free(h->run);
+  ade__free(h->rat);
   ade__free(h->kd);
   ade__free(h->kp);
   ade__ix_free(&h->pl);

@@ -171,5 +171,9 @@ int ade__opt_dp(const ade_cgraph *g, int method, ade_elim_seq **seq, uint64_t *c
 
 /* Default hierarchy of a kind. */
 const char *ade__hier_default(int kind);
+/* 1 (the default): the default edge hierarchy queues the start's tuples
+ * sorted once (a run) besides its heap; 0: the heap alone; -1: the
+ * heap after a sort whose result is rejected (tests). */
+extern int ade__hier_run;
 
 #endif
