@@ -65,19 +65,6 @@ static ade_cgraph *random_tape_graph(uint64_t seed, int n, int m, int steps) {
   return g;
 }
 
-static void assert_same_seq(const ade_elim_seq *a, const ade_elim_seq *b, const char *what, uint64_t seed) {
-  ck_assert_msg(ade_seq_cost(a) == ade_seq_cost(b), "%s seed %llu: cost %llu, reference %llu", what,
-                (unsigned long long)seed, (unsigned long long)ade_seq_cost(a), (unsigned long long)ade_seq_cost(b));
-  ck_assert_msg(ade_seq_length(a) == ade_seq_length(b), "%s seed %llu: %zu steps, reference %zu", what,
-                (unsigned long long)seed, ade_seq_length(a), ade_seq_length(b));
-  for (size_t k = 0; k < ade_seq_length(a); k++) {
-    const ade_elim_step *x = ade_seq_step(a, k), *y = ade_seq_step(b, k);
-    ck_assert_msg(x->a == y->a && x->b == y->b && x->dir == y->dir,
-                  "%s seed %llu step %zu: (%ld, %ld, %d), reference (%ld, %ld, %d)", what, (unsigned long long)seed,
-                  k + 1, x->a, x->b, x->dir, y->a, y->b, y->dir);
-  }
-}
-
 /* The checking mode: incremental keys make the choices of a from-scratch
  * recomputation of every key at every step (the rescanning reference),
  * step by step, for every keyed ordering. */
@@ -86,7 +73,7 @@ static void check_same_choices(const ade_cgraph *g, uint64_t seed) {
     ade_elim_seq *inc = NULL, *ref = NULL;
     ck_assert_msg(ade__order_raw(g, keyed[k], 0, &inc) == ADE_OK, "%s", ade_errmsg());
     ck_assert_msg(ade__order_raw(g, keyed[k], 1, &ref) == ADE_OK, "%s", ade_errmsg());
-    assert_same_seq(inc, ref, ade_order_name(keyed[k]), seed);
+    ade_test_same_seq(inc, ref, ade_order_name(keyed[k]), seed);
     ade_seq_free(inc);
     ade_seq_free(ref);
   }
@@ -130,7 +117,7 @@ static void check_audit(const ade_cgraph *g, uint64_t seed) {
     ck_assert_msg(ade__order_raw(g, ao[k], 0, &inc) == ADE_OK, "%s", ade_errmsg());
     ck_assert_msg(ade__order_raw(g, ao[k], ADE__ORDER_AUDIT, &aud) == ADE_OK, "%s seed %llu: %s",
                   ade_order_name(ao[k]), (unsigned long long)seed, ade_errmsg());
-    assert_same_seq(aud, inc, ade_order_name(ao[k]), seed);
+    ade_test_same_seq(aud, inc, ade_order_name(ao[k]), seed);
     ade_seq_free(inc);
     ade_seq_free(aud);
   }
@@ -166,7 +153,7 @@ static void check_capped(const ade_cgraph *g, uint64_t seed, uint64_t *rs) {
       int st = ade__order_capped(g, vo[k], scan, c + 1, &s);
       ck_assert_msg(st == ADE_OK, "%s seed %llu scan %d: stopped below its cost %llu (%d: %s)", ade_order_name(vo[k]),
                     (unsigned long long)seed, scan, (unsigned long long)c, st, ade_errmsg());
-      assert_same_seq(s, full, ade_order_name(vo[k]), seed);
+      ade_test_same_seq(s, full, ade_order_name(vo[k]), seed);
       ade_seq_free(s), s = NULL;
       uint64_t below = c ? 1 + ade_test_rand(rs) % c : 0;
       for (int r = 0; c && r < 2; r++) {
@@ -233,7 +220,7 @@ START_TEST(vmark_fallback) {
   for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o <= ADE_ORDER_VERTEX_RELATIVE; o++) {
     ck_assert_msg(ade__order_raw(g, o, 0, &inc) == ADE_OK, "%s", ade_errmsg());
     ck_assert_msg(ade__order_raw(g, o, 1, &ref) == ADE_OK, "%s", ade_errmsg());
-    assert_same_seq(inc, ref, ade_order_name(o), 0);
+    ade_test_same_seq(inc, ref, ade_order_name(o), 0);
     ade_seq_free(inc), ade_seq_free(ref);
   }
   ade_cgraph_free(g);

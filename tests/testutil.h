@@ -47,6 +47,21 @@ static inline double ade_test_uniform(uint64_t *s, double lo, double hi) {
   return lo + (hi - lo) * (double)(ade_test_rand(s) >> 11) * 0x1.0p-53;
 }
 
+/* Sequences a and b the same, step by step, in cost and length (what
+ * and seed name the case; b is the reference). */
+static inline void ade_test_same_seq(const ade_elim_seq *a, const ade_elim_seq *b, const char *what, uint64_t seed) {
+  ck_assert_msg(ade_seq_cost(a) == ade_seq_cost(b), "%s seed %llu: cost %llu, reference %llu", what,
+                (unsigned long long)seed, (unsigned long long)ade_seq_cost(a), (unsigned long long)ade_seq_cost(b));
+  ck_assert_msg(ade_seq_length(a) == ade_seq_length(b), "%s seed %llu: %zu steps, reference %zu", what,
+                (unsigned long long)seed, ade_seq_length(a), ade_seq_length(b));
+  for (size_t k = 0; k < ade_seq_length(a); k++) {
+    const ade_elim_step *x = ade_seq_step(a, k), *y = ade_seq_step(b, k);
+    ck_assert_msg(x->a == y->a && x->b == y->b && x->dir == y->dir,
+                  "%s seed %llu step %zu: (%ld, %ld, %d), reference (%ld, %ld, %d)", what, (unsigned long long)seed,
+                  k + 1, x->a, x->b, x->dir, y->a, y->b, y->dir);
+  }
+}
+
 /* An allocator that fails the k-th allocation (k counts from 0) and counts
  * live blocks, for out-of-memory tests (CSparse Tcov, Lua debug_realloc). */
 typedef struct ade_test_alloc {
