@@ -11,12 +11,16 @@
  *   sizes and points) and on each TAPE: CPU seconds of the process (the
  *   figure to compare on a loaded machine) and fma.
  *        bench_order --worse LIMIT [TAPE.adt...]
- *   every edge and face ordering against vertex-markowitz in fma on the
+ *   every edge and face ordering and the edge and face hierarchies
+ *   (ade_optimize) against vertex-markowitz in fma on the
  *   Jacobian benchmark problems and each TAPE, each ordering within LIMIT
  *   seconds (0: none; "L" marks a run that reached it): a row per graph,
  *   "worse" where an ordering costs more than vertex-markowitz.
  *        bench_order --save STEPS FILE.adt
- *   only write the Lorenz tape of STEPS steps to FILE.adt (bench_limits.sh). */
+ *   only write the Lorenz tape of STEPS steps to FILE.adt (bench_limits.sh).
+ *        bench_order --save-problem NAME FILE.adt
+ *   only write the tape of Jacobian benchmark problem NAME (die, ...,
+ *   lorenz96) to FILE.adt, to try the CLI's methods on it. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,23 +105,32 @@ static void cpu_row(const char *name, const ade_cgraph *g, double limit) {
   printf("\n");
 }
 
-static ade_cgraph *problem_graph(int id) {
+/* Problem id's tape, recorded at its benchmark point, or NULL. */
+static ade_tape *problem_tape(int id) {
   struct bj_problem p;
   ade_tape *t = NULL;
-  ade_cgraph *g = NULL;
   bj_problem_init(&p, id);
   ade_double *x = calloc(p.n, sizeof *x), *f = calloc(p.m, sizeof *f), *w = calloc(p.nwork + 1, sizeof *w);
-  if (x && f && w && !ade_tape_create(&t, NULL) && !ade_trace_on(t)) {
+  int ok = x && f && w && !ade_tape_create(&t, NULL) && !ade_trace_on(t);
+  if (ok) {
     for (size_t k = 0; k < p.n; k++) x[k] = ade_indep(p.x[k]);
     rec_eval(&p, x, w, f);
     for (size_t i = 0; i < p.m; i++) ade_dep(f[i]);
-    if (ade_trace_off() || ade_cgraph_from_tape(&g, t, NULL)) g = NULL;
+    ok = !ade_trace_off();
   }
-  ade_tape_free(t);
+  if (!ok) ade_tape_free(t), t = NULL;
   free(x);
   free(f);
   free(w);
   free(p.x);
+  return t;
+}
+
+static ade_cgraph *problem_graph(int id) {
+  ade_tape *t = problem_tape(id);
+  ade_cgraph *g = NULL;
+  if (t && ade_cgraph_from_tape(&g, t, NULL)) g = NULL;
+  ade_tape_free(t);
   return g;
 }
 
@@ -143,6 +156,9 @@ static int cpu_table(int argc, char **argv) {
   return 0;
 }
 
+/* The hierarchies of --worse: edge and face (ade_optimize). */
+static const int hier_kinds[] = {ADE_SEQ_EDGE, ADE_SEQ_FACE};
+
 /* One row of --worse: vertex-markowitz, then every edge and face ordering
  * with its fma; the flag names those above vertex-markowitz. Returns the
  * number of them (-1: an ordering failed). */
@@ -153,13 +169,23 @@ static int worse_row(const char *name, const ade_cgraph *g, double limit) {
   int bad = 0;
   ade_cgraph_size(g, NULL, &ne, NULL, NULL);
   printf("%-16s %9zu", name, ne);
-  for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT; o++) {
+  for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT + 2; o++) {
     ade_elim_seq *s = NULL;
     if (o == ADE_ORDER_VERTEX_RELATIVE) continue;
-    int limited = 0, st = ade_elim_order_limited(g, o, limit, &s, &limited);
-    if (st) {
-      printf(" %14s\n", ade_strerror(st));
-      return -1;
+    int limited = 0, st;
+    if (o < ADE_ORDER_COUNT) {
+      st = ade_elim_order_limited(g, o, limit, &s, &limited);
+    } else { /* the edge and face hierarchies */
+      ade_opt_limits lim;
+      ade_opt_report r;
+      ade_opt_limits_init(&lim);
+      lim.time_limit = limit;
+      st = ade_optimize(g, hier_kinds[o - ADE_ORDER_COUNT], ADE_OPT_HIERARCHY, &lim, &s, &r);
+      limited = !st && r.limited;
+    }
+    if (st) { /* the cell says why (a face ordering's dual over the memory limit) */
+      printf(" %14s", ade_strerror(st));
+      continue;
     }
     uint64_t c = ade_seq_cost(s);
     char cell[32];
@@ -167,7 +193,8 @@ static int worse_row(const char *name, const ade_cgraph *g, double limit) {
     if (o == ADE_ORDER_VERTEX_MARKOWITZ) vm = c;
     else if (c > vm) {
       bad++;
-      snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%s%s", bad > 1 ? "," : "", ade_order_name(o));
+      snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%s%s", bad > 1 ? "," : "",
+               o < ADE_ORDER_COUNT ? ade_order_name(o) : hier_kinds[o - ADE_ORDER_COUNT] == ADE_SEQ_EDGE ? "hier-edge" : "hier-face");
     }
     snprintf(cell, sizeof cell, "%llu%s", (unsigned long long)c, limited ? "L" : "");
     printf(" %14s", cell);
@@ -185,7 +212,7 @@ static int worse_table(int argc, char **argv) {
          "%-16s %9s", limit, "graph", "edges");
   for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT; o++)
     if (o != ADE_ORDER_VERTEX_RELATIVE) printf(" %14s", ade_order_name(o));
-  printf("  flag\n");
+  printf(" %14s %14s  flag\n", "hier-edge", "hier-face");
   for (int id = 0; id < BJ_NPROBLEMS + argc - 3; id++) {
     ade_tape *t = NULL;
     ade_cgraph *g = NULL;
@@ -207,16 +234,19 @@ static int worse_table(int argc, char **argv) {
 
 /* --save STEPS FILE: the Lorenz tape of STEPS steps, saved. */
 static int save_tape(int argc, char **argv) {
-  ade_tape *t = argc == 4 ? lorenz_tape(atoi(argv[2])) : NULL;
+  int problem = !strcmp(argv[1], "--save-problem"), id = 0;
+  while (problem && argc == 4 && id < BJ_NPROBLEMS && strcmp(argv[2], bj_problem_names[id])) id++;
+  if (id == BJ_NPROBLEMS) fprintf(stderr, "bench_order: no problem %s\n", argv[2]);
+  ade_tape *t = argc != 4 || id == BJ_NPROBLEMS ? NULL : problem ? problem_tape(id) : lorenz_tape(atoi(argv[2]));
   int st = t ? ade_tape_save(t, argv[3]) : -1;
-  if (st) fprintf(stderr, "bench_order: --save STEPS FILE: %s\n", t ? ade_errmsg() : "cannot record");
+  if (st) fprintf(stderr, "bench_order: %s: %s\n", argv[1], t ? ade_errmsg() : "cannot record");
   ade_tape_free(t);
   return st ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--cpu")) return cpu_table(argc, argv);
-  if (argc > 1 && !strcmp(argv[1], "--save")) return save_tape(argc, argv);
+  if (argc > 1 && (!strcmp(argv[1], "--save") || !strcmp(argv[1], "--save-problem"))) return save_tape(argc, argv);
   if (argc > 1 && !strcmp(argv[1], "--worse")) return worse_table(argc, argv);
   long maxsteps = argc > 1 ? atol(argv[1]) : 10000;
   double limit = argc > 2 ? atof(argv[2]) : 60;

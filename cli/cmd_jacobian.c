@@ -194,7 +194,8 @@ static void print_report(const jac_args *a, const ade_jacobian_report *r, const 
   printf("Jacobian: %zu x %zu, %zu %s (bipartite graph: %zu %s, %zu %s)\n", J->m, J->n, J->nnz,
          cli_plural(J->nnz, "nonzero", "nonzeros"), r->vertices_after, cli_plural(r->vertices_after, "vertex", "vertices"),
          r->edges_after, cli_plural(r->edges_after, "edge", "edges"));
-  if (r->limited) printf("ordering: time limit reached, the best complete sequence so far was used\n");
+  if (r->limited)
+    printf("ordering: stopped at the time or memory limit, the best complete sequence so far was used\n");
   printf("time: %.6f s\n", r->seconds);
 }
 

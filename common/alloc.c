@@ -108,6 +108,8 @@ int ade__budget(size_t limit, size_t bytes, const char *fmt, ...) {
   va_end(ap);
   human(need, sizeof need, bytes);
   human(lim, sizeof lim, limit);
-  return ade__fail(ADE_ENOMEM, "%s needs about %s, over the tape's memory limit of %s "
-                   "(ade_tape_set_memory_limit)", what, need, lim);
+  int st = ade__fail(ADE_ENOMEM, "%s needs about %s, over the tape's memory limit of %s "
+                     "(ade_tape_set_memory_limit)", what, need, lim);
+  ade__set_budget_hit();
+  return st;
 }

@@ -1478,11 +1478,12 @@ static ade_elim_seq *bind(const ade_cgraph *g, ade_elim_seq *s) {
 }
 
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
-  return ade__order_capped(g, order, scan, UINT64_MAX, sp);
+  return ade__order_capped(g, order, scan, UINT64_MAX, 0, sp);
 }
 
-int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, ade_elim_seq **sp) {
-  int st = own(g, order, scan, 0, NULL, sp, NULL, ceiling);
+int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, double deadline,
+                      ade_elim_seq **sp) {
+  int st = own(g, order, scan, deadline, NULL, sp, NULL, ceiling);
   if (!st) bind(g, *sp);
   return st;
 }
@@ -1490,12 +1491,18 @@ int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
  * any case); sequences stay in their own kind until the end (ade__seq_to_kind).
  * Without limited, an ordering stopped by the deadline is dropped (*sp
- * stays, *cut = 1). */
-static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, int *cut) {
+ * stays, *cut = 1); with soft, one stopped by the memory limit too (*mem
+ * = 1). */
+static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, int *cut,
+                        int soft, int *mem) {
   ade_elim_seq *t = NULL;
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
   int st = own(g, o, 0, deadline, limited, &t, NULL, bar);
   if (st == ADE__CUT) return ADE_OK; /* it reached bar: *sp stays */
+  if (soft && *sp && ade__take_budget(&st)) {
+    *mem = 1;
+    return ADE_OK;
+  }
   if (st == ADE_ELIMIT && !limited && *sp && expired(deadline)) {
     ade__clear_error();
     *cut = 1;
@@ -1543,8 +1550,14 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
                      int *limited, int native) {
   ade_elim_seq *s = NULL, *t = NULL;
   uint64_t f = 0, tf = 0, same = UINT64_MAX;
-  int cut = 0, kind = orders[order].kind, st = ADE_OK, vec = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
+  int cut = 0, mem = 0, kind = orders[order].kind, st = ADE_OK;
+  int vec = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
   int gen = generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
+  /* In native form with a flag to report it, a run that the tape's memory
+   * limit stops (a face ordering's dual grows with its fill-in) is
+   * dropped, and the best of the others is the answer, limited, as at a
+   * deadline. (Converted to faces, that answer would need the dual.) */
+  int soft = limited && native;
   /* Anytime (a limit and a flag to report it): out of time, the best of
    * the sweep and the generalized orderings is the answer, with no
    * completion to pay. */
@@ -1570,7 +1583,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
       ade_seq_free(t), t = NULL;
       continue;
     }
-    st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s, &cut);
+    st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s, &cut, soft, &mem);
   }
   /* Ties go to the ordering's own sequence, except in native form, where
    * the generalized one applies without the dual (same cost, less work).
@@ -1581,11 +1594,14 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   if (skip) (void)0;
   else if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
+  else if (soft && s && ade__take_budget(&st)) mem = 1; /* over the memory limit: the best so far */
   else if (!st && (!s || t->cost < s->cost + !native)) ade_seq_free(s), s = t, t = NULL, f = tf;
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    if (generalizes[order][k] != vec) st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &cut);
+    if (generalizes[order][k] != vec)
+      st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &cut, soft, &mem);
   if (!st && cut && anytime) *limited = 1; /* a generalized ordering dropped at the deadline */
+  if (!st && mem) *limited = 1;            /* or one over the memory limit */
   if (!st && s->kind != kind && !native) st = ade__seq_to_kind(g, &s, kind, &f);
   if (st) {
     ade_seq_free(s);

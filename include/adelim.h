@@ -821,7 +821,11 @@ typedef struct ade_jacobian_report {
                                (ADE_ELIM_AUTO: the one it chose), -1 for o->seq */
   int cached;               /* 1: the plan came from o->cache (the graph
                                figures are those of when it was built) */
-  int limited;              /* 1: the ordering reached o->time_limit */
+  int limited;              /* 1: the ordering reached o->time_limit, or a
+                               run of an edge or face ordering (its own or
+                               one it compares) was dropped at the tape's
+                               memory limit and the best of the others
+                               used (ade_elim_order fails instead) */
 } ade_jacobian_report;
 
 /*! ade_jacobian: the sparse m x n Jacobian of a tape at its recorded point by

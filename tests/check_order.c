@@ -150,14 +150,14 @@ static void check_capped(const ade_cgraph *g, uint64_t seed, uint64_t *rs) {
       ade_elim_seq *full = NULL, *s = NULL;
       ck_assert_msg(ade__order_raw(g, vo[k], scan, &full) == ADE_OK, "%s", ade_errmsg());
       uint64_t c = ade_seq_cost(full);
-      int st = ade__order_capped(g, vo[k], scan, c + 1, &s);
+      int st = ade__order_capped(g, vo[k], scan, c + 1, 0, &s);
       ck_assert_msg(st == ADE_OK, "%s seed %llu scan %d: stopped below its cost %llu (%d: %s)", ade_order_name(vo[k]),
                     (unsigned long long)seed, scan, (unsigned long long)c, st, ade_errmsg());
       ade_test_same_seq(s, full, ade_order_name(vo[k]), seed);
       ade_seq_free(s), s = NULL;
       uint64_t below = c ? 1 + ade_test_rand(rs) % c : 0;
       for (int r = 0; c && r < 2; r++) {
-        st = ade__order_capped(g, vo[k], scan, r ? below : c, &s);
+        st = ade__order_capped(g, vo[k], scan, r ? below : c, 0, &s);
         ck_assert_msg(st == ADE__CUT, "%s seed %llu: not stopped at ceiling %llu <= cost %llu (%d)", ade_order_name(vo[k]),
                       (unsigned long long)seed, (unsigned long long)(r ? below : c), (unsigned long long)c, st);
       }
@@ -486,6 +486,58 @@ START_TEST(never_worse_random) {
 }
 END_TEST
 
+/* A hub h with K in-edges from the independents and K out-edges, each to
+ * an intermediate into the one dependent: K^2 faces through h, so the
+ * dual (about 3 MB) is over a 1 MiB memory limit that the graph (tens of
+ * KB) keeps. A face ordering in native form with a flag (ade_jacobian's)
+ * then drops its run and returns the best of the others, limited;
+ * ade_elim_order and ade_elim_order_limited, which return faces, fail
+ * with the dual's ADE_ENOMEM; the face hierarchy (ade_optimize) returns
+ * the best of its comparisons, limited. */
+START_TEST(memory_limit_soft) {
+  enum { K = 200 };
+  long x[K], y = 2 * K + 1, src[3 * K], dst[3 * K];
+  for (long i = 0; i < K; i++) {
+    x[i] = -i;
+    src[i] = -i, dst[i] = 1;                            /* x_i -> h = 1 */
+    src[K + i] = 1, dst[K + i] = 2 + i;                 /* h -> z_i */
+    src[2 * K + i] = 2 + i, dst[2 * K + i] = 2 * K + 1; /* z_i -> y */
+  }
+  ade_cgraph *g = NULL;
+  ade_elim_seq *s = NULL;
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, K, x, 1, &y, 3 * K, src, dst, NULL), ADE_OK);
+  g->memlimit = (size_t)1 << 20;
+  uint64_t vm = order_cost(g, ADE_ORDER_VERTEX_MARKOWITZ);
+  static const int fo[] = {ADE_ORDER_FACE_GREEDY, ADE_ORDER_FACE_FORWARD, ADE_ORDER_FACE_REVERSE};
+  for (size_t k = 0; k < sizeof fo / sizeof *fo; k++) {
+    int limited = 0;
+    ck_assert_msg(ade__elim_order_native(g, fo[k], 0, &s, &limited) == ADE_OK, "%s: %s", ade_order_name(fo[k]),
+                  ade_errmsg());
+    ck_assert_uint_le(ade_seq_cost(s), vm);
+    ade_seq_free(s), s = NULL;
+    if (fo[k] != ADE_ORDER_FACE_GREEDY) continue; /* a face sweep that cannot win is not run */
+    ck_assert_int_eq(limited, 1);
+    ck_assert_int_eq(ade_elim_order(g, fo[k], &s), ADE_ENOMEM);
+    ck_assert_msg(strstr(ade_errmsg(), "dual c-graph") != NULL, "%s", ade_errmsg());
+    ck_assert_int_eq(ade_elim_order_limited(g, fo[k], 0, &s, &limited), ADE_ENOMEM);
+    ck_assert_ptr_null(s);
+  }
+  ade_opt_limits lim;
+  ade_opt_report r;
+  ade_opt_limits_init(&lim);
+  ck_assert_msg(ade_optimize(g, ADE_SEQ_FACE, ADE_OPT_HIERARCHY, &lim, &s, &r) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_int_eq(r.limited, 1);
+  ck_assert_uint_le(ade_seq_cost(s), vm);
+  ade_seq_free(s), s = NULL;
+  g->memlimit = SIZE_MAX; /* no limit: face-greedy runs, not limited */
+  int limited = 0;
+  ck_assert_int_eq(ade__elim_order_native(g, ADE_ORDER_FACE_GREEDY, 0, &s, &limited), ADE_OK);
+  ck_assert_int_eq(limited, 0);
+  ade_seq_free(s);
+  ade_cgraph_free(g);
+}
+END_TEST
+
 /* The paper's lion (Figure 12) and bat (Proposition 2). */
 START_TEST(never_worse_paper) {
   static const long lx[] = {-1, 0}, ly[] = {3, 4, 5, 6};
@@ -783,6 +835,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, time_limit);
   tcase_add_test(tc, out_of_memory);
+  tcase_add_test(tc, memory_limit_soft);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1696,26 +1696,40 @@ int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, cons
 
 int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
                        int *limited) {
-  ade_elim_seq *v = NULL, *s = NULL;
-  int cut = 0, lim = 0;
+  ade_elim_seq *v = NULL, *s = NULL, *mk = NULL;
+  int cut = 0, lim = 0, vlim = 0;
   int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
+  /* An edge or face hierarchy is never worse than vertex Markowitz either
+   * (as the edge and face orderings; doc/elimination.md, "Never worse than
+   * what they generalize"): its run, capped at the sweep's cost (it stops
+   * once it cannot win), and the cheaper of the two is the hierarchy's
+   * ceiling. Out of time or memory it is no candidate, and the result is
+   * limited. */
+  if (!st && kind != ADE_SEQ_VERTEX) {
+    st = ade__order_capped(g, ADE_ORDER_VERTEX_MARKOWITZ, 0, v->cost, clk ? clk->deadline : 0, &mk);
+    if (st == ADE__CUT) st = ADE_OK;
+    else if (st == ADE_ELIMIT || ade__take_budget(&st)) st = ADE_OK, vlim = 1;
+    else if (!st) ade_seq_free(v), v = mk; /* below the ceiling: cheaper */
+  }
   if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
+  if (ade__take_budget(&st)) lim = cut = 1; /* the dual, or the copy, grew over the memory limit */
   if (!st && (cut || (kind != ADE_SEQ_VERTEX && v->cost <= s->cost))) {
-    /* The vertex sweep, in every kind, when the hierarchy costs more, or
-     * the same for edges and faces (ties go to the less general kind, as
-     * among the orderings): the edge and face sweeps of its direction cost
-     * the same (Rule 3 or 4 on each vertex; each vertex's faces), so it is
-     * returned as it is, a less general kind than asked for (ade_optimize's
-     * contract), applied without a dual. It lists every intermediate, and
-     * its cost, counted from reachability, is what eliminating it costs
-     * (doc/elimination.md, "Orderings"; check_order checks it against an
-     * elimination): ade__seq_finish need not simulate it. */
+    /* The vertex sweep (or vertex Markowitz's sequence), in every kind,
+     * when the hierarchy costs more, or the same for edges and faces (ties
+     * go to the less general kind, as among the orderings): a vertex
+     * elimination is the front elimination of its in-edges, or its faces,
+     * at the same cost (Rule 3; the face-elimination paper's Section 3.3),
+     * so it is returned as it is, a less general kind than asked for
+     * (ade_optimize's contract), applied without a dual. It is complete and
+     * its cost is what eliminating it costs (the sweep's counted from
+     * reachability, doc/elimination.md, "Orderings"; vertex Markowitz's
+     * counted step by step): ade__seq_finish need not simulate it. */
     ade_seq_free(s);
     s = v, v = NULL;
     s->checked = ade__graph_fingerprint(g);
   }
   ade_seq_free(v);
-  if (!st && limited) *limited = lim;
+  if (!st && limited) *limited = lim || vlim;
   if (!st) *seq = s;
   return st;
 }
