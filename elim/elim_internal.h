@@ -129,7 +129,21 @@ struct ade_elim_seq {
   uint64_t checked;     /* nonzero: the ade__graph_fingerprint of the graph (faces: the dual)
                          * it was built on by applying every step, which ended complete, cost
                          * the engines' count; ade_seq_push clears it */
+  /* The Jacobian that building it left (ade__seq_keep_result), for
+   * ade_jacobian on that same graph; ade_seq_push drops it. */
+  ade_sparse *jac;
+  uint64_t jac_key;
+  size_t jac_fill, jac_absorbed, jac_merged;
 };
+/* Keep in s the Jacobian of w, a copy of g (faces: its dual) that s
+ * eliminated completely, step by step with the engines, so that
+ * ade_jacobian on g itself (the same object, structure and values) reads
+ * it off instead of eliminating again: the same arithmetic in the same
+ * order, so the same numbers. */
+int ade__seq_keep_result(ade_elim_seq *s, const ade_cgraph *g, const ade_cgraph *w);
+/* s's kept Jacobian, copied into *J (1), if it was kept for g as it is
+ * now; else 0 and *J untouched. */
+int ade__seq_kept_result(const ade_elim_seq *s, const ade_cgraph *g, ade_sparse **J, int *st);
 
 /* Graph primitives (graph.c). */
 int ade__graph_init(ade_cgraph *g, int dual, size_t nv_hint, size_t ne_hint);

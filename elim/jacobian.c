@@ -21,6 +21,13 @@ static int eliminate(const ade_cgraph *g, ade_cgraph *mine, const ade_elim_seq *
   ade_cgraph *d = NULL, *w = mine;
   uint64_t cost = 0;
   int st = ADE_OK;
+  if (!check && ade__seq_kept_result(s, g, J, &st)) { /* built on g itself: its Jacobian kept */
+    if (!st) {
+      r->fma = s->cost, r->fill = s->jac_fill, r->absorbed = s->jac_absorbed, r->merged = s->jac_merged;
+      r->steps = s->len, r->vertices_after = g->n + g->m, r->edges_after = (*J)->nnz;
+    }
+    return st;
+  }
   if (s->kind == ADE_SEQ_FACE) st = ade_cgraph_dual(&d, g), w = d;
   else if (!mine) st = ade_cgraph_copy(&d, g), w = d;
   if (!st && s->fingerprint && s->fingerprint != ade__graph_fingerprint(w))

@@ -19,8 +19,44 @@ int ade_seq_create(ade_elim_seq **sp, int kind) {
 
 void ade_seq_free(ade_elim_seq *s) {
   if (!s) return;
+  ade_sparse_free(s->jac);
   ade__free(s->step);
   ade__free(s);
+}
+
+/* g's identity for a kept Jacobian: the object, its structure and its
+ * edges' values (ade_jacobian reads them; a graph built again at the
+ * address of a freed one, or at another point, has others). */
+static uint64_t values_key(const ade_cgraph *g) {
+  uint64_t h = ade__graph_fingerprint(g) ^ ((uint64_t)(uintptr_t)g * UINT64_C(0x9e3779b97f4a7c15));
+  for (size_t e = 0; e < g->eslots; e++) {
+    uint64_t b;
+    if (g->e[e].src == ADE__NONE) continue;
+    memcpy(&b, &g->e[e].val, sizeof b);
+    h = (h ^ b ^ e) * UINT64_C(0x100000001b3);
+  }
+  return h | 1;
+}
+
+int ade__seq_keep_result(ade_elim_seq *s, const ade_cgraph *g, const ade_cgraph *w) {
+  ade_sparse_free(s->jac), s->jac = NULL;
+  int st = ade_cgraph_jacobian(w, &s->jac);
+  if (st) return st;
+  s->jac_key = values_key(g);
+  s->jac_fill = w->fill, s->jac_absorbed = w->absorbed, s->jac_merged = w->merged;
+  return ADE_OK;
+}
+
+int ade__seq_kept_result(const ade_elim_seq *s, const ade_cgraph *g, ade_sparse **J, int *st) {
+  if (!s->jac || s->jac_key != values_key(g)) return 0;
+  const ade_sparse *A = s->jac;
+  *st = ade_sparse_create(J, A->m, A->n, A->nnz, A->symmetric);
+  if (*st) return 1;
+  memcpy((*J)->rowptr, A->rowptr, (A->m + 1) * sizeof *A->rowptr);
+  memcpy((*J)->col, A->col, A->nnz * sizeof *A->col);
+  memcpy((*J)->val, A->val, A->nnz * sizeof *A->val);
+  (*J)->nnz = A->nnz;
+  return 1;
 }
 
 int ade_seq_push(ade_elim_seq *s, long a, long b, int dir) {
@@ -29,6 +65,7 @@ int ade_seq_push(ade_elim_seq *s, long a, long b, int dir) {
     return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + 1);
   ade_elim_step *st = &s->step[s->len++];
   s->checked = 0;
+  if (s->jac) ade_sparse_free(s->jac), s->jac = NULL;
   st->a = a;
   st->b = s->kind == ADE_SEQ_VERTEX ? 0 : b;
   st->dir = s->kind == ADE_SEQ_EDGE ? dir : 0;

@@ -800,7 +800,11 @@ typedef struct ade_jacobian_options {
                               instead of building it again; it stays as it
                               is (a copy, or the dual, is eliminated). Not
                               with cache (ade_elim_plan_create and the
-                              loops build their own) */
+                              loops build their own). With a seq that
+                              ade_optimize's hierarchy built on this graph
+                              (not changed since), the Jacobian its run
+                              left is read off instead (the same numbers;
+                              check unset) */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {

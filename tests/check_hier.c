@@ -287,6 +287,62 @@ START_TEST(time_limit) {
 }
 END_TEST
 
+/* The Jacobian a hierarchy's run leaves (ade__seq_keep_result) is what
+ * eliminating its sequence again gives, bit for bit; it is read off only
+ * for the graph it was built on: not for the same structure at another
+ * point, nor after a step is pushed. */
+START_TEST(kept_jacobian) {
+  int kept = 0;
+  for (uint64_t seed = 1; seed <= 120; seed++) {
+    int n = 1 + (int)(seed % 4), m = 1 + (int)(seed % 3);
+    randprog p = rp_make(seed + 900, n, m, 10 + (int)(seed * 7 % 60));
+    double x[8], x2[8];
+    for (int i = 0; i < n; i++) x[i] = 0.3 + 0.17 * (double)i, x2[i] = x[i] + 0.05;
+    ade_tape *t = rp_record(&p, x, NULL), *t2 = rp_record(&p, x2, NULL);
+    ade_cgraph *g = NULL, *g2 = NULL;
+    ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+    ck_assert_int_eq(ade_cgraph_from_tape(&g2, t2, NULL), ADE_OK);
+    for (int kind = ADE_SEQ_EDGE; kind <= ADE_SEQ_FACE; kind++) {
+      ade_elim_seq *s = NULL;
+      ade_opt_limits lim;
+      ade_opt_limits_init(&lim);
+      ck_assert_int_eq(ade_optimize(g, kind, ADE_OPT_HIERARCHY, &lim, &s, NULL), ADE_OK);
+      kept += s->jac != NULL;
+      for (int other = 0; other < 2; other++) {
+        ade_tape *tt = other ? t2 : t;
+        ade_jacobian_options o = {0}, oc = {0};
+        o.seq = oc.seq = s, o.graph = oc.graph = other ? g2 : g, oc.check = 1; /* check: eliminated again */
+        ade_sparse *J = NULL, *Jc = NULL;
+        ade_jacobian_report r, rc;
+        if (other && ade__graph_fingerprint(g2) != ade__graph_fingerprint(g)) continue; /* a branch flipped */
+        ck_assert_msg(ade_jacobian(tt, 0, &o, &J, &r) == ADE_OK, "%s", ade_errmsg());
+        ck_assert_msg(ade_jacobian(tt, 0, &oc, &Jc, &rc) == ADE_OK, "%s", ade_errmsg());
+        ck_assert_uint_eq(J->nnz, Jc->nnz);
+        ck_assert_mem_eq(J->rowptr, Jc->rowptr, (J->m + 1) * sizeof *J->rowptr);
+        ck_assert_mem_eq(J->col, Jc->col, J->nnz * sizeof *J->col);
+        ck_assert_mem_eq(J->val, Jc->val, J->nnz * sizeof *J->val);
+        ck_assert_uint_eq(r.fma, rc.fma);
+        ck_assert_uint_eq(r.fill, rc.fill);
+        ck_assert_uint_eq(r.absorbed, rc.absorbed);
+        ade_sparse_free(J);
+        ade_sparse_free(Jc);
+      }
+      if (s->jac) { /* another step: the kept Jacobian goes */
+        ck_assert_int_eq(ade_seq_push(s, 1, 2, 0), ADE_OK);
+        ck_assert_ptr_null(s->jac);
+      }
+      ade_seq_free(s);
+    }
+    ade_cgraph_free(g);
+    ade_cgraph_free(g2);
+    ade_tape_free(t);
+    ade_tape_free(t2);
+    rp_free(&p);
+  }
+  ck_assert_int_ge(kept, 8); /* the hierarchy won, and kept its Jacobian, on some (12 of 240) */
+}
+END_TEST
+
 /* Out of memory at every allocation: ADE_ENOMEM, nothing leaked. */
 START_TEST(out_of_memory) {
   static const long bx[] = {-3, -2, -1, 0}, by[] = {4, 5, 6, 7};
@@ -322,6 +378,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, random_tapes);
   tcase_add_test(tc, run_against_heap);
   tcase_add_test(tc, paper_examples);
+  tcase_add_test(tc, kept_jacobian);
   suite_add_tcase(s, tc);
   tc = tcase_create("limits");
   tcase_set_timeout(tc, 60);

@@ -1681,6 +1681,8 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   /* Built by applying every step to a copy of g, complete: ade__seq_finish
    * need not simulate it again. */
   if (!st && !h.cut && kind != ADE_SEQ_FACE && no_intermediates(h.c)) s->checked = ade__graph_fingerprint(g);
+  /* Complete: the copy holds the Jacobian (the dual too, read off alike). */
+  if (!st && !h.cut && !scan && no_intermediates(h.c)) st = ade__seq_keep_result(s, g, h.c);
   if (!st && limited) *limited = h.limited;
   if (!st && cut) *cut = h.cut;
   hs_free(&h);
