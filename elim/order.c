@@ -1170,7 +1170,17 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
      * so a isolated with predecessors had only b as successor, S_a = {b}
      * (likewise P_b = {a}). Listed before the step, the lists that did
      * not change are dropped after it (setting a key again unchanged
-     * changes nothing). */
+     * changes nothing). So are those of S_b and P_a when a and b stay
+     * and nothing merges: a fill-in k' only adds itself to P_s (s in S_b)
+     * and to S_p (p in P_a), and no key there can drop (face_touched
+     * needs only those): |P_s| and |S_p| grow; a face (s, y) absorbed by
+     * some u after the step has k' in P_u = P_s, so u is in S_k' = S_b
+     * too, whose P_u gained k' alone and whose S_u did not change (of the
+     * out-lists only a's and P_a's did, and u in P_a or u = a would close
+     * a cycle through k'), as S_y did not (y in P_a or y = a: a cycle):
+     * u absorbed (s, y) before the step; likewise for the faces into p
+     * and for the faces that s or p absorbs (each such face (x, y) has x
+     * in S_b, or y in P_a, with the same P_x, S_y as before). */
     size_t merged = d->merged, nin1, nout1, pa = d->v[a].nin, sb = d->v[b].nout;
     in.n = out.n = 0;
     st = ade__ix_push(&in, b);
@@ -1183,8 +1193,8 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
     if (!st) st = ade__face_step_at(d, e);
     if (!st && d->merged == merged && (d->v[a].alive || pa) && (d->v[b].alive || sb)) {
-      in.n = d->nv > nv0 || !d->v[b].alive ? nin1 : 1;
-      out.n = d->nv > nv0 || !d->v[a].alive ? nout1 : 1;
+      in.n = !d->v[b].alive ? nin1 : 1;
+      out.n = !d->v[a].alive ? nout1 : 1;
     }
     if (!st) st = over(d);
     if (!st && F.face) st = ade__faced_step(&F, g, d, through);
