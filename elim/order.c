@@ -1103,18 +1103,21 @@ static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
   return ADE__NONE;
 }
 
-/* Set the keys of the faces out of v (out) or into v, as face_key would. */
-static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
+/* Set the keys of the faces out of v (out) or into v, as face_key would;
+ * fresh: the faces are not queued yet, appended out of heap order (the
+ * queue's first build, heapified after). */
+static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out, int fresh) {
   ade__ix *K = &h->K;
   int st = ade__dual_same_side(d, v, out, K);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
     if (d->v[w].kind != ADE__Z) {
-      pkq_del(&h->q, e);
+      if (!fresh) pkq_del(&h->q, e);
       continue;
     }
-    st = pk_set(&h->q, face_pk(h, d, out ? v : w, out ? w : v, ade__dual_side_matches(d, K, w, out)), e);
+    ade__pk k = face_pk(h, d, out ? v : w, out ? w : v, ade__dual_side_matches(d, K, w, out));
+    st = fresh ? pk_append(&h->q, k, e) : pk_set(&h->q, k, e);
   }
   return st;
 }
@@ -1137,7 +1140,7 @@ static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade_
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
-      st = faces_push(h, d, l->a[k], !side);
+      st = faces_push(h, d, l->a[k], !side, 0);
       if (!st) st = ade__dual_absorbed_each(d, &h->K, l->a[k], !side, absorbed_push, h);
     }
   }
@@ -1156,7 +1159,8 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
   if (!st && !scan) st = face_ranks(&h, g, d, 0, ADE__NONE);
   if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
   for (size_t v = 0; !st && !scan && v < d->nv; v++)
-    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1);
+    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1, 1);
+  if (!st && !scan) pkq_heapify(&h.q);
   while (!st && !(st = audit ? face_audit(&h, d) : ADE_OK) && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
