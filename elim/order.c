@@ -1117,7 +1117,8 @@ static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out, int fresh) {
       continue;
     }
     ade__pk k = face_pk(h, d, out ? v : w, out ? w : v, ade__dual_side_matches(d, K, w, out));
-    st = fresh ? pk_append(&h->q, k, e) : pk_set(&h->q, k, e);
+    if (fresh) st = pk_append(&h->q, k, e);
+    else if (!ade__pkq_queued(&h->q, e) || pk_lt(k, h->q.a[h->q.pos[e]].k)) st = pk_set(&h->q, k, e);
   }
   return st;
 }
