@@ -10,14 +10,15 @@
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
   const ade__vtx *P = &d->v[pv], *S = &d->v[sv];
   if (!P->nin || !S->nout) return ADE__NONE;
+  size_t np = P->nin, ns = S->nout;
   unsigned s = ade__graph_stamp(d, 2);
   size_t p0 = d->e[P->in[0]].src, s0 = d->e[S->out[0]].dst;
-  for (size_t a = 0; a < P->nin; a++) {
+  for (size_t a = 0; np > 1 && a < np; a++) { /* a side of one is compared without marks */
     size_t p = d->e[P->in[a]].src;
     d->mark[p] = s;
     if (d->v[p].nout < d->v[p0].nout) p0 = p;
   }
-  for (size_t b = 0; b < S->nout; b++) {
+  for (size_t b = 0; ns > 1 && b < ns; b++) {
     size_t q = d->e[S->out[b]].dst;
     d->mark[q] = s + 1;
     if (d->v[q].nin < d->v[s0].nin) s0 = q;
@@ -27,9 +28,11 @@ size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
   for (size_t c = 0; c < (down ? v0->nout : v0->nin); c++) {
     size_t k = down ? d->e[v0->out[c]].dst : d->e[v0->in[c]].src, ok = 1;
     const ade__vtx *K = &d->v[k];
-    if (k == exclude || K->kind != ADE__Z || K->nin != P->nin || K->nout != S->nout) continue;
-    for (size_t a = 0; ok && a < K->nin; a++) ok = d->mark[d->e[K->in[a]].src] == s;
-    for (size_t b = 0; ok && b < K->nout; b++) ok = d->mark[d->e[K->out[b]].dst] == s + 1;
+    if (k == exclude || K->kind != ADE__Z || K->nin != np || K->nout != ns) continue;
+    if (np == 1) ok = down || d->e[K->in[0]].src == p0; /* down: p0 is k's predecessor */
+    for (size_t a = 0; ok && np > 1 && a < np; a++) ok = d->mark[d->e[K->in[a]].src] == s;
+    if (ns == 1) ok = ok && (!down || d->e[K->out[0]].dst == s0); /* up: s0 is k's successor */
+    for (size_t b = 0; ok && ns > 1 && b < ns; b++) ok = d->mark[d->e[K->out[b]].dst] == s + 1;
     if (ok) return k;
   }
   return ADE__NONE;
@@ -217,8 +220,11 @@ int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
   const size_t *l = out ? V->in : V->out;
   K->n = 0;
   if (!n) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t a = 0; a < n; a++) {
+  /* every candidate has p0 on that side: with n = 1 an equal size is an
+   * equal set, and no marks are needed */
+  unsigned s = n > 1 ? ade__graph_stamp(d, 1) : 0;
+  if (n == 1) p0 = out ? d->e[l[0]].src : d->e[l[0]].dst;
+  for (size_t a = 0; n > 1 && a < n; a++) {
     size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
     d->mark[p] = s;
     if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
@@ -230,7 +236,7 @@ int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
     const ade__vtx *X = &d->v[k];
     if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
     int ok = 1;
-    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
+    for (size_t a = 0; ok && n > 1 && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
     if (ok) st = ade__ix_push(K, k);
   }
   return st;
@@ -241,6 +247,14 @@ int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
   const ade__vtx *W = &d->v[w];
   size_t n = out ? W->nout : W->nin;
   if (!K->n || !n) return 0;
+  if (n == 1) { /* one neighbour: compared without marks */
+    size_t q = out ? d->e[W->out[0]].dst : d->e[W->in[0]].src;
+    for (size_t i = 0; i < K->n; i++) {
+      const ade__vtx *X = &d->v[K->a[i]];
+      if ((out ? X->nout : X->nin) == 1 && (out ? d->e[X->out[0]].dst : d->e[X->in[0]].src) == q) return 1;
+    }
+    return 0;
+  }
   unsigned s = ade__graph_stamp(d, 1);
   for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
   for (size_t i = 0; i < K->n; i++) {
@@ -262,8 +276,10 @@ int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
   const ade__vtx *V = &d->v[v];
   size_t n = out ? V->nout : V->nin;
   if (!K->n || !V->nin || !V->nout) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
+  /* one neighbour: compared without marks (q) */
+  unsigned s = n > 1 ? ade__graph_stamp(d, 1) : 0;
+  size_t q = out ? d->e[V->out[0]].dst : d->e[V->in[0]].src;
+  for (size_t b = 0; n > 1 && b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
   int st = ADE_OK;
   for (size_t i = 0; !st && i < K->n; i++) {
     const ade__vtx *X = &d->v[K->a[i]];
@@ -271,7 +287,8 @@ int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
       size_t e = out ? X->out[o] : X->in[o];
       const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
       int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
-      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
+      if (same && n == 1) same = (out ? d->e[Y->out[0]].dst : d->e[Y->in[0]].src) == q;
+      for (size_t b = 0; same && n > 1 && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
       if (same) st = fn(ctx, d, e);
     }
   }
