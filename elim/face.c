@@ -1,12 +1,31 @@
 /* face.c: face elimination on the dual c-graph (face-elimination paper, Rule 1), with fma counting. */
 #include "elim_internal.h"
 
+/* ade__dual_twin's scan of the candidates: the successors of p0 (down)
+ * or the predecessors of s0, one copy per direction. */
+static inline __attribute__((always_inline)) size_t twin_scan(const ade_cgraph *d, size_t exclude, size_t np,
+                                                              size_t ns, size_t p0, size_t s0, unsigned s,
+                                                              const int down) {
+  const ade__vtx *v0 = &d->v[down ? p0 : s0];
+  for (size_t c = 0; c < (down ? v0->nout : v0->nin); c++) {
+    size_t k = down ? d->e[v0->out[c]].dst : d->e[v0->in[c]].src, ok = 1;
+    const ade__vtx *K = &d->v[k];
+    if (k == exclude || K->kind != ADE__Z || K->nin != np || K->nout != ns) continue;
+    if (np == 1) ok = down || d->e[K->in[0]].src == p0; /* down: p0 is k's predecessor */
+    for (size_t a = 0; ok && np > 1 && a < np; a++) ok = d->mark[d->e[K->in[a]].src] == s;
+    if (ns == 1) ok = ok && (!down || d->e[K->out[0]].dst == s0); /* up: s0 is k's successor */
+    for (size_t b = 0; ok && ns > 1 && b < ns; b++) ok = d->mark[d->e[K->out[b]].dst] == s + 1;
+    if (ok) return k;
+  }
+  return ADE__NONE;
+}
+
 /* A vertex k != exclude with P_k = P_pv and S_k = S_sv, or ADE__NONE.
  * Candidates are the successors of the predecessor of pv with the fewest
  * successors or the predecessors of the successor of sv with the fewest
  * predecessors, whichever list is shorter (merges keep at most one such
  * k, so the choice does not change the answer); sets are compared through
- * marks (the workspace is sized by the caller). */
+ * marks (the workspace is sized by the caller), a set of one directly. */
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
   const ade__vtx *P = &d->v[pv], *S = &d->v[sv];
   if (!P->nin || !S->nout) return ADE__NONE;
@@ -23,19 +42,8 @@ size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
     d->mark[q] = s + 1;
     if (d->v[q].nin < d->v[s0].nin) s0 = q;
   }
-  int down = d->v[p0].nout <= d->v[s0].nin;
-  const ade__vtx *v0 = &d->v[down ? p0 : s0];
-  for (size_t c = 0; c < (down ? v0->nout : v0->nin); c++) {
-    size_t k = down ? d->e[v0->out[c]].dst : d->e[v0->in[c]].src, ok = 1;
-    const ade__vtx *K = &d->v[k];
-    if (k == exclude || K->kind != ADE__Z || K->nin != np || K->nout != ns) continue;
-    if (np == 1) ok = down || d->e[K->in[0]].src == p0; /* down: p0 is k's predecessor */
-    for (size_t a = 0; ok && np > 1 && a < np; a++) ok = d->mark[d->e[K->in[a]].src] == s;
-    if (ns == 1) ok = ok && (!down || d->e[K->out[0]].dst == s0); /* up: s0 is k's successor */
-    for (size_t b = 0; ok && ns > 1 && b < ns; b++) ok = d->mark[d->e[K->out[b]].dst] == s + 1;
-    if (ok) return k;
-  }
-  return ADE__NONE;
+  return d->v[p0].nout <= d->v[s0].nin ? twin_scan(d, exclude, np, ns, p0, s0, s, 1)
+                                       : twin_scan(d, exclude, np, ns, p0, s0, s, 0);
 }
 
 /* Rule 1, steps 3-4: remove i if isolated, else merge it with a twin
@@ -214,7 +222,7 @@ void ade__faced_free(ade__faced *F) {
  * = S_v, from the neighbours of v's neighbour with the fewest (as
  * ade__dual_twin; in a dual fresh from a c-graph the P-twins of edge
  * (i, j) are the other edges out of i); with none, no face of v absorbs. */
-int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
+static inline __attribute__((always_inline)) int same_side(ade_cgraph *d, size_t v, const int out, ade__ix *K) {
   const ade__vtx *V = &d->v[v];
   size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
   const size_t *l = out ? V->in : V->out;
@@ -242,8 +250,13 @@ int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
   return st;
 }
 
+/* One copy per side (out a constant): the side's tests leave the loops. */
+int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
+  return out ? same_side(d, v, 1, K) : same_side(d, v, 0, K);
+}
+
 /* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
-int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
+static inline __attribute__((always_inline)) int side_matches(ade_cgraph *d, const ade__ix *K, size_t w, const int out) {
   const ade__vtx *W = &d->v[w];
   size_t n = out ? W->nout : W->nin;
   if (!K->n || !n) return 0;
@@ -266,13 +279,19 @@ int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
   return 0;
 }
 
+int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
+  return out ? side_matches(d, K, w, 1) : side_matches(d, K, w, 0);
+}
+
 /* fn(ctx, d, e) for each face e = (x, y) that v absorbs, P_x = P_v and
  * S_y = S_v (x among the successors of a predecessor of v), given v's
  * twins K from ade__dual_same_side(d, v, out, K): out: the x are K (x != v: x = v
  * would need y in S_y), the y their successors; else the y are K and the
  * x their predecessors. Stops at fn's first error. */
-int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
-                            int (*fn)(void *ctx, ade_cgraph *d, size_t e), void *ctx) {
+static inline __attribute__((always_inline)) int absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v,
+                                                              const int out,
+                                                              int (*fn)(void *ctx, ade_cgraph *d, size_t e),
+                                                              void *ctx) {
   const ade__vtx *V = &d->v[v];
   size_t n = out ? V->nout : V->nin;
   if (!K->n || !V->nin || !V->nout) return ADE_OK;
@@ -293,4 +312,9 @@ int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
     }
   }
   return st;
+}
+
+int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
+                            int (*fn)(void *ctx, ade_cgraph *d, size_t e), void *ctx) {
+  return out ? absorbed_each(d, K, v, 1, fn, ctx) : absorbed_each(d, K, v, 0, fn, ctx);
 }
