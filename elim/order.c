@@ -6,6 +6,7 @@
 /* the two-word-key heap inline (its hot calls: set, pop) */
 #include "pkq_inline.h"
 #include "bkq_inline.h"
+#include "face_inline.h"
 
 /* Face orderings stop with ADE_ELIMIT after this many steps. */
 #define ADE__MAX_FACE_STEPS 100000000u
@@ -1106,9 +1107,10 @@ static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
 /* Set the keys of the faces out of v (out) or into v, as face_key would;
  * fresh: the faces are not queued yet, appended out of heap order (the
  * queue's first build, heapified after). */
-static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out, int fresh) {
+static inline __attribute__((always_inline)) int faces_push_side(fgqueue *h, ade_cgraph *d, size_t v, const int out,
+                                                                int fresh) {
   ade__ix *K = &h->K;
-  int st = ade__dual_same_side(d, v, out, K);
+  int st = dual_same_side(d, v, out, K);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
@@ -1116,11 +1118,15 @@ static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out, int fresh) {
       if (!fresh) pkq_del(&h->q, e);
       continue;
     }
-    ade__pk k = face_pk(h, d, out ? v : w, out ? w : v, ade__dual_side_matches(d, K, w, out));
+    ade__pk k = face_pk(h, d, out ? v : w, out ? w : v, dual_side_matches(d, K, w, out));
     if (fresh) st = pk_append(&h->q, k, e);
     else if (!ade__pkq_queued(&h->q, e) || pk_lt(k, h->q.a[h->q.pos[e]].k)) st = pk_set(&h->q, k, e);
   }
   return st;
+}
+
+static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out, int fresh) { /* one copy per side */
+  return out ? faces_push_side(h, d, v, 1, fresh) : faces_push_side(h, d, v, 0, fresh);
 }
 
 /* Key 0 for face e, which absorbs (ade__dual_absorbed_each). */
@@ -1142,7 +1148,8 @@ static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade_
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
       st = faces_push(h, d, l->a[k], !side, 0);
-      if (!st) st = ade__dual_absorbed_each(d, &h->K, l->a[k], !side, absorbed_push, h);
+      if (!st) st = side ? dual_absorbed_each(d, &h->K, l->a[k], 0, absorbed_push, h)
+                         : dual_absorbed_each(d, &h->K, l->a[k], 1, absorbed_push, h);
     }
   }
   return st;
