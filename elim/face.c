@@ -49,7 +49,7 @@ size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
 /* Rule 1, steps 3-4: remove i if isolated, else merge it with a twin
  * (same predecessors and successors). The older vertex survives with the
  * sum of both labels. By Lemmas 7-8 no other vertex becomes mergeable. */
-static int settle(ade_cgraph *d, size_t i) {
+static int settle(ade_cgraph *d, size_t i, size_t *kept) {
   ade__vtx *v = &d->v[i];
   if (!v->alive) return ADE_OK;
   if (!v->nin || !v->nout) {
@@ -61,6 +61,7 @@ static int settle(ade_cgraph *d, size_t i) {
   size_t keep = t < i ? t : i, gone = t < i ? i : t;
   d->v[keep].val += d->v[gone].val;
   d->merged++;
+  *kept = keep;
   int st = d->rec ? ade__plan_push(d->rec, ADE__P_ADD, d->v[keep].id, d->v[gone].id, 0) : ADE_OK;
   ade__graph_del_vertex(d, gone);
   return st;
@@ -109,6 +110,12 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
 /* Rule 1 for the face in edge slot f (the slot stays that face's while
  * the step adds edges: slots are only reused after a deletion). */
 int ade__face_step_at(ade_cgraph *d, size_t f) {
+  size_t kept[2];
+  return ade__face_step_kept(d, f, kept);
+}
+
+int ade__face_step_kept(ade_cgraph *d, size_t f, size_t kept[2]) {
+  kept[0] = kept[1] = ADE__NONE;
   size_t a = d->e[f].src, b = d->e[f].dst;
   if (d->v[a].kind != ADE__Z || d->v[b].kind != ADE__Z)
     return ade__fail(ADE_EINVAL, "face (%ld, %ld) is not intermediate (Rule 1 needs both ends in Z~)",
@@ -132,8 +139,8 @@ int ade__face_step_at(ade_cgraph *d, size_t f) {
   if (d->rec && (st = ade__plan_push(d->rec, k != ADE__NONE ? ADE__P_FMA : ADE__P_SET, kid, d->v[b].id, d->v[a].id)))
     return st;
   ade__graph_del_edge(d, f);
-  if ((st = settle(d, a))) return st;
-  return settle(d, b);
+  if ((st = settle(d, a, &kept[0]))) return st;
+  return settle(d, b, &kept[1]);
 }
 
 /* ------------------------------------------------------- dual index */

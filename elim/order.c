@@ -1042,10 +1042,10 @@ typedef struct fgqueue {
   ade__ix K;
 } fgqueue;
 
-static ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b, int absorb) {
-  long key[ADE__PQ_KEYS];
-  face_key_as(d, a, b, absorb, key);
-  ade__pk k = {(uint64_t)key[0] << 32 | h->rk[a], (uint64_t)key[2] << 32 | (uint64_t)key[3]};
+static inline ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b, int absorb) {
+  const ade__vtx *A = &d->v[a], *B = &d->v[b]; /* face_key_as's key, packed */
+  uint64_t k0 = absorb ? 0 : 1 + (uint64_t)(A->nin + B->nout);
+  ade__pk k = {k0 << 32 | h->rk[a], (uint64_t)A->id << 32 | (uint64_t)B->id};
   return k;
 }
 
@@ -1174,40 +1174,38 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
     long through = d->v[a].ctgt;
-    /* Rule 1 (face.c: the fill-in, then settle a and b) changes the
-     * in-lists of b and the out-lists of a; those of S_b and P_a with a
-     * fill-in; those of S_b (P_a) when b (a) goes; and those of S_a and
-     * P_b when a or b merges with a twin (the twin's edges go) or goes
-     * with predecessors (successors) left: a step takes no in-edge of a,
-     * so a isolated with predecessors had only b as successor, S_a = {b}
-     * (likewise P_b = {a}). Listed before the step, the lists that did
-     * not change are dropped after it (setting a key again unchanged
-     * changes nothing). So are those of S_b and P_a when a and b stay
-     * and nothing merges: a fill-in k' only adds itself to P_s (s in S_b)
-     * and to S_p (p in P_a), and no key there can drop (face_touched
-     * needs only those): |P_s| and |S_p| grow; a face (s, y) absorbed by
-     * some u after the step has k' in P_u = P_s, so u is in S_k' = S_b
-     * too, whose P_u gained k' alone and whose S_u did not change (of the
-     * out-lists only a's and P_a's did, and u in P_a or u = a would close
-     * a cycle through k'), as S_y did not (y in P_a or y = a: a cycle):
-     * u absorbed (s, y) before the step; likewise for the faces into p
-     * and for the faces that s or p absorbs (each such face (x, y) has x
-     * in S_b, or y in P_a, with the same P_x, S_y as before). */
-    size_t merged = d->merged, nin1, nout1, pa = d->v[a].nin, sb = d->v[b].nout;
+    /* The vertices whose in- (out-) lists lost an entry go to in (out),
+     * with the fill-in k' (face_touched sets again the keys that can have
+     * dropped). Rule 1 (face.c: the fill-in, then settle a and b) takes a
+     * out of P_b and b out of S_a; a that goes (isolated: a step takes no
+     * in-edge of a, so exactly when a has no predecessor or b was its only
+     * successor) leaves P_a and S_a, likewise b; a merge takes the twin
+     * that goes out of the lists of its predecessors and successors, those
+     * of the twin that stays (ade__face_step_kept). Otherwise the lists
+     * only gain k': P_s for s in S_b, S_p for p in P_a. No key there can
+     * drop for it: |P_s| and |S_p| grow, and if some u has P_u = P_x and
+     * S_u = S_y after the step but not before, with none of the in-lists of
+     * x and u and out-lists of y and u having lost an entry, then each of
+     * those changed at most by gaining k' -- but k' in P_u = P_x (S_u =
+     * S_y) means both gained it, so the sets were equal before too; those
+     * faces are re-keyed through x, y or u in the lists. */
+    size_t kept[2], ga = d->v[a].nin == 0 || d->v[a].nout == 1, gb = d->v[b].nout == 0 || d->v[b].nin == 1;
     in.n = out.n = 0;
     st = ade__ix_push(&in, b);
     if (!st) st = ade__ix_push(&out, a);
-    if (!st) st = adjacent(d, b, 0, 1, &in);
-    if (!st) st = adjacent(d, a, 1, 0, &out);
-    nin1 = in.n, nout1 = out.n;
-    if (!st) st = adjacent(d, a, 0, 1, &in);
-    if (!st) st = adjacent(d, b, 1, 0, &out);
+    if (!st && ga) st = adjacent(d, a, 1, 0, &out);
+    if (!st && gb) st = adjacent(d, b, 0, 1, &in);
+    for (size_t x = 0; !st && ga && x < d->v[a].nout; x++) /* S_a but b, which is listed */
+      if (d->e[d->v[a].out[x]].dst != b) st = ade__ix_push(&in, d->e[d->v[a].out[x]].dst);
+    for (size_t x = 0; !st && gb && x < d->v[b].nin; x++)
+      if (d->e[d->v[b].in[x]].src != a) st = ade__ix_push(&out, d->e[d->v[b].in[x]].src);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
-    if (!st) st = ade__face_step_at(d, e);
-    if (!st && d->merged == merged && (d->v[a].alive || pa) && (d->v[b].alive || sb)) {
-      in.n = !d->v[b].alive ? nin1 : 1;
-      out.n = !d->v[a].alive ? nout1 : 1;
-    }
+    if (!st) st = ade__face_step_kept(d, e, kept);
+    for (int k = 0; !st && k < 2; k++)
+      if (kept[k] != ADE__NONE) {
+        st = adjacent(d, kept[k], 0, 1, &in);
+        if (!st) st = adjacent(d, kept[k], 1, 0, &out);
+      }
     if (!st) st = over(d);
     if (!st && F.face) st = ade__faced_step(&F, g, d, through);
     if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
