@@ -1092,12 +1092,18 @@ static int face_audit(const fgqueue *h, ade_cgraph *d) {
   return ADE_OK;
 }
 
+/* The least entry whose key is current (a stale one set again, as
+ * edge_pop). The queue holds every face at or below its key, so an entry
+ * above key 0 is of a face that does not absorb: its key needs no twin
+ * search. */
 static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
   ade__pkent t;
   long key[ADE__PQ_KEYS];
   while (!*st && pkq_pop(&h->q, &t)) {
-    if (!face_key(d, t.x, key)) continue;
-    ade__pk k = face_pk(h, d, d->e[t.x].src, d->e[t.x].dst, key[0] == 0);
+    const ade__edge *x = &d->e[t.x];
+    if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) continue;
+    if (t.k.hi >> 32 == 0 && !face_key(d, t.x, key)) continue;
+    ade__pk k = face_pk(h, d, x->src, x->dst, t.k.hi >> 32 == 0 && key[0] == 0);
     if (k.hi == t.k.hi && k.lo == t.k.lo) return t.x;
     *st = pk_set(&h->q, k, t.x); /* stale: as edge_pop */
   }
