@@ -230,10 +230,12 @@ size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude);
 int ade__face_step(ade_cgraph *d, size_t a, size_t b);
 /* ade__face_step for the face in edge slot f of dual d (a live face). */
 int ade__face_step_at(ade_cgraph *d, size_t f);
-/* ade__face_step_at; kept[0] (kept[1]): the vertex that stays of the face's
- * first (second) end and a twin it merged with (the end or the twin),
+/* ade__face_step_at; twin 0: the caller knows that the face does not
+ * absorb (no vertex k has P_k = P_a, S_k = S_b), and it is not searched
+ * for; kept[0] (kept[1]): the vertex that stays of the face's first
+ * (second) end and a twin it merged with (the end or the twin),
  * ADE__NONE without a merge (also on an error). */
-int ade__face_step_kept(ade_cgraph *d, size_t f, size_t kept[2]);
+int ade__face_step_kept(ade_cgraph *d, size_t f, int twin, size_t kept[2]);
 
 /* Steps by vertex index (eliminate.c); cost is what the rule says. */
 int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost);

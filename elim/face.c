@@ -111,10 +111,10 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
  * the step adds edges: slots are only reused after a deletion). */
 int ade__face_step_at(ade_cgraph *d, size_t f) {
   size_t kept[2];
-  return ade__face_step_kept(d, f, kept);
+  return ade__face_step_kept(d, f, 1, kept);
 }
 
-int ade__face_step_kept(ade_cgraph *d, size_t f, size_t kept[2]) {
+int ade__face_step_kept(ade_cgraph *d, size_t f, int twin, size_t kept[2]) {
   kept[0] = kept[1] = ADE__NONE;
   size_t a = d->e[f].src, b = d->e[f].dst;
   if (d->v[a].kind != ADE__Z || d->v[b].kind != ADE__Z)
@@ -124,7 +124,7 @@ int ade__face_step_kept(ade_cgraph *d, size_t f, size_t kept[2]) {
   if (!st) st = ade__plan_reserve(d->rec, 3);
   if (st) return st;
   double ca = d->v[a].val, cb = d->v[b].val;
-  size_t k = ade__dual_twin(d, a, b, ADE__NONE);
+  size_t k = twin ? ade__dual_twin(d, a, b, ADE__NONE) : ADE__NONE;
   long kid = k != ADE__NONE ? d->v[k].id : d->next_vertex_id;
   if (k != ADE__NONE) { /* absorption */
     d->v[k].val += cb * ca;

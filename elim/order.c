@@ -1040,6 +1040,7 @@ typedef struct fgqueue {
   uint32_t *rk;
   size_t rkcap;
   ade__ix K;
+  uint64_t hi; /* the high word of the key of the face face_pop returned last */
 } fgqueue;
 
 static inline ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b, int absorb) {
@@ -1104,7 +1105,10 @@ static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
     if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) continue;
     if (t.k.hi >> 32 == 0 && !face_key(d, t.x, key)) continue;
     ade__pk k = face_pk(h, d, x->src, x->dst, t.k.hi >> 32 == 0 && key[0] == 0);
-    if (k.hi == t.k.hi && k.lo == t.k.lo) return t.x;
+    if (k.hi == t.k.hi && k.lo == t.k.lo) {
+      h->hi = k.hi;
+      return t.x;
+    }
     *st = pk_set(&h->q, k, t.x); /* stale: as edge_pop */
   }
   return ADE__NONE;
@@ -1166,7 +1170,7 @@ static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade_
 static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
   int audit = scan == ADE__ORDER_AUDIT;
   scan = scan == 1;
-  fgqueue h = {{0}, NULL, 0, {0}};
+  fgqueue h = {{0}, NULL, 0, {0}, 0};
   ade__ix in = {0}, out = {0};
   ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
@@ -1206,7 +1210,8 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
     for (size_t x = 0; !st && gb && x < d->v[b].nin; x++)
       if (d->e[d->v[b].in[x]].src != a) st = ade__ix_push(&out, d->e[d->v[b].in[x]].src);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
-    if (!st) st = ade__face_step_kept(d, e, kept);
+    /* a current key above 0: the face does not absorb, no twin to search */
+    if (!st) st = ade__face_step_kept(d, e, scan || !(h.hi >> 32), kept);
     for (int k = 0; !st && k < 2; k++)
       if (kept[k] != ADE__NONE) {
         st = adjacent(d, kept[k], 0, 1, &in);
