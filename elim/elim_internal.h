@@ -315,6 +315,11 @@ typedef struct ade__faced {
 int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d);
 /* After a face step through c-graph vertex id c (ctgt of its first dual vertex). */
 int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c);
+/* The same with rk[u], the index in g of the ctgt of each live intermediate
+ * dual vertex u (kept by the caller, instead of looking them up), and the
+ * index j of c. */
+int ade__faced_init_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk);
+int ade__faced_step_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, size_t j, const uint32_t *rk);
 void ade__faced_free(ade__faced *F);
 /* All faces of dual d through c-graph vertex c (appended to s). */
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);

@@ -145,15 +145,31 @@ int ade__face_step_kept(ade_cgraph *d, size_t f, int twin, size_t kept[2]) {
 
 /* ------------------------------------------------------- dual index */
 
-int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+static int index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk);
+
+static int index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk) {
   memset(x, 0, sizeof *x);
   x->first = ade__alloc((g->nv + 1) * sizeof *x->first);
   if (!x->first) return ade__fail(ADE_ENOMEM, "out of memory for a dual index");
   for (size_t j = 0; j <= g->nv; j++) x->first[j] = ADE__NONE;
-  return ade__dual_index_sync(x, g, d);
+  return index_sync(x, g, d, rk);
+}
+
+int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+  return index_init(x, g, d, NULL);
 }
 
 int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+  return index_sync(x, g, d, NULL);
+}
+
+/* The c-graph index of the ctgt of live intermediate dual vertex u: rk[u]
+ * when the caller keeps them (face-greedy), else looked up. */
+static size_t ctgt_ix(const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk, size_t u) {
+  return rk ? rk[u] : ade__graph_vertex(g, d->v[u].ctgt);
+}
+
+static int index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk) {
   if (d->nv > x->cap) {
     size_t nc = 2 * d->nv;
     size_t *p = ade__realloc(x->next, ade__mul_size(nc, sizeof *p));
@@ -162,7 +178,7 @@ int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgra
   }
   for (; x->seen < d->nv; x->seen++) {
     const ade__vtx *v = &d->v[x->seen];
-    size_t j = v->alive && v->kind == ADE__Z ? ade__graph_vertex(g, v->ctgt) : ADE__NONE;
+    size_t j = v->alive && v->kind == ADE__Z ? ctgt_ix(g, d, rk, x->seen) : ADE__NONE;
     if (j == ADE__NONE) continue;
     x->next[x->seen] = x->first[j];
     x->first[j] = x->seen;
@@ -198,21 +214,33 @@ int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j) {
 
 /* ------------------------------------------- vertices with faces left */
 
-int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d) {
+/* face[j] for every j at once, as ade__dual_has_face: one pass over the
+ * dual's vertices instead of the index's lists. */
+int ade__faced_init_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk) {
   memset(F, 0, sizeof *F);
-  int st = ade__dual_index_init(&F->x, g, d);
+  int st = index_init(&F->x, g, d, rk);
   if (!st && !(F->face = ade__calloc(g->nv + 1, 1)))
     st = ade__fail(ADE_ENOMEM, "out of memory for the faces of %zu vertices", g->nv);
-  for (size_t j = 0; !st && j < g->nv; j++)
-    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&F->x, d, j)) F->face[j] = 1, F->rest++;
+  for (size_t u = 0; !st && u < d->nv; u++) {
+    const ade__vtx *v = &d->v[u];
+    int z = 0;
+    for (size_t o = 0; v->alive && v->kind == ADE__Z && !z && o < v->nout; o++) z = d->v[d->e[v->out[o]].dst].kind == ADE__Z;
+    size_t j = z ? ctgt_ix(g, d, rk, u) : ADE__NONE;
+    if (j != ADE__NONE && !F->face[j] && g->v[j].alive && g->v[j].kind == ADE__Z) F->face[j] = 1, F->rest++;
+  }
+  return st;
+}
+
+int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d) { return ade__faced_init_rk(F, g, d, NULL); }
+
+int ade__faced_step_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, size_t j, const uint32_t *rk) {
+  int st = index_sync(&F->x, g, d, rk);
+  if (!st && j != ADE__NONE && F->face[j] && !ade__dual_has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
   return st;
 }
 
 int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c) {
-  int st = ade__dual_index_sync(&F->x, g, d);
-  size_t j = ade__graph_vertex(g, c);
-  if (!st && j != ADE__NONE && F->face[j] && !ade__dual_has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
-  return st;
+  return ade__faced_step_rk(F, g, d, ade__graph_vertex(g, c), NULL);
 }
 
 void ade__faced_free(ade__faced *F) {

@@ -1175,7 +1175,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
   ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
   if (!st && !scan) st = face_ranks(&h, g, d, 0, ADE__NONE);
-  if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
+  if (!st && d->ceiling) st = scan ? ade__faced_init(&F, g, d) : ade__faced_init_rk(&F, g, d, h.rk); /* a lower bound */
   for (size_t v = 0; !st && !scan && v < d->nv; v++)
     if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1, 1);
   if (!st && !scan) pkq_heapify(&h.q);
@@ -1184,6 +1184,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
     long through = d->v[a].ctgt;
+    size_t jt = scan ? ADE__NONE : h.rk[a]; /* its index in g (the fill-in's rk is set below) */
     /* The vertices whose in- (out-) lists lost an entry go to in (out),
      * with the fill-in k' (face_touched sets again the keys that can have
      * dropped). Rule 1 (face.c: the fill-in, then settle a and b) takes a
@@ -1218,7 +1219,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
         if (!st) st = adjacent(d, kept[k], 1, 0, &out);
       }
     if (!st) st = over(d);
-    if (!st && F.face) st = ade__faced_step(&F, g, d, through);
+    if (!st && F.face) st = scan ? ade__faced_step(&F, g, d, through) : ade__faced_step_rk(&F, g, d, jt, NULL);
     if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
