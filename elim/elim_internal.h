@@ -198,7 +198,9 @@ static inline size_t ade__graph_bytes(size_t nv, size_t ne) {
 /* Inline when nothing grows (every elimination step asks): then only the
  * budget of the graph as it is. */
 static inline int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
-  if (!nv && g->ecap - g->eslots >= ne && (g->noindex || (g->hused + ne) * 2 <= g->hcap) &&
+  /* with the room there (marks_cover's test for the marks), as the slow path would find */
+  if ((!nv || (g->vcap - g->nv >= nv && g->markcap > g->nv + nv)) && g->ecap - g->eslots >= ne &&
+      (g->noindex || (g->hused + ne) * 2 <= g->hcap) &&
       !ade__over_budget(g->memlimit, ade__graph_bytes(g->vcap, g->ecap)))
     return ADE_OK;
   return ade__graph_reserve_slow(g, nv, ne);
