@@ -1116,11 +1116,12 @@ static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
 
 /* Set the keys of the faces out of v (out) or into v, as face_key would;
  * fresh: the faces are not queued yet, appended out of heap order (the
- * queue's first build, heapified after). */
+ * queue's first build, heapified after), and h->K already holds v's
+ * twins on that side. */
 static inline __attribute__((always_inline)) int faces_push_side(fgqueue *h, ade_cgraph *d, size_t v, const int out,
                                                                 int fresh) {
   ade__ix *K = &h->K;
-  int st = dual_same_side(d, v, out, K);
+  int st = fresh ? ADE_OK : dual_same_side(d, v, out, K);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
@@ -1137,6 +1138,39 @@ static inline __attribute__((always_inline)) int faces_push_side(fgqueue *h, ade
 
 static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out, int fresh) { /* one copy per side */
   return out ? faces_push_side(h, d, v, 1, fresh) : faces_push_side(h, d, v, 0, fresh);
+}
+
+/* The queue's first build: every face's key, appended, then heapified.
+ * The intermediates with equal P form classes (as at the face
+ * hierarchy's start): the twins K of a vertex are its class without it,
+ * so one search per class finds them (cls[v]: where v's class [size,
+ * members...] starts in cm). */
+static int faces_start(fgqueue *h, ade_cgraph *d) {
+  size_t *cls = ade__alloc((d->nv + 1) * sizeof *cls);
+  ade__ix cm = {0};
+  int st = cls ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for the twins of %zu dual vertices", d->nv);
+  for (size_t v = 0; cls && v < d->nv; v++) cls[v] = SIZE_MAX;
+  for (size_t v = 0; !st && v < d->nv; v++) {
+    if (!d->v[v].alive || d->v[v].kind != ADE__Z) continue;
+    ade__ix *K = &h->K;
+    if (cls[v] == SIZE_MAX) {
+      size_t at = cm.n;
+      st = dual_same_side(d, v, 1, K);
+      if (!st) st = ade__ix_push(&cm, K->n + 1);
+      if (!st) st = ade__ix_push(&cm, v);
+      for (size_t i = 0; !st && i < K->n; i++) st = ade__ix_push(&cm, K->a[i]);
+      for (size_t i = 0; !st && i <= K->n; i++) cls[cm.a[at + 1 + i]] = at;
+    } else {
+      K->n = 0;
+      for (size_t i = 0, at = cls[v]; !st && i < cm.a[at]; i++)
+        if (cm.a[at + 1 + i] != v) st = ade__ix_push(K, cm.a[at + 1 + i]);
+    }
+    if (!st) st = faces_push(h, d, v, 1, 1);
+  }
+  if (!st) pkq_heapify(&h->q);
+  ade__free(cls);
+  ade__ix_free(&cm);
+  return st;
 }
 
 /* Key 0 for face e, which absorbs (ade__dual_absorbed_each). */
@@ -1176,9 +1210,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
   int st = ade__graph_marks(d);
   if (!st && !scan) st = face_ranks(&h, g, d, 0, ADE__NONE);
   if (!st && d->ceiling) st = scan ? ade__faced_init(&F, g, d) : ade__faced_init_rk(&F, g, d, h.rk); /* a lower bound */
-  for (size_t v = 0; !st && !scan && v < d->nv; v++)
-    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1, 1);
-  if (!st && !scan) pkq_heapify(&h.q);
+  if (!st && !scan) st = faces_start(&h, d);
   while (!st && !(st = audit ? face_audit(&h, d) : ADE_OK) && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
