@@ -181,6 +181,15 @@ int ade__graph_find_add(ade_cgraph *g, size_t src, size_t dst, double val, size_
 void ade__graph_del_edge(ade_cgraph *g, size_t e);
 void ade__graph_del_vertex(ade_cgraph *g, size_t v);
 size_t ade__graph_vertex(const ade_cgraph *g, long id);
+/* ade__graph_vertex with its first test inline: a vertex at its id's
+ * offset from the first (the ids of a c-graph from a tape are dense). */
+static inline size_t ade__graph_vertex_at(const ade_cgraph *g, long id) {
+  if (g->nv && id >= g->v[0].id && (unsigned long)(id - g->v[0].id) < g->nv) {
+    const ade__vtx *v = &g->v[id - g->v[0].id];
+    if (v->id == id) return v->alive ? (size_t)(v - g->v) : ADE__NONE;
+  }
+  return ade__graph_vertex(g, id);
+}
 int ade__graph_marks(ade_cgraph *g);
 /* Reservations, so that an elimination step allocates everything before it
  * changes the graph: a step that fails with ADE_ENOMEM leaves it as it was.
@@ -318,8 +327,8 @@ int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d);
 /* After a face step through c-graph vertex id c (ctgt of its first dual vertex). */
 int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c);
 /* The same with rk[u], the index in g of the ctgt of each live intermediate
- * dual vertex u (kept by the caller, instead of looking them up), and the
- * index j of c. */
+ * dual vertex u (kept by the caller, instead of looking them up; NULL:
+ * looked up), and the index j of c. */
 int ade__faced_init_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk);
 int ade__faced_step_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, size_t j, const uint32_t *rk);
 void ade__faced_free(ade__faced *F);

@@ -166,7 +166,7 @@ int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgra
 /* The c-graph index of the ctgt of live intermediate dual vertex u: rk[u]
  * when the caller keeps them (face-greedy), else looked up. */
 static size_t ctgt_ix(const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk, size_t u) {
-  return rk ? rk[u] : ade__graph_vertex(g, d->v[u].ctgt);
+  return rk ? rk[u] : ade__graph_vertex_at(g, d->v[u].ctgt);
 }
 
 static int index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk) {

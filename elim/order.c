@@ -1070,7 +1070,7 @@ static int face_ranks(fgqueue *h, const ade_cgraph *g, const ade_cgraph *d, size
     const ade__vtx *V = &d->v[v];
     h->rk[v] = 0;
     if (!V->alive || V->kind != ADE__Z) continue;
-    if (j == ADE__NONE || V->ctgt != c) j = ade__graph_vertex(g, c = V->ctgt);
+    if (j == ADE__NONE || V->ctgt != c) j = ade__graph_vertex_at(g, c = V->ctgt);
     if (j == ADE__NONE || V->id < 0)
       return ade__fail(ADE_EINVAL, "face-greedy: dual vertex %ld leads to no c-graph vertex", V->id);
     h->rk[v] = (uint32_t)j;
