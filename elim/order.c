@@ -1184,7 +1184,7 @@ static int absorbed_push(void *ctx, ade_cgraph *d, size_t e) {
  * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
  * S_v = S_y (then it absorbs: key 0). in and out list the vertices whose
  * in- or out-list changed. */
-static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out) {
+static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out, size_t nv0) {
   int st = ADE_OK;
   for (int side = 0; side < 2; side++) {
     const ade__ix *l = side ? out : in;
@@ -1192,8 +1192,10 @@ static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade_
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
       st = faces_push(h, d, l->a[k], !side, 0);
-      if (!st) st = side ? dual_absorbed_each(d, &h->K, l->a[k], 0, absorbed_push, h)
-                         : dual_absorbed_each(d, &h->K, l->a[k], 1, absorbed_push, h);
+      /* the faces v absorbs, found from either side: a fill-in (from nv0
+       * on), in both lists, has them set on the first */
+      if (!st && !side) st = dual_absorbed_each(d, &h->K, l->a[k], 1, absorbed_push, h);
+      else if (!st && l->a[k] < nv0) st = dual_absorbed_each(d, &h->K, l->a[k], 0, absorbed_push, h);
     }
   }
   return st;
@@ -1260,7 +1262,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
       if (!st) st = ade__ix_push(&out, v);
     }
     if (!st && !scan && d->nv > nv0) st = face_ranks(&h, g, d, nv0, b);
-    if (!st && !scan) st = face_touched(&h, d, &in, &out);
+    if (!st && !scan) st = face_touched(&h, d, &in, &out, nv0);
   }
   ade__ix_free(&h.K);
   ade__pkq_free(&h.q);
