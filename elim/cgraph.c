@@ -374,6 +374,26 @@ static void take(ade_cgraph *d, size_t v, size_t **at, size_t nin, size_t nout) 
   x->out = nout ? *at : NULL, *at += nout, x->capout = nout;
 }
 
+/* Face (u, w) of the dual being built, as ade__graph_add_edge adds it (the
+ * next slot, the next number, at the ends of the lists), without its
+ * checks when the room is there, which ade_cgraph_dual reserves: every
+ * slot at once, each list at its length, no slot freed yet, no edge
+ * index. */
+static int dual_edge(ade_cgraph *d, size_t u, size_t w) {
+  ade__vtx *s = &d->v[u], *t = &d->v[w];
+  if (!d->noindex || d->efree != ADE__NONE || d->eslots == d->ecap || s->nout == s->capout || t->nin == t->capin)
+    return ade__graph_add_edge(d, u, w, 0, NULL);
+  size_t e = d->eslots++;
+  ade__edge *x = &d->e[e];
+  x->src = u, x->dst = w, x->val = 0, x->id = d->next_edge_id++;
+  x->pout = s->nout, x->pin = t->nin;
+  s->out[s->nout++] = e;
+  t->in[t->nin++] = e;
+  d->nedges++;
+  d->fp = 0;
+  return ADE_OK;
+}
+
 /* The in- and out-degree in the dual of the vertex of edge (u, w):
  * P_src (or the independent), S_dst (or the dependent). */
 static size_t dual_in(const ade__vtx *u) { return u->kind == ADE__Z ? u->nin : 1; }
@@ -443,13 +463,10 @@ int ade_cgraph_dual(ade_cgraph **dp, const ade_cgraph *g) {
   for (size_t i = 0; !st && i < g->nv; i++) {
     const ade__vtx *v = &g->v[i];
     if (!v->alive) continue;
-    for (size_t a = 0; !st && a < v->nout && v->kind == ADE__X; a++)
-      st = ade__graph_add_edge(d, d->xv[v->aux], dv[v->out[a]], 0, NULL);
-    for (size_t a = 0; !st && a < v->nin && v->kind == ADE__Y; a++)
-      st = ade__graph_add_edge(d, dv[v->in[a]], d->yv[v->aux], 0, NULL);
+    for (size_t a = 0; !st && a < v->nout && v->kind == ADE__X; a++) st = dual_edge(d, d->xv[v->aux], dv[v->out[a]]);
+    for (size_t a = 0; !st && a < v->nin && v->kind == ADE__Y; a++) st = dual_edge(d, dv[v->in[a]], d->yv[v->aux]);
     for (size_t a = 0; v->kind == ADE__Z && a < v->nin; a++)
-      for (size_t b = 0; !st && b < v->nout; b++)
-        st = ade__graph_add_edge(d, dv[v->in[a]], dv[v->out[b]], 0, NULL);
+      for (size_t b = 0; !st && b < v->nout; b++) st = dual_edge(d, dv[v->in[a]], dv[v->out[b]]);
   }
   ade__free(ix);
   ade__free(dv);

@@ -195,6 +195,15 @@ int ade__graph_find_add(ade_cgraph *g, size_t src, size_t dst, double val, size_
 void ade__graph_del_edge(ade_cgraph *g, size_t e);
 void ade__graph_del_vertex(ade_cgraph *g, size_t v);
 size_t ade__graph_vertex(const ade_cgraph *g, long id);
+/* ade__graph_vertex with its first test inline: a vertex at its id's
+ * offset from the first (the ids of a c-graph from a tape are dense). */
+static inline size_t ade__graph_vertex_at(const ade_cgraph *g, long id) {
+  if (g->nv && id >= g->v[0].id && (unsigned long)(id - g->v[0].id) < g->nv) {
+    const ade__vtx *v = &g->v[id - g->v[0].id];
+    if (v->id == id) return v->alive ? (size_t)(v - g->v) : ADE__NONE;
+  }
+  return ade__graph_vertex(g, id);
+}
 int ade__graph_marks(ade_cgraph *g);
 /* Reservations, so that an elimination step allocates everything before it
  * changes the graph: a step that fails with ADE_ENOMEM leaves it as it was.
@@ -212,7 +221,9 @@ static inline size_t ade__graph_bytes(size_t nv, size_t ne) {
 /* Inline when nothing grows (every elimination step asks): then only the
  * budget of the graph as it is. */
 static inline int ade__graph_reserve(ade_cgraph *g, size_t nv, size_t ne) {
-  if (!nv && g->ecap - g->eslots >= ne && (g->noindex || (g->hused + ne) * 2 <= g->hcap) &&
+  /* with the room there (marks_cover's test for the marks), as the slow path would find */
+  if ((!nv || (g->vcap - g->nv >= nv && g->markcap > g->nv + nv)) && g->ecap - g->eslots >= ne &&
+      (g->noindex || (g->hused + ne) * 2 <= g->hcap) &&
       !ade__over_budget(g->memlimit, ade__graph_bytes(g->vcap, g->ecap)))
     return ADE_OK;
   return ade__graph_reserve_slow(g, nv, ne);
@@ -244,6 +255,12 @@ size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude);
 int ade__face_step(ade_cgraph *d, size_t a, size_t b);
 /* ade__face_step for the face in edge slot f of dual d (a live face). */
 int ade__face_step_at(ade_cgraph *d, size_t f);
+/* ade__face_step_at; twin 0: the caller knows that the face does not
+ * absorb (no vertex k has P_k = P_a, S_k = S_b), and it is not searched
+ * for; kept[0] (kept[1]): the vertex that stays of the face's first
+ * (second) end and a twin it merged with (the end or the twin),
+ * ADE__NONE without a merge (also on an error). */
+int ade__face_step_kept(ade_cgraph *d, size_t f, int twin, size_t kept[2]);
 
 /* Steps by vertex index (eliminate.c); cost is what the rule says. */
 int ade__elim_vertex_ix(ade_cgraph *g, size_t j, uint64_t *cost);
@@ -323,6 +340,11 @@ typedef struct ade__faced {
 int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d);
 /* After a face step through c-graph vertex id c (ctgt of its first dual vertex). */
 int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c);
+/* The same with rk[u], the index in g of the ctgt of each live intermediate
+ * dual vertex u (kept by the caller, instead of looking them up; NULL:
+ * looked up), and the index j of c. */
+int ade__faced_init_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk);
+int ade__faced_step_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, size_t j, const uint32_t *rk);
 void ade__faced_free(ade__faced *F);
 /* All faces of dual d through c-graph vertex c (appended to s). */
 int ade__dual_faces_through(const ade_cgraph *d, long c, ade_elim_seq *s);

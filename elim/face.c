@@ -1,44 +1,55 @@
 /* face.c: face elimination on the dual c-graph (face-elimination paper, Rule 1), with fma counting. */
-#include "elim_internal.h"
+#include "face_inline.h"
+
+/* ade__dual_twin's scan of the candidates: the successors of p0 (down)
+ * or the predecessors of s0, one copy per direction. */
+static inline __attribute__((always_inline)) size_t twin_scan(const ade_cgraph *d, size_t exclude, size_t np,
+                                                              size_t ns, size_t p0, size_t s0, unsigned s,
+                                                              const int down) {
+  const ade__vtx *v0 = &d->v[down ? p0 : s0];
+  for (size_t c = 0; c < (down ? v0->nout : v0->nin); c++) {
+    size_t k = down ? d->e[v0->out[c]].dst : d->e[v0->in[c]].src, ok = 1;
+    const ade__vtx *K = &d->v[k];
+    if (k == exclude || K->kind != ADE__Z || K->nin != np || K->nout != ns) continue;
+    if (np == 1) ok = down || d->e[K->in[0]].src == p0; /* down: p0 is k's predecessor */
+    for (size_t a = 0; ok && np > 1 && a < np; a++) ok = d->mark[d->e[K->in[a]].src] == s;
+    if (ns == 1) ok = ok && (!down || d->e[K->out[0]].dst == s0); /* up: s0 is k's successor */
+    for (size_t b = 0; ok && ns > 1 && b < ns; b++) ok = d->mark[d->e[K->out[b]].dst] == s + 1;
+    if (ok) return k;
+  }
+  return ADE__NONE;
+}
 
 /* A vertex k != exclude with P_k = P_pv and S_k = S_sv, or ADE__NONE.
  * Candidates are the successors of the predecessor of pv with the fewest
  * successors or the predecessors of the successor of sv with the fewest
  * predecessors, whichever list is shorter (merges keep at most one such
  * k, so the choice does not change the answer); sets are compared through
- * marks (the workspace is sized by the caller). */
+ * marks (the workspace is sized by the caller), a set of one directly. */
 size_t ade__dual_twin(ade_cgraph *d, size_t pv, size_t sv, size_t exclude) {
   const ade__vtx *P = &d->v[pv], *S = &d->v[sv];
   if (!P->nin || !S->nout) return ADE__NONE;
+  size_t np = P->nin, ns = S->nout;
   unsigned s = ade__graph_stamp(d, 2);
   size_t p0 = d->e[P->in[0]].src, s0 = d->e[S->out[0]].dst;
-  for (size_t a = 0; a < P->nin; a++) {
+  for (size_t a = 0; np > 1 && a < np; a++) { /* a side of one is compared without marks */
     size_t p = d->e[P->in[a]].src;
     d->mark[p] = s;
     if (d->v[p].nout < d->v[p0].nout) p0 = p;
   }
-  for (size_t b = 0; b < S->nout; b++) {
+  for (size_t b = 0; ns > 1 && b < ns; b++) {
     size_t q = d->e[S->out[b]].dst;
     d->mark[q] = s + 1;
     if (d->v[q].nin < d->v[s0].nin) s0 = q;
   }
-  int down = d->v[p0].nout <= d->v[s0].nin;
-  const ade__vtx *v0 = &d->v[down ? p0 : s0];
-  for (size_t c = 0; c < (down ? v0->nout : v0->nin); c++) {
-    size_t k = down ? d->e[v0->out[c]].dst : d->e[v0->in[c]].src, ok = 1;
-    const ade__vtx *K = &d->v[k];
-    if (k == exclude || K->kind != ADE__Z || K->nin != P->nin || K->nout != S->nout) continue;
-    for (size_t a = 0; ok && a < K->nin; a++) ok = d->mark[d->e[K->in[a]].src] == s;
-    for (size_t b = 0; ok && b < K->nout; b++) ok = d->mark[d->e[K->out[b]].dst] == s + 1;
-    if (ok) return k;
-  }
-  return ADE__NONE;
+  return d->v[p0].nout <= d->v[s0].nin ? twin_scan(d, exclude, np, ns, p0, s0, s, 1)
+                                       : twin_scan(d, exclude, np, ns, p0, s0, s, 0);
 }
 
 /* Rule 1, steps 3-4: remove i if isolated, else merge it with a twin
  * (same predecessors and successors). The older vertex survives with the
  * sum of both labels. By Lemmas 7-8 no other vertex becomes mergeable. */
-static int settle(ade_cgraph *d, size_t i) {
+static int settle(ade_cgraph *d, size_t i, size_t *kept) {
   ade__vtx *v = &d->v[i];
   if (!v->alive) return ADE_OK;
   if (!v->nin || !v->nout) {
@@ -50,6 +61,7 @@ static int settle(ade_cgraph *d, size_t i) {
   size_t keep = t < i ? t : i, gone = t < i ? i : t;
   d->v[keep].val += d->v[gone].val;
   d->merged++;
+  *kept = keep;
   int st = d->rec ? ade__plan_push(d->rec, ADE__P_ADD, d->v[keep].id, d->v[gone].id, 0) : ADE_OK;
   ade__graph_del_vertex(d, gone);
   return st;
@@ -98,6 +110,12 @@ int ade__face_step(ade_cgraph *d, size_t a, size_t b) {
 /* Rule 1 for the face in edge slot f (the slot stays that face's while
  * the step adds edges: slots are only reused after a deletion). */
 int ade__face_step_at(ade_cgraph *d, size_t f) {
+  size_t kept[2];
+  return ade__face_step_kept(d, f, 1, kept);
+}
+
+int ade__face_step_kept(ade_cgraph *d, size_t f, int twin, size_t kept[2]) {
+  kept[0] = kept[1] = ADE__NONE;
   size_t a = d->e[f].src, b = d->e[f].dst;
   if (d->v[a].kind != ADE__Z || d->v[b].kind != ADE__Z)
     return ade__fail(ADE_EINVAL, "face (%ld, %ld) is not intermediate (Rule 1 needs both ends in Z~)",
@@ -106,7 +124,7 @@ int ade__face_step_at(ade_cgraph *d, size_t f) {
   if (!st) st = ade__plan_reserve(d->rec, 3);
   if (st) return st;
   double ca = d->v[a].val, cb = d->v[b].val;
-  size_t k = ade__dual_twin(d, a, b, ADE__NONE);
+  size_t k = twin ? ade__dual_twin(d, a, b, ADE__NONE) : ADE__NONE;
   long kid = k != ADE__NONE ? d->v[k].id : d->next_vertex_id;
   if (k != ADE__NONE) { /* absorption */
     d->v[k].val += cb * ca;
@@ -121,21 +139,37 @@ int ade__face_step_at(ade_cgraph *d, size_t f) {
   if (d->rec && (st = ade__plan_push(d->rec, k != ADE__NONE ? ADE__P_FMA : ADE__P_SET, kid, d->v[b].id, d->v[a].id)))
     return st;
   ade__graph_del_edge(d, f);
-  if ((st = settle(d, a))) return st;
-  return settle(d, b);
+  if ((st = settle(d, a, &kept[0]))) return st;
+  return settle(d, b, &kept[1]);
 }
 
 /* ------------------------------------------------------- dual index */
 
-int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+static int index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk);
+
+static int index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk) {
   memset(x, 0, sizeof *x);
   x->first = ade__alloc((g->nv + 1) * sizeof *x->first);
   if (!x->first) return ade__fail(ADE_ENOMEM, "out of memory for a dual index");
   for (size_t j = 0; j <= g->nv; j++) x->first[j] = ADE__NONE;
-  return ade__dual_index_sync(x, g, d);
+  return index_sync(x, g, d, rk);
+}
+
+int ade__dual_index_init(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+  return index_init(x, g, d, NULL);
 }
 
 int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d) {
+  return index_sync(x, g, d, NULL);
+}
+
+/* The c-graph index of the ctgt of live intermediate dual vertex u: rk[u]
+ * when the caller keeps them (face-greedy), else looked up. */
+static size_t ctgt_ix(const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk, size_t u) {
+  return rk ? rk[u] : ade__graph_vertex_at(g, d->v[u].ctgt);
+}
+
+static int index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk) {
   if (d->nv > x->cap) {
     size_t nc = 2 * d->nv;
     size_t *p = ade__realloc(x->next, ade__mul_size(nc, sizeof *p));
@@ -144,7 +178,7 @@ int ade__dual_index_sync(ade__dual_index *x, const ade_cgraph *g, const ade_cgra
   }
   for (; x->seen < d->nv; x->seen++) {
     const ade__vtx *v = &d->v[x->seen];
-    size_t j = v->alive && v->kind == ADE__Z ? ade__graph_vertex(g, v->ctgt) : ADE__NONE;
+    size_t j = v->alive && v->kind == ADE__Z ? ctgt_ix(g, d, rk, x->seen) : ADE__NONE;
     if (j == ADE__NONE) continue;
     x->next[x->seen] = x->first[j];
     x->first[j] = x->seen;
@@ -180,21 +214,33 @@ int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j) {
 
 /* ------------------------------------------- vertices with faces left */
 
-int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d) {
+/* face[j] for every j at once, as ade__dual_has_face: one pass over the
+ * dual's vertices instead of the index's lists. */
+int ade__faced_init_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, const uint32_t *rk) {
   memset(F, 0, sizeof *F);
-  int st = ade__dual_index_init(&F->x, g, d);
+  int st = index_init(&F->x, g, d, rk);
   if (!st && !(F->face = ade__calloc(g->nv + 1, 1)))
     st = ade__fail(ADE_ENOMEM, "out of memory for the faces of %zu vertices", g->nv);
-  for (size_t j = 0; !st && j < g->nv; j++)
-    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&F->x, d, j)) F->face[j] = 1, F->rest++;
+  for (size_t u = 0; !st && u < d->nv; u++) {
+    const ade__vtx *v = &d->v[u];
+    int z = 0;
+    for (size_t o = 0; v->alive && v->kind == ADE__Z && !z && o < v->nout; o++) z = d->v[d->e[v->out[o]].dst].kind == ADE__Z;
+    size_t j = z ? ctgt_ix(g, d, rk, u) : ADE__NONE;
+    if (j != ADE__NONE && !F->face[j] && g->v[j].alive && g->v[j].kind == ADE__Z) F->face[j] = 1, F->rest++;
+  }
+  return st;
+}
+
+int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d) { return ade__faced_init_rk(F, g, d, NULL); }
+
+int ade__faced_step_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, size_t j, const uint32_t *rk) {
+  int st = index_sync(&F->x, g, d, rk);
+  if (!st && j != ADE__NONE && F->face[j] && !ade__dual_has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
   return st;
 }
 
 int ade__faced_step(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, long c) {
-  int st = ade__dual_index_sync(&F->x, g, d);
-  size_t j = ade__graph_vertex(g, c);
-  if (!st && j != ADE__NONE && F->face[j] && !ade__dual_has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
-  return st;
+  return ade__faced_step_rk(F, g, d, ade__graph_vertex(g, c), NULL);
 }
 
 void ade__faced_free(ade__faced *F) {
@@ -203,77 +249,17 @@ void ade__faced_free(ade__faced *F) {
   memset(F, 0, sizeof *F);
 }
 
-/* The absorption test of every face out of (out) or into dual vertex v
- * at once (face-greedy's face_key, the face hierarchy's keys: one twin
- * search per vertex instead of one per face). Face (a, b) absorbs iff
- * some intermediate k has P_k = P_a and S_k = S_b (ade__dual_twin; k is neither a nor b, the dual
- * being acyclic). K: the intermediates k != v with P_k = P_v (out) or S_k
- * = S_v, from the neighbours of v's neighbour with the fewest (as
- * ade__dual_twin; in a dual fresh from a c-graph the P-twins of edge
- * (i, j) are the other edges out of i); with none, no face of v absorbs. */
+/* The twin searches for the keys of faces (face_inline.h), one copy per
+ * side. */
 int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K) {
-  const ade__vtx *V = &d->v[v];
-  size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
-  const size_t *l = out ? V->in : V->out;
-  K->n = 0;
-  if (!n) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t a = 0; a < n; a++) {
-    size_t p = out ? d->e[l[a]].src : d->e[l[a]].dst;
-    d->mark[p] = s;
-    if (p0 == ADE__NONE || (out ? d->v[p].nout < d->v[p0].nout : d->v[p].nin < d->v[p0].nin)) p0 = p;
-  }
-  const ade__vtx *P = &d->v[p0];
-  int st = ADE_OK;
-  for (size_t c = 0; !st && c < (out ? P->nout : P->nin); c++) {
-    size_t k = out ? d->e[P->out[c]].dst : d->e[P->in[c]].src;
-    const ade__vtx *X = &d->v[k];
-    if (k == v || X->kind != ADE__Z || (out ? X->nin : X->nout) != n) continue;
-    int ok = 1;
-    for (size_t a = 0; ok && a < n; a++) ok = d->mark[out ? d->e[X->in[a]].src : d->e[X->out[a]].dst] == s;
-    if (ok) st = ade__ix_push(K, k);
-  }
-  return st;
+  return out ? dual_same_side(d, v, 1, K) : dual_same_side(d, v, 0, K);
 }
 
-/* Whether some k in K has S_k = S_w (out) or P_k = P_w. */
 int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out) {
-  const ade__vtx *W = &d->v[w];
-  size_t n = out ? W->nout : W->nin;
-  if (!K->n || !n) return 0;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[W->out[b]].dst : d->e[W->in[b]].src] = s;
-  for (size_t i = 0; i < K->n; i++) {
-    const ade__vtx *X = &d->v[K->a[i]];
-    int ok = (out ? X->nout : X->nin) == n;
-    for (size_t b = 0; ok && b < n; b++) ok = d->mark[out ? d->e[X->out[b]].dst : d->e[X->in[b]].src] == s;
-    if (ok) return 1;
-  }
-  return 0;
+  return out ? dual_side_matches(d, K, w, 1) : dual_side_matches(d, K, w, 0);
 }
 
-/* fn(ctx, d, e) for each face e = (x, y) that v absorbs, P_x = P_v and
- * S_y = S_v (x among the successors of a predecessor of v), given v's
- * twins K from ade__dual_same_side(d, v, out, K): out: the x are K (x != v: x = v
- * would need y in S_y), the y their successors; else the y are K and the
- * x their predecessors. Stops at fn's first error. */
 int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,
                             int (*fn)(void *ctx, ade_cgraph *d, size_t e), void *ctx) {
-  const ade__vtx *V = &d->v[v];
-  size_t n = out ? V->nout : V->nin;
-  if (!K->n || !V->nin || !V->nout) return ADE_OK;
-  unsigned s = ade__graph_stamp(d, 1);
-  for (size_t b = 0; b < n; b++) d->mark[out ? d->e[V->out[b]].dst : d->e[V->in[b]].src] = s;
-  int st = ADE_OK;
-  for (size_t i = 0; !st && i < K->n; i++) {
-    const ade__vtx *X = &d->v[K->a[i]];
-    for (size_t o = 0; !st && o < (out ? X->nout : X->nin); o++) {
-      size_t e = out ? X->out[o] : X->in[o];
-      const ade__vtx *Y = &d->v[out ? d->e[e].dst : d->e[e].src];
-      int same = Y->kind == ADE__Z && (out ? Y->nout : Y->nin) == n;
-      for (size_t b = 0; same && b < n; b++) same = d->mark[out ? d->e[Y->out[b]].dst : d->e[Y->in[b]].src] == s;
-      if (same) st = fn(ctx, d, e);
-    }
-  }
-  return st;
+  return out ? dual_absorbed_each(d, K, v, 1, fn, ctx) : dual_absorbed_each(d, K, v, 0, fn, ctx);
 }

@@ -13,6 +13,7 @@ libadelim_core_la_SOURCES += \
 	%D%/pqueue_impl.h \
 	%D%/pkq_inline.h \
 	%D%/bkq_inline.h \
+	%D%/face_inline.h \
 	%D%/jacobian.c
 
 check_PROGRAMS += tests/check_elim

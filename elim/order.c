@@ -6,6 +6,7 @@
 /* the two-word-key heap inline (its hot calls: set, pop) */
 #include "pkq_inline.h"
 #include "bkq_inline.h"
+#include "face_inline.h"
 
 /* Face orderings stop with ADE_ELIMIT after this many steps. */
 #define ADE__MAX_FACE_STEPS 100000000u
@@ -1039,12 +1040,13 @@ typedef struct fgqueue {
   uint32_t *rk;
   size_t rkcap;
   ade__ix K;
+  uint64_t hi; /* the high word of the key of the face face_pop returned last */
 } fgqueue;
 
-static ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b, int absorb) {
-  long key[ADE__PQ_KEYS];
-  face_key_as(d, a, b, absorb, key);
-  ade__pk k = {(uint64_t)key[0] << 32 | h->rk[a], (uint64_t)key[2] << 32 | (uint64_t)key[3]};
+static inline ade__pk face_pk(const fgqueue *h, const ade_cgraph *d, size_t a, size_t b, int absorb) {
+  const ade__vtx *A = &d->v[a], *B = &d->v[b]; /* face_key_as's key, packed */
+  uint64_t k0 = absorb ? 0 : 1 + (uint64_t)(A->nin + B->nout);
+  ade__pk k = {k0 << 32 | h->rk[a], (uint64_t)A->id << 32 | (uint64_t)B->id};
   return k;
 }
 
@@ -1068,7 +1070,7 @@ static int face_ranks(fgqueue *h, const ade_cgraph *g, const ade_cgraph *d, size
     const ade__vtx *V = &d->v[v];
     h->rk[v] = 0;
     if (!V->alive || V->kind != ADE__Z) continue;
-    if (j == ADE__NONE || V->ctgt != c) j = ade__graph_vertex(g, c = V->ctgt);
+    if (j == ADE__NONE || V->ctgt != c) j = ade__graph_vertex_at(g, c = V->ctgt);
     if (j == ADE__NONE || V->id < 0)
       return ade__fail(ADE_EINVAL, "face-greedy: dual vertex %ld leads to no c-graph vertex", V->id);
     h->rk[v] = (uint32_t)j;
@@ -1091,31 +1093,83 @@ static int face_audit(const fgqueue *h, ade_cgraph *d) {
   return ADE_OK;
 }
 
+/* The least entry whose key is current (a stale one set again, as
+ * edge_pop). The queue holds every face at or below its key, so an entry
+ * above key 0 is of a face that does not absorb: its key needs no twin
+ * search. */
 static size_t face_pop(fgqueue *h, ade_cgraph *d, int *st) {
   ade__pkent t;
   long key[ADE__PQ_KEYS];
   while (!*st && pkq_pop(&h->q, &t)) {
-    if (!face_key(d, t.x, key)) continue;
-    ade__pk k = face_pk(h, d, d->e[t.x].src, d->e[t.x].dst, key[0] == 0);
-    if (k.hi == t.k.hi && k.lo == t.k.lo) return t.x;
+    const ade__edge *x = &d->e[t.x];
+    if (x->src == ADE__NONE || d->v[x->src].kind != ADE__Z || d->v[x->dst].kind != ADE__Z) continue;
+    if (t.k.hi >> 32 == 0 && !face_key(d, t.x, key)) continue;
+    ade__pk k = face_pk(h, d, x->src, x->dst, t.k.hi >> 32 == 0 && key[0] == 0);
+    if (k.hi == t.k.hi && k.lo == t.k.lo) {
+      h->hi = k.hi;
+      return t.x;
+    }
     *st = pk_set(&h->q, k, t.x); /* stale: as edge_pop */
   }
   return ADE__NONE;
 }
 
-/* Set the keys of the faces out of v (out) or into v, as face_key would. */
-static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out) {
+/* Set the keys of the faces out of v (out) or into v, as face_key would;
+ * fresh: the faces are not queued yet, appended out of heap order (the
+ * queue's first build, heapified after), and h->K already holds v's
+ * twins on that side. */
+static inline __attribute__((always_inline)) int faces_push_side(fgqueue *h, ade_cgraph *d, size_t v, const int out,
+                                                                int fresh) {
   ade__ix *K = &h->K;
-  int st = ade__dual_same_side(d, v, out, K);
+  int st = fresh ? ADE_OK : dual_same_side(d, v, out, K);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
     if (d->v[w].kind != ADE__Z) {
-      pkq_del(&h->q, e);
+      if (!fresh) pkq_del(&h->q, e);
       continue;
     }
-    st = pk_set(&h->q, face_pk(h, d, out ? v : w, out ? w : v, ade__dual_side_matches(d, K, w, out)), e);
+    ade__pk k = face_pk(h, d, out ? v : w, out ? w : v, dual_side_matches(d, K, w, out));
+    if (fresh) st = pk_append(&h->q, k, e);
+    else if (!ade__pkq_queued(&h->q, e) || pk_lt(k, h->q.a[h->q.pos[e]].k)) st = pk_set(&h->q, k, e);
   }
+  return st;
+}
+
+static int faces_push(fgqueue *h, ade_cgraph *d, size_t v, int out, int fresh) { /* one copy per side */
+  return out ? faces_push_side(h, d, v, 1, fresh) : faces_push_side(h, d, v, 0, fresh);
+}
+
+/* The queue's first build: every face's key, appended, then heapified.
+ * The intermediates with equal P form classes (as at the face
+ * hierarchy's start): the twins K of a vertex are its class without it,
+ * so one search per class finds them (cls[v]: where v's class [size,
+ * members...] starts in cm). */
+static int faces_start(fgqueue *h, ade_cgraph *d) {
+  size_t *cls = ade__alloc((d->nv + 1) * sizeof *cls);
+  ade__ix cm = {0};
+  int st = cls ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for the twins of %zu dual vertices", d->nv);
+  for (size_t v = 0; cls && v < d->nv; v++) cls[v] = SIZE_MAX;
+  for (size_t v = 0; !st && v < d->nv; v++) {
+    if (!d->v[v].alive || d->v[v].kind != ADE__Z) continue;
+    ade__ix *K = &h->K;
+    if (cls[v] == SIZE_MAX) {
+      size_t at = cm.n;
+      st = dual_same_side(d, v, 1, K);
+      if (!st) st = ade__ix_push(&cm, K->n + 1);
+      if (!st) st = ade__ix_push(&cm, v);
+      for (size_t i = 0; !st && i < K->n; i++) st = ade__ix_push(&cm, K->a[i]);
+      for (size_t i = 0; !st && i <= K->n; i++) cls[cm.a[at + 1 + i]] = at;
+    } else {
+      K->n = 0;
+      for (size_t i = 0, at = cls[v]; !st && i < cm.a[at]; i++)
+        if (cm.a[at + 1 + i] != v) st = ade__ix_push(K, cm.a[at + 1 + i]);
+    }
+    if (!st) st = faces_push(h, d, v, 1, 1);
+  }
+  if (!st) pkq_heapify(&h->q);
+  ade__free(cls);
+  ade__ix_free(&cm);
   return st;
 }
 
@@ -1130,15 +1184,18 @@ static int absorbed_push(void *ctx, ade_cgraph *d, size_t e) {
  * absorbing only if P_x or S_y changed or a vertex v now has P_v = P_x and
  * S_v = S_y (then it absorbs: key 0). in and out list the vertices whose
  * in- or out-list changed. */
-static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out) {
+static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade__ix *out, size_t nv0) {
   int st = ADE_OK;
   for (int side = 0; side < 2; side++) {
     const ade__ix *l = side ? out : in;
     for (size_t k = 0; !st && k < l->n; k++) {
       const ade__vtx *v = &d->v[l->a[k]];
       if (!v->alive || v->kind != ADE__Z) continue;
-      st = faces_push(h, d, l->a[k], !side);
-      if (!st) st = ade__dual_absorbed_each(d, &h->K, l->a[k], !side, absorbed_push, h);
+      st = faces_push(h, d, l->a[k], !side, 0);
+      /* the faces v absorbs, found from either side: a fill-in (from nv0
+       * on), in both lists, has them set on the first */
+      if (!st && !side) st = dual_absorbed_each(d, &h->K, l->a[k], 1, absorbed_push, h);
+      else if (!st && l->a[k] < nv0) st = dual_absorbed_each(d, &h->K, l->a[k], 0, absorbed_push, h);
     }
   }
   return st;
@@ -1149,45 +1206,54 @@ static int face_touched(fgqueue *h, ade_cgraph *d, const ade__ix *in, const ade_
 static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int scan, double deadline) {
   int audit = scan == ADE__ORDER_AUDIT;
   scan = scan == 1;
-  fgqueue h = {{0}, NULL, 0, {0}};
+  fgqueue h = {{0}, NULL, 0, {0}, 0};
   ade__ix in = {0}, out = {0};
   ade__faced F = {{0}, NULL, 0};
   int st = ade__graph_marks(d);
   if (!st && !scan) st = face_ranks(&h, g, d, 0, ADE__NONE);
-  if (!st && d->ceiling) st = ade__faced_init(&F, g, d); /* a lower bound for the ceiling */
-  for (size_t v = 0; !st && !scan && v < d->nv; v++)
-    if (d->v[v].alive && d->v[v].kind == ADE__Z) st = faces_push(&h, d, v, 1);
+  if (!st && d->ceiling) st = scan ? ade__faced_init(&F, g, d) : ade__faced_init_rk(&F, g, d, h.rk); /* a lower bound */
+  if (!st && !scan) st = faces_start(&h, d);
   while (!st && !(st = audit ? face_audit(&h, d) : ADE_OK) && !(st = late(deadline))) {
     size_t e = scan ? face_scan(d) : face_pop(&h, d, &st), nv0 = d->nv;
     if (st || e == ADE__NONE) break;
     size_t a = d->e[e].src, b = d->e[e].dst;
     long through = d->v[a].ctgt;
-    /* Rule 1 (face.c: the fill-in, then settle a and b) changes the
-     * in-lists of b and the out-lists of a; those of S_b and P_a with a
-     * fill-in; those of S_b (P_a) when b (a) goes; and those of S_a and
-     * P_b when a or b merges with a twin (the twin's edges go) or goes
-     * with predecessors (successors) left: a step takes no in-edge of a,
-     * so a isolated with predecessors had only b as successor, S_a = {b}
-     * (likewise P_b = {a}). Listed before the step, the lists that did
-     * not change are dropped after it (setting a key again unchanged
-     * changes nothing). */
-    size_t merged = d->merged, nin1, nout1, pa = d->v[a].nin, sb = d->v[b].nout;
+    size_t jt = scan ? ADE__NONE : h.rk[a]; /* its index in g (the fill-in's rk is set below) */
+    /* The vertices whose in- (out-) lists lost an entry go to in (out),
+     * with the fill-in k' (face_touched sets again the keys that can have
+     * dropped). Rule 1 (face.c: the fill-in, then settle a and b) takes a
+     * out of P_b and b out of S_a; a that goes (isolated: a step takes no
+     * in-edge of a, so exactly when a has no predecessor or b was its only
+     * successor) leaves P_a and S_a, likewise b; a merge takes the twin
+     * that goes out of the lists of its predecessors and successors, those
+     * of the twin that stays (ade__face_step_kept). Otherwise the lists
+     * only gain k': P_s for s in S_b, S_p for p in P_a. No key there can
+     * drop for it: |P_s| and |S_p| grow, and if some u has P_u = P_x and
+     * S_u = S_y after the step but not before, with none of the in-lists of
+     * x and u and out-lists of y and u having lost an entry, then each of
+     * those changed at most by gaining k' -- but k' in P_u = P_x (S_u =
+     * S_y) means both gained it, so the sets were equal before too; those
+     * faces are re-keyed through x, y or u in the lists. */
+    size_t kept[2], ga = d->v[a].nin == 0 || d->v[a].nout == 1, gb = d->v[b].nout == 0 || d->v[b].nin == 1;
     in.n = out.n = 0;
     st = ade__ix_push(&in, b);
     if (!st) st = ade__ix_push(&out, a);
-    if (!st) st = adjacent(d, b, 0, 1, &in);
-    if (!st) st = adjacent(d, a, 1, 0, &out);
-    nin1 = in.n, nout1 = out.n;
-    if (!st) st = adjacent(d, a, 0, 1, &in);
-    if (!st) st = adjacent(d, b, 1, 0, &out);
+    if (!st && ga) st = adjacent(d, a, 1, 0, &out);
+    if (!st && gb) st = adjacent(d, b, 0, 1, &in);
+    for (size_t x = 0; !st && ga && x < d->v[a].nout; x++) /* S_a but b, which is listed */
+      if (d->e[d->v[a].out[x]].dst != b) st = ade__ix_push(&in, d->e[d->v[a].out[x]].dst);
+    for (size_t x = 0; !st && gb && x < d->v[b].nin; x++)
+      if (d->e[d->v[b].in[x]].src != a) st = ade__ix_push(&out, d->e[d->v[b].in[x]].src);
     if (!st) st = ade_seq_push(s, d->v[a].id, d->v[b].id, 0);
-    if (!st) st = ade__face_step_at(d, e);
-    if (!st && d->merged == merged && (d->v[a].alive || pa) && (d->v[b].alive || sb)) {
-      in.n = d->nv > nv0 || !d->v[b].alive ? nin1 : 1;
-      out.n = d->nv > nv0 || !d->v[a].alive ? nout1 : 1;
-    }
+    /* a current key above 0: the face does not absorb, no twin to search */
+    if (!st) st = ade__face_step_kept(d, e, scan || !(h.hi >> 32), kept);
+    for (int k = 0; !st && k < 2; k++)
+      if (kept[k] != ADE__NONE) {
+        st = adjacent(d, kept[k], 0, 1, &in);
+        if (!st) st = adjacent(d, kept[k], 1, 0, &out);
+      }
     if (!st) st = over(d);
-    if (!st && F.face) st = ade__faced_step(&F, g, d, through);
+    if (!st && F.face) st = scan ? ade__faced_step(&F, g, d, through) : ade__faced_step_rk(&F, g, d, jt, NULL);
     if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
@@ -1196,7 +1262,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
       if (!st) st = ade__ix_push(&out, v);
     }
     if (!st && !scan && d->nv > nv0) st = face_ranks(&h, g, d, nv0, b);
-    if (!st && !scan) st = face_touched(&h, d, &in, &out);
+    if (!st && !scan) st = face_touched(&h, d, &in, &out, nv0);
   }
   ade__ix_free(&h.K);
   ade__pkq_free(&h.q);
