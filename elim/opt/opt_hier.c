@@ -79,6 +79,7 @@ typedef struct hs {
   int limited;
   /* incremental keys (not with scan, the rescanning reference) */
   int scan;
+  int audit;               /* faces: the queue checked after every step (ADE__ORDER_AUDIT) */
   int gl[MAXH], ngl, pre[MAXH], fill; /* the global filters, their prefix lengths */
   ade__ipq q;              /* every target's global key tuple (no greater than it) */
   long (*kd)[ADE__PQ_KEYS]; /* edges: per target 2 e + dir its queued tuple; q holds e */
@@ -105,7 +106,7 @@ typedef struct hs {
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
   unsigned *dm, *fm, dstamp, fstamp; /* faces: marks on dual vertices and faces */
   size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
-  uint64_t merged0;        /* the merges before it */
+  uint64_t merged0, fill0; /* the merges and fill-ins before it */
   size_t dmcap, fmcap;
 } hs;
 
@@ -1329,7 +1330,7 @@ static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix
  * the out-lists of a, P_a and P_b change (fill-in, isolation or merge). */
 static int face_delta(hs *h, const cand *k) {
   h->in.n = h->out.n = 0;
-  h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged;
+  h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged, h->fill0 = h->c->fill;
   int st = ade__ix_push(&h->in, k->y);
   if (!st) st = ade__ix_push(&h->out, k->x);
   if (!st) st = push_adjacent(h->c, k->x, 0, 1, &h->in);
@@ -1352,17 +1353,24 @@ static int face_delta(hs *h, const cand *k) {
  * neither, and w was its twin before (two vertices of S_b with equal P
  * stay equal; a vertex of S_b and one outside no longer are). k itself
  * is listed on both sides (face_refresh), which finds the faces it
- * absorbs. */
+ * absorbs. With a fill-in and no merge, P_a is not listed even if a
+ * went, nor S_b if b went: each x of P_a then traded a for k (S_x - a +
+ * k, the same size), and so did every vertex whose S held a (P_a is all
+ * of them, P_k = P_a), while no other vertex has k or had a: two
+ * vertices have equal S after it iff they had before, so no tuple of a
+ * face into x (|S_x|, absorbing: some t with P_t = P_w and S_t = S_x)
+ * and no face that x absorbs changes (likewise S_b, P_y - b + k). Only
+ * an absorption (no k: x lost a, its size dropped) lists them. */
 static void face_changed(hs *h) {
   const ade_cgraph *d = h->c;
-  int merged = d->merged != h->merged0;
+  int merged = d->merged != h->merged0, traded = !merged && d->fill != h->fill0;
   int ago = merged || !d->v[h->fa].alive, bgo = merged || !d->v[h->fb].alive;
   size_t n = 1;
   for (size_t k = 1; k < h->in.n; k++) /* b, S_a, S_b */
-    if (k < h->seg[0] ? ago : bgo) h->in.a[n++] = h->in.a[k];
+    if (k < h->seg[0] ? ago : bgo && !traded) h->in.a[n++] = h->in.a[k];
   h->in.n = n, n = 1;
   for (size_t k = 1; k < h->out.n; k++) /* a, P_a, P_b */
-    if (k < h->seg[1] ? ago : bgo) h->out.a[n++] = h->out.a[k];
+    if (k < h->seg[1] ? ago && !traded : bgo) h->out.a[n++] = h->out.a[k];
   h->out.n = n;
 }
 
@@ -1495,6 +1503,28 @@ static int over_ceiling(hs *h, long through, int *st) {
   return !*st && h->c->fma + rest > h->ceiling;
 }
 
+/* The checking mode's test of the face hierarchy's queue
+ * (ADE__ORDER_AUDIT): every intermediate face has an entry no greater
+ * than its tuple computed from scratch (so a current top is the least of
+ * all tuples). */
+static int face_audit(hs *h) {
+  ade_cgraph *d = h->c;
+  int st = ade__graph_marks(d);
+  if (!st) st = grow_jr(h);
+  for (size_t e = 0; !st && e < d->eslots; e++) {
+    cand k;
+    long key[ADE__PQ_KEYS];
+    if (!cand_of(h, e, &k)) continue;
+    gkey_face(h, &k, key);
+    int ok = h->pk ? ade__pkq_queued(&h->pq, e) && !pk_lt(pack(key), h->pq.a[h->pq.pos[e]].k)
+                   : e < h->q.pcap && h->q.pos[e] != SIZE_MAX && !ade__pq_less(key, h->q.a[h->q.pos[e]].k);
+    if (!ok)
+      st = ade__fail(ADE_EINVAL, "face hierarchy: face (%ld, %ld)'s tuple is not queued at or below it",
+                     d->v[k.x].id, d->v[k.y].id);
+  }
+  return st;
+}
+
 static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   int st = h->kind == ADE_SEQ_FACE ? ade__graph_marks(h->c) : ADE_OK;
   if (!st && h->kind == ADE_SEQ_FACE) st = grow_jr(h);
@@ -1559,7 +1589,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     else if (!st) ade__ipq_heapify(&h->q);
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
-  while (!st) {
+  while (!st && !(st = h->audit ? face_audit(h) : ADE_OK)) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
       st = finish(h, s);
@@ -1654,7 +1684,8 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   h.g = g;
   h.kind = kind;
   h.clk = clk;
-  h.scan = scan;
+  h.scan = scan == 1;
+  h.audit = scan == ADE__ORDER_AUDIT && kind == ADE_SEQ_FACE;
   h.ceiling = ceiling;
   int st = parse(spec ? spec : ade__hier_default(kind), kind, f, &nf);
   if (!st) st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&h.c, g) : ade_cgraph_copy(&h.c, g);
@@ -1675,7 +1706,7 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
       break;
     }
   if (!st) st = ade_seq_create(&s, kind);
-  if (!st) st = scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
+  if (!st) st = h.scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
   if (!st && h.ceiling && s->cost > h.ceiling) h.cut = 1; /* also after a completion at the limit */
   /* Built by applying every step to a copy of g, complete: ade__seq_finish
