@@ -289,14 +289,16 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
   return c->dir != h->last_dir && sd > 1 ? 1 : sd;
 }
 
+/* The live vertex of g with this id (dense ids: at its offset), or ADE__NONE. */
+static size_t gvertex(const ade_cgraph *g, long id) {
+  size_t j = g->nv && id >= g->v[0].id ? (size_t)(id - g->v[0].id) : SIZE_MAX;
+  return j < g->nv && g->v[j].id == id && g->v[j].alive ? j : ade__graph_vertex(g, id);
+}
+
 /* The rank of dual vertex a's junction (cached per dual vertex). */
 static int64_t junction_rank(hs *h, size_t a) {
   if (a < h->jrcap && h->jr[a] != SIZE_MAX) return (int64_t)h->jr[a];
-  const ade_cgraph *g = h->g;
-  long id = h->c->v[a].ctgt;
-  size_t j = g->nv && id >= g->v[0].id ? (size_t)(id - g->v[0].id) : SIZE_MAX; /* dense ids: at its offset */
-  if (j >= g->nv || g->v[j].id != id || !g->v[j].alive) j = ade__graph_vertex(g, id);
-  size_t r = h->rank[j];
+  size_t r = h->rank[gvertex(h->g, h->c->v[a].ctgt)];
   if (a < h->jrcap) h->jr[a] = r;
   return (int64_t)r;
 }
@@ -1503,6 +1505,43 @@ static int over_ceiling(hs *h, long through, int *st) {
   return !*st && h->c->fma + rest > h->ceiling;
 }
 
+/* At the start, on the dual fresh from g, whether each face absorbs (ab):
+ * face (v, w), v = (i, j) and w = (j, l) as edges of g, absorbs iff g
+ * has an edge (i, l), P_v and S_w not empty. A twin k (P_k = P_v, S_k =
+ * S_w: ade__dual_twin) is an edge out of i, as the in-faces of a fresh
+ * dual vertex are those of every edge out of its source and of no other
+ * (disjoint sets for different sources), and into l likewise. So the
+ * dual vertices are bucketed by source, and per bucket the junction
+ * ranks of its members (their targets) are marked: no twin search. */
+static int start_absorb(hs *h) {
+  const ade_cgraph *d = h->c, *g = h->g;
+  size_t *first = ade__alloc((g->nv + 1) * sizeof *first), *next = ade__alloc((d->nv + 1) * sizeof *next);
+  size_t *mark = ade__alloc((g->nv + 1) * sizeof *mark);
+  if (!first || !next || !mark) {
+    ade__free(first), ade__free(next), ade__free(mark);
+    return ade__fail(ADE_ENOMEM, "out of memory for the faces of %zu dual vertices", d->nv);
+  }
+  for (size_t i = 0; i <= g->nv; i++) first[i] = ADE__NONE, mark[i] = SIZE_MAX;
+  for (size_t v = d->nv; v-- > 0;) {
+    const ade__vtx *V = &d->v[v];
+    size_t i = V->alive && V->kind == ADE__Z ? gvertex(g, V->csrc) : ADE__NONE;
+    if (i != ADE__NONE) next[v] = first[i], first[i] = v;
+  }
+  for (size_t i = 0; i < g->nv; i++) {
+    for (size_t v = first[i]; v != ADE__NONE; v = next[v]) mark[junction_rank(h, v)] = i;
+    for (size_t v = first[i]; v != ADE__NONE; v = next[v]) {
+      const ade__vtx *V = &d->v[v];
+      for (size_t o = 0; V->nin && o < V->nout; o++) {
+        size_t w = d->e[V->out[o]].dst;
+        const ade__vtx *W = &d->v[w];
+        h->ab[V->out[o]] = W->kind == ADE__Z && W->nout && mark[junction_rank(h, w)] == i;
+      }
+    }
+  }
+  ade__free(first), ade__free(next), ade__free(mark);
+  return ADE_OK;
+}
+
 /* The checking mode's test of the face hierarchy's queue
  * (ADE__ORDER_AUDIT): every intermediate face has an entry no greater
  * than its tuple computed from scratch (so a current top is the least of
@@ -1545,33 +1584,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
   } else if (h->kind == ADE_SEQ_FACE) {
     /* each face's absorption from one twin search per vertex (faces_set) */
     if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
-    /* the intermediates with equal P form classes: K of a vertex is its
-     * class without it, so ade__dual_same_side runs once per class (cls:
-     * where the class's [size, members...] start in cm) */
-    size_t *cls = !st && h->twin ? ade__alloc((h->c->nv + 1) * sizeof *cls) : NULL;
-    ade__ix cm = {0};
-    if (!st && h->twin && !cls) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
-    for (size_t v = 0; cls && v < h->c->nv; v++) cls[v] = SIZE_MAX;
-    for (size_t v = 0; !st && h->twin && v < h->c->nv; v++) {
-      const ade__vtx *V = &h->c->v[v];
-      if (!V->alive || V->kind != ADE__Z) continue;
-      if (cls[v] == SIZE_MAX) {
-        size_t at = cm.n;
-        st = ade__dual_same_side(h->c, v, 1, &h->tw);
-        if (!st) st = ade__ix_push(&cm, h->tw.n + 1);
-        if (!st) st = ade__ix_push(&cm, v);
-        for (size_t i = 0; !st && i < h->tw.n; i++) st = ade__ix_push(&cm, h->tw.a[i]);
-        for (size_t i = 0; !st && i <= h->tw.n; i++) cls[cm.a[at + 1 + i]] = at;
-      } else {
-        h->tw.n = 0;
-        for (size_t i = 0, at = cls[v]; !st && i < cm.a[at]; i++)
-          if (cm.a[at + 1 + i] != v) st = ade__ix_push(&h->tw, cm.a[at + 1 + i]);
-      }
-      for (size_t o = 0; !st && h->tw.n && o < V->nout; o++)
-        h->ab[V->out[o]] = (unsigned char)ade__dual_side_matches(h->c, &h->tw, h->c->e[V->out[o]].dst, 1);
-    }
-    ade__free(cls);
-    ade__ix_free(&cm);
+    if (!st && h->twin) st = start_absorb(h);
     for (size_t i = 0; !st && i < n; i++) {
       size_t e = rev ? n - 1 - i : i;
       const ade__edge *y = &h->c->e[e];
