@@ -1329,16 +1329,18 @@ static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix
 }
 
 /* Before face step (a, b) (Rule 1): the in-lists of b, S_a and S_b and
- * the out-lists of a, P_a and P_b change (fill-in, isolation or merge). */
-static int face_delta(hs *h, const cand *k) {
+ * the out-lists of a, P_a and P_b change (fill-in, isolation or merge).
+ * fill: the step is known to fill in (its queued tuple, fresh at the top,
+ * says it does not absorb): S_b and P_a are not needed (face_changed). */
+static int face_delta(hs *h, const cand *k, int fill) {
   h->in.n = h->out.n = 0;
   h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged, h->fill0 = h->c->fill;
   int st = ade__ix_push(&h->in, k->y);
   if (!st) st = ade__ix_push(&h->out, k->x);
   if (!st) st = push_adjacent(h->c, k->x, 0, 1, &h->in);
   h->seg[0] = h->in.n;
-  if (!st) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
-  if (!st) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
+  if (!st && !fill) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
+  if (!st && !fill) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
   h->seg[1] = h->out.n;
   if (!st) st = push_adjacent(h->c, k->y, 1, 0, &h->out);
   return st;
@@ -1355,17 +1357,19 @@ static int face_delta(hs *h, const cand *k) {
  * neither, and w was its twin before (two vertices of S_b with equal P
  * stay equal; a vertex of S_b and one outside no longer are). k itself
  * is listed on both sides (face_refresh), which finds the faces it
- * absorbs. With a fill-in and no merge, P_a is not listed even if a
- * went, nor S_b if b went: each x of P_a then traded a for k (S_x - a +
- * k, the same size), and so did every vertex whose S held a (P_a is all
- * of them, P_k = P_a), while no other vertex has k or had a: two
- * vertices have equal S after it iff they had before, so no tuple of a
- * face into x (|S_x|, absorbing: some t with P_t = P_w and S_t = S_x)
- * and no face that x absorbs changes (likewise S_b, P_y - b + k). Only
- * an absorption (no k: x lost a, its size dropped) lists them. */
+ * absorbs. With a fill-in, P_a is never listed, nor S_b: every x of P_a
+ * gained k, and if a went (isolated, or merged: a or its twin, whose P
+ * is P_a, deleted) lost the one that went, so S_x - r + k (or S_x + k),
+ * the same size or more, and so did every vertex whose S held r or now
+ * holds k (P_a is all of them, P_k = P_a); no other vertex has k. So a
+ * face into x (|S_x|; absorbing: some t with P_t = P_w and S_t = S_x,
+ * then t in P_a with S_t = S_x before) and a face that x absorbs (S_y =
+ * S_x, y in P_a) absorbs after only if it did before: no tuple drops
+ * (likewise S_b, P_y - r + k). Only an absorption (no k: x lost a, its
+ * size dropped) lists them. */
 static void face_changed(hs *h) {
   const ade_cgraph *d = h->c;
-  int merged = d->merged != h->merged0, traded = !merged && d->fill != h->fill0;
+  int merged = d->merged != h->merged0, traded = d->fill != h->fill0;
   int ago = merged || !d->v[h->fa].alive, bgo = merged || !d->v[h->fb].alive;
   size_t n = 1;
   for (size_t k = 1; k < h->in.n; k++) /* b, S_a, S_b */
@@ -1432,12 +1436,25 @@ static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
   return qset(h, key, e);
 }
 
+/* Whether v certainly has no twin on the side of its faces out of (out)
+ * or into it, K of ade__dual_same_side empty: its first predecessor
+ * (successor) has no other successor (predecessor), and every k with
+ * P_k = P_v (S_k = S_v) would be one; or v has none. */
+static inline int lone(const ade_cgraph *d, size_t v, int out) {
+  const ade__vtx *V = &d->v[v];
+  if (!(out ? V->nin : V->nout)) return 1;
+  const ade__vtx *p = &d->v[out ? d->e[V->in[0]].src : d->e[V->out[0]].dst];
+  return (out ? p->nout : p->nin) == 1;
+}
+
 /* Fresh tuples for the faces out of (out) or into v (qpush's, the
  * absorption found once for all of them: h->tw keeps K for
  * ade__dual_absorbed_each). */
 static int faces_set(hs *h, size_t v, int out) {
   ade_cgraph *d = h->c;
-  int st = h->twin ? ade__dual_same_side(d, v, out, &h->tw) : ADE_OK;
+  int st = ADE_OK;
+  if (h->twin && lone(d, v, out)) h->tw.n = 0; /* no twin search needed */
+  else if (h->twin) st = ade__dual_same_side(d, v, out, &h->tw);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
@@ -1469,7 +1486,8 @@ static int face_refresh(hs *h, size_t nv0) {
     return ade__fail(ADE_ELIMIT, "face hierarchy: %zu dual vertices, over its queue's keys", d->nv);
   int st = ade__graph_marks(d);
   if (!st) st = grow_jr(h);
-  for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
+  for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in, its junction b's (ctgt(k) = ctgt(b)) */
+    if (h->jr[h->fb] != SIZE_MAX && d->v[v].ctgt == d->v[h->fb].ctgt) h->jr[v] = h->jr[h->fb];
     st = ade__ix_push(&h->in, v);
     if (!st) st = ade__ix_push(&h->out, v);
   }
@@ -1614,7 +1632,9 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     if (!choose(h, f, nf, &k, &top, &st)) break;
     long through = h->kind == ADE_SEQ_FACE ? h->c->v[k.x].ctgt : 0;
     st = remember(h, &k);
-    if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
+    /* faces, packed: the chosen face's entry is the fresh top, its bit 63 !absorb */
+    int fill = h->pk && h->kind == ADE_SEQ_FACE && h->pq.n && h->pq.a[0].x == top && h->pq.a[0].k.hi >> 63;
+    if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k, fill) : delta(h, &k);
     if (!st) st = step(h, &k, s);
     if (!st && over_ceiling(h, through, &st)) {
       h->cut = 1;
