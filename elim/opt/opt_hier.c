@@ -103,6 +103,8 @@ typedef struct hs {
   uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
   int cut;                 /* stopped so */
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
+  int faces;               /* faces with a ceiling: the bound applies (faced built when first needed) */
+  size_t rest0;            /* the vertices with faces at the start (faced.rest before it is built) */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
   unsigned *dm, *fm, dstamp, fstamp; /* faces: marks on dual vertices and faces */
   size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
@@ -1512,14 +1514,23 @@ static int face_refresh(hs *h, size_t nv0) {
 /* Whether the cost, or for faces the cost plus the c-graph vertices with
  * a face left (each costs at least 1 more: ade__faced), exceeds the
  * ceiling after a step (for faces, through c-graph vertex id through):
- * then the final cost would, and the run stops. */
-static int over_ceiling(hs *h, long through, int *st) {
+ * then the final cost would, and the run stops. The vertices with faces
+ * left only go (ade__faced), so while the cost plus those at the start
+ * (rest0) stays within the ceiling, so does the bound, and faced is built
+ * only when that no longer holds (exact then for the graph as it is).
+ * kept: the step left its a or b (the incremental run knows): each has a
+ * face through that vertex still (alive, neither list empty), which
+ * keeps its place in faced's count, so faced need not look. */
+static int over_ceiling(hs *h, long through, int kept, int *st) {
   if (!h->ceiling) return 0;
   uint64_t rest = 0;
-  if (h->faced.face) {
+  if (h->faces && !h->faced.face) {
+    if (h->c->fma + h->rest0 <= h->ceiling) return 0;
+    if ((*st = ade__faced_init(&h->faced, h->g, h->c))) return 0;
+  } else if (h->faces && !kept) {
     *st = ade__faced_step(&h->faced, h->g, h->c, through);
-    rest = h->faced.rest;
   }
+  if (h->faces) rest = h->faced.rest;
   return !*st && h->c->fma + rest > h->ceiling;
 }
 
@@ -1636,7 +1647,8 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     int fill = h->pk && h->kind == ADE_SEQ_FACE && h->pq.n && h->pq.a[0].x == top && h->pq.a[0].k.hi >> 63;
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k, fill) : delta(h, &k);
     if (!st) st = step(h, &k, s);
-    if (!st && over_ceiling(h, through, &st)) {
+    int kept = h->kind == ADE_SEQ_FACE && (h->c->v[k.x].alive || h->c->v[k.y].alive);
+    if (!st && over_ceiling(h, through, kept, &st)) {
       h->cut = 1;
       break;
     }
@@ -1664,7 +1676,7 @@ static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
     long through = h->kind == ADE_SEQ_FACE ? h->c->v[k.x].ctgt : 0;
     st = remember(h, &k);
     if (!st) st = step(h, &k, s);
-    if (!st && over_ceiling(h, through, &st)) {
+    if (!st && over_ceiling(h, through, 0, &st)) {
       h->cut = 1;
       break;
     }
@@ -1731,7 +1743,11 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
     h.vm = ade__calloc(n, sizeof *h.vm);
     if (!h.rank || !h.pm || !h.sm || !h.dd || !h.vm) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   }
-  if (!st && kind == ADE_SEQ_FACE && ceiling) st = ade__faced_init(&h.faced, g, h.c);
+  if (!st && kind == ADE_SEQ_FACE && ceiling) { /* faced.rest as ade__faced_init would count it on the fresh dual */
+    h.faces = 1;
+    for (size_t j = 0; j < g->nv; j++)
+      h.rest0 += g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin && g->v[j].nout;
+  }
   if (!st) st = ranks(g, h.rank);
   for (int i = 0; !st && i < nf; i++)
     if (f[i] == F_RELATIVE) {
