@@ -1431,8 +1431,23 @@ static inline ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
   return p;
 }
 
+/* A face not queued yet (new) takes the root's place when the root holds
+ * a dead face (after a step, the step's own: its slot is free), sifted
+ * down from there: instead of that entry's deletion at the top (a full
+ * descent) and an insertion at the bottom. The same entries, so the same
+ * choices (qtop would drop the dead one before any). */
+static inline int fq_set(hs *h, ade__pk p, size_t e) {
+  ade__pkq *q = &h->pq;
+  if (!q->n || ade__pkq_queued(q, e) || e >= q->pcap || q->a[0].x >= h->c->eslots || h->c->e[q->a[0].x].src != ADE__NONE)
+    return pk_set(q, p, e);
+  ade__pkent t = {p, e};
+  q->pos[q->a[0].x] = SIZE_MAX;
+  pkq_down(q, 0, &t);
+  return ADE_OK;
+}
+
 static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
-  if (h->pk) return pk_set(&h->pq, fpk(h, x, y, absorb), e);
+  if (h->pk) return fq_set(h, fpk(h, x, y, absorb), e);
   long key[ADE__PQ_KEYS];
   gkey_face_ab(h, x, y, absorb, key);
   return qset(h, key, e);
