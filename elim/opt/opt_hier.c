@@ -291,8 +291,14 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
   return c->dir != h->last_dir && sd > 1 ? 1 : sd;
 }
 
+static int64_t junction_rank(hs *h, size_t a);
+/* junction_rank with its cache read inline. */
+static inline size_t jrank(hs *h, size_t a) {
+  return a < h->jrcap && h->jr[a] != SIZE_MAX ? h->jr[a] : (size_t)junction_rank(h, a);
+}
+
 /* The live vertex of g with this id (dense ids: at its offset), or ADE__NONE. */
-static size_t gvertex(const ade_cgraph *g, long id) {
+static inline size_t gvertex(const ade_cgraph *g, long id) {
   size_t j = g->nv && id >= g->v[0].id ? (size_t)(id - g->v[0].id) : SIZE_MAX;
   return j < g->nv && g->v[j].id == id && g->v[j].alive ? j : ade__graph_vertex(g, id);
 }
@@ -419,7 +425,7 @@ static int mark_one(hs *h, unsigned *mark, size_t v, ade__ix *l) {
 static int remember(hs *h, const cand *k) {
   const ade_cgraph *c = h->c;
   int st = ADE_OK;
-  if (++h->stamp == 0) {
+  if (++h->stamp == 0 && h->pm) { /* faces have no marks */
     memset(h->pm, 0, (c->nv + 1) * sizeof *h->pm);
     memset(h->sm, 0, (c->nv + 1) * sizeof *h->sm);
     h->stamp = 1;
@@ -634,7 +640,7 @@ static void gkey_face_ab(hs *h, size_t x, size_t y, int absorb, long *key) {
   int len = 0;
   absorb = h->twin && absorb;
   if (h->fdef) { /* the default */
-    size_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (size_t)junction_rank(h, x);
+    size_t r = jrank(h, x);
     key[0] = !absorb, key[1] = absorb ? 0 : (long)(a->nin + b->nout), key[2] = (long)r, key[3] = a->id, key[4] = b->id;
     return;
   }
@@ -1424,7 +1430,7 @@ static int grow_marks(hs *h) {
  * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
 static inline ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
   const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
-  uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
+  uint64_t r = jrank(h, x);
   absorb = h->twin && absorb;
   ade__pk p = {(uint64_t)!absorb << 63 | (absorb ? 0 : (uint64_t)(a->nin + b->nout)) << 31 | r,
                (uint64_t)a->id << 32 | (uint64_t)b->id};
@@ -1568,17 +1574,19 @@ static int start_absorb(hs *h) {
   for (size_t i = 0; i <= g->nv; i++) first[i] = ADE__NONE, mark[i] = SIZE_MAX;
   for (size_t v = d->nv; v-- > 0;) {
     const ade__vtx *V = &d->v[v];
-    size_t i = V->alive && V->kind == ADE__Z ? gvertex(g, V->csrc) : ADE__NONE;
-    if (i != ADE__NONE) next[v] = first[i], first[i] = v;
+    size_t i = V->alive && V->kind == ADE__Z ? gvertex(g, V->csrc) : ADE__NONE, j;
+    if (i == ADE__NONE) continue;
+    next[v] = first[i], first[i] = v;
+    if (v < h->jrcap && h->jr[v] == SIZE_MAX && (j = gvertex(g, V->ctgt)) != ADE__NONE) h->jr[v] = h->rank[j];
   }
   for (size_t i = 0; i < g->nv; i++) {
-    for (size_t v = first[i]; v != ADE__NONE; v = next[v]) mark[junction_rank(h, v)] = i;
+    for (size_t v = first[i]; v != ADE__NONE; v = next[v]) mark[jrank(h, v)] = i;
     for (size_t v = first[i]; v != ADE__NONE; v = next[v]) {
       const ade__vtx *V = &d->v[v];
       for (size_t o = 0; V->nin && o < V->nout; o++) {
         size_t w = d->e[V->out[o]].dst;
         const ade__vtx *W = &d->v[w];
-        h->ab[V->out[o]] = W->kind == ADE__Z && W->nout && mark[junction_rank(h, w)] == i;
+        h->ab[V->out[o]] = W->kind == ADE__Z && W->nout && mark[jrank(h, w)] == i;
       }
     }
   }
@@ -1752,11 +1760,14 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   if (!st) {
     size_t n = h.c->nv + 1;
     h.rank = ade__alloc((g->nv + 1) * sizeof *h.rank);
-    h.pm = ade__calloc(n, sizeof *h.pm);
-    h.sm = ade__calloc(n, sizeof *h.sm);
-    h.dd = ade__calloc(g->nv + 1, sizeof *h.dd);
-    h.vm = ade__calloc(n, sizeof *h.vm);
-    if (!h.rank || !h.pm || !h.sm || !h.dd || !h.vm) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
+    if (kind != ADE_SEQ_FACE) { /* the marks of the history filters and of the changed vertices: no face reads them */
+      h.pm = ade__calloc(n, sizeof *h.pm);
+      h.sm = ade__calloc(n, sizeof *h.sm);
+      h.dd = ade__calloc(g->nv + 1, sizeof *h.dd);
+      h.vm = ade__calloc(n, sizeof *h.vm);
+    }
+    if (!h.rank || (kind != ADE_SEQ_FACE && (!h.pm || !h.sm || !h.dd || !h.vm)))
+      st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   }
   if (!st && kind == ADE_SEQ_FACE && ceiling) { /* faced.rest as ade__faced_init would count it on the fresh dual */
     h.faces = 1;
