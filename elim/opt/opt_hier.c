@@ -205,7 +205,7 @@ static int dependency_degrees(const ade_cgraph *g, const size_t *rank, int64_t *
   return ADE_OK;
 }
 
-static int add_cand(hs *h, size_t x, size_t y, int dir) {
+static inline __attribute__((always_inline)) int add_cand(hs *h, size_t x, size_t y, int dir) {
   if (h->nc == h->ccap && ade__grow((void **)&h->cv, &h->ccap, h->nc + 1, sizeof *h->cv))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu candidates", h->nc + 1);
   cand *c = &h->cv[h->nc++];
@@ -677,7 +677,7 @@ static void gkey_vertex(const hs *h, const cand *k, long *key) {
   while (len < ADE__PQ_KEYS) key[len++] = 0;
 }
 
-static void gkey(hs *h, const cand *k, long *key) {
+static __attribute__((noinline)) void gkey(hs *h, const cand *k, long *key) {
   if (h->kind == ADE_SEQ_EDGE) gkey_edge(h, k, key);
   else if (h->kind == ADE_SEQ_FACE) gkey_face(h, k, key);
   else gkey_vertex(h, k, key);
@@ -1095,7 +1095,7 @@ static int near_by_pairs(const hs *h, int side) {
   return 2 * across * own->n < direct;
 }
 
-static int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
+static __attribute__((noinline)) int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
   const ade_cgraph *c = h->c;
   const ade__ix *own = side ? &h->sl : &h->pl, *other = side ? &h->pl : &h->sl;
   int st = ADE_OK;
@@ -1544,14 +1544,15 @@ static int face_refresh(hs *h, size_t nv0) {
  * keeps its place in faced's count, so faced need not look. */
 static int over_ceiling(hs *h, long through, int kept, int *st) {
   if (!h->ceiling) return 0;
+  if (!h->faces) return h->c->fma > h->ceiling;
   uint64_t rest = 0;
-  if (h->faces && !h->faced.face) {
+  if (!h->faced.face) {
     if (h->c->fma + h->rest0 <= h->ceiling) return 0;
     if ((*st = ade__faced_init(&h->faced, h->g, h->c))) return 0;
-  } else if (h->faces && !kept) {
+  } else if (!kept) {
     *st = ade__faced_step(&h->faced, h->g, h->c, through);
   }
-  if (h->faces) rest = h->faced.rest;
+  rest = h->faced.rest;
   return !*st && h->c->fma + rest > h->ceiling;
 }
 
@@ -1563,7 +1564,7 @@ static int over_ceiling(hs *h, long through, int kept, int *st) {
  * (disjoint sets for different sources), and into l likewise. So the
  * dual vertices are bucketed by source, and per bucket the junction
  * ranks of its members (their targets) are marked: no twin search. */
-static int start_absorb(hs *h) {
+static __attribute__((noinline)) int start_absorb(hs *h) {
   const ade_cgraph *d = h->c, *g = h->g;
   size_t *first = ade__alloc((g->nv + 1) * sizeof *first), *next = ade__alloc((d->nv + 1) * sizeof *next);
   size_t *mark = ade__alloc((g->nv + 1) * sizeof *mark);
@@ -1598,7 +1599,7 @@ static int start_absorb(hs *h) {
  * (ADE__ORDER_AUDIT): every intermediate face has an entry no greater
  * than its tuple computed from scratch (so a current top is the least of
  * all tuples). */
-static int face_audit(hs *h) {
+static __attribute__((noinline)) int face_audit(hs *h) {
   ade_cgraph *d = h->c;
   int st = ade__graph_marks(d);
   if (!st) st = grow_jr(h);
@@ -1654,7 +1655,8 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     else if (!st) ade__ipq_heapify(&h->q);
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
-  while (!st && !(st = h->audit ? face_audit(h) : ADE_OK)) {
+  if (!st && h->audit) st = face_audit(h); /* the start's queue */
+  while (!st) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
       st = finish(h, s);
@@ -1664,18 +1666,26 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     cand k;
     size_t top = ADE__NONE, nv0 = h->c->nv;
     if (!choose(h, f, nf, &k, &top, &st)) break;
-    long through = h->kind == ADE_SEQ_FACE ? h->c->v[k.x].ctgt : 0;
+    long through = 0;
+    int kept = 0;
     st = remember(h, &k);
-    /* faces, packed: the chosen face's entry is the fresh top, its bit 63 !absorb */
-    int fill = h->pk && h->kind == ADE_SEQ_FACE && h->pq.n && h->pq.a[0].x == top && h->pq.a[0].k.hi >> 63;
-    if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k, fill) : delta(h, &k);
-    if (!st) st = step(h, &k, s);
-    int kept = h->kind == ADE_SEQ_FACE && (h->c->v[k.x].alive || h->c->v[k.y].alive);
+    if (h->kind == ADE_SEQ_FACE) {
+      /* packed: the chosen face's entry is the fresh top, its bit 63 !absorb */
+      int fill = h->pk && h->pq.n && h->pq.a[0].x == top && h->pq.a[0].k.hi >> 63;
+      through = h->c->v[k.x].ctgt;
+      if (!st) st = face_delta(h, &k, fill);
+      if (!st) st = step(h, &k, s);
+      kept = !st && (h->c->v[k.x].alive || h->c->v[k.y].alive);
+    } else {
+      if (!st) st = delta(h, &k);
+      if (!st) st = step(h, &k, s);
+    }
     if (!st && over_ceiling(h, through, kept, &st)) {
       h->cut = 1;
       break;
     }
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_refresh(h, nv0) : refresh(h);
+    if (!st && h->audit) st = face_audit(h); /* faces: the queue after the step */
   }
   return st;
 }
