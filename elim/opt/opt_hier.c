@@ -1556,7 +1556,8 @@ static int over_ceiling(hs *h, long through, int kept, int *st) {
   return !*st && h->c->fma + rest > h->ceiling;
 }
 
-/* At the start, on the dual fresh from g, whether each face absorbs (ab):
+/* At the start, on the dual fresh from g, whether each face absorbs (ab;
+ * with packed tuples each face is appended to the queue with it instead):
  * face (v, w), v = (i, j) and w = (j, l) as edges of g, absorbs iff g
  * has an edge (i, l), P_v and S_w not empty. A twin k (P_k = P_v, S_k =
  * S_w: ade__dual_twin) is an edge out of i, as the in-faces of a fresh
@@ -1580,19 +1581,23 @@ static __attribute__((noinline)) int start_absorb(hs *h) {
     next[v] = first[i], first[i] = v;
     if (v < h->jrcap && h->jr[v] == SIZE_MAX && (j = gvertex(g, V->ctgt)) != ADE__NONE) h->jr[v] = h->rank[j];
   }
-  for (size_t i = 0; i < g->nv; i++) {
+  int st = ADE_OK;
+  for (size_t i = 0; !st && i < g->nv; i++) {
     for (size_t v = first[i]; v != ADE__NONE; v = next[v]) mark[jrank(h, v)] = i;
-    for (size_t v = first[i]; v != ADE__NONE; v = next[v]) {
+    for (size_t v = first[i]; !st && v != ADE__NONE; v = next[v]) {
       const ade__vtx *V = &d->v[v];
-      for (size_t o = 0; V->nin && o < V->nout; o++) {
-        size_t w = d->e[V->out[o]].dst;
+      for (size_t o = 0; !st && o < V->nout; o++) {
+        size_t e = V->out[o], w = d->e[e].dst;
         const ade__vtx *W = &d->v[w];
-        h->ab[V->out[o]] = W->kind == ADE__Z && W->nout && mark[jrank(h, w)] == i;
+        if (W->kind != ADE__Z) continue; /* no target (cand_of) */
+        int ab = V->nin && W->nout && mark[jrank(h, w)] == i;
+        if (h->pk) st = pk_append(&h->pq, fpk(h, v, w, ab), e); /* queued here (each face once: its out-list) */
+        else h->ab[e] = (unsigned char)ab;
       }
     }
   }
   ade__free(first), ade__free(next), ade__free(mark);
-  return ADE_OK;
+  return st;
 }
 
 /* The checking mode's test of the face hierarchy's queue
@@ -1635,10 +1640,11 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     if (h->pk && !st) st = edge_start(h, n, rev);
     for (size_t i = 0; !h->pk && !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
   } else if (h->kind == ADE_SEQ_FACE) {
-    /* each face's absorption from one twin search per vertex (faces_set) */
-    if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
+    /* each face's absorption (start_absorb; with packed tuples it queues them) */
+    if (!st && h->twin && !h->pk && !(h->ab = ade__calloc(n + 1, 1)))
+      st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
     if (!st && h->twin) st = start_absorb(h);
-    for (size_t i = 0; !st && i < n; i++) {
+    for (size_t i = 0; !st && !h->pk && i < n; i++) {
       size_t e = rev ? n - 1 - i : i;
       const ade__edge *y = &h->c->e[e];
       long key[ADE__PQ_KEYS];
