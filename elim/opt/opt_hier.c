@@ -105,6 +105,8 @@ typedef struct hs {
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   int faces;               /* faces with a ceiling: the bound applies (faced built when first needed) */
   size_t rest0;            /* the vertices with faces at the start (faced.rest before it is built) */
+  uint64_t *fc, frest;     /* faces, incremental, no merge yet: intermediate faces per c-graph vertex (by rank), those with any */
+  size_t fr[3], fn[4];     /* the step's junction ranks (j, csrc(a), ctgt(b); SIZE_MAX: none) and |P_a|, |S_a|, |P_b|, |S_b| */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
   unsigned *dm, *fm, dstamp, fstamp; /* faces: marks on dual vertices and faces */
   size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
@@ -1336,11 +1338,73 @@ static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix
   return ADE_OK;
 }
 
+/* The count of the bound (ade__faced's rest) kept by the step itself: fc
+ * holds the intermediate faces through each c-graph vertex (by rank), so
+ * no dual index. A face (x, y) passes through ctgt(x) = csrc(y); at a
+ * vertex of Z all of A_j and B_j are intermediate, and P_a (S_b) is all
+ * intermediate or one X (Y) vertex (then its vertex is not counted).
+ * Step (a, b) through j: (a, b) goes; a fill-in k adds |P_a| faces
+ * through csrc(a) and |S_b| through ctgt(b); an isolated a takes its
+ * |P_a| in-faces and |S_a| - 1 out-faces with it, an isolated b its
+ * |P_b| - 1 and |S_b|. A merge (a twin deleted with its faces) ends the
+ * count: the bound goes back to ade__faced, built then. */
+static void face_count_before(hs *h, size_t a, size_t b) {
+  const ade_cgraph *d = h->c;
+  const ade__vtx *A = &d->v[a], *B = &d->v[b];
+  size_t p = A->nin ? d->e[A->in[0]].src : ADE__NONE, q = B->nout ? d->e[B->out[0]].dst : ADE__NONE;
+  h->fr[0] = jrank(h, a);
+  h->fr[1] = p != ADE__NONE && d->v[p].kind == ADE__Z ? jrank(h, p) : SIZE_MAX;
+  h->fr[2] = q != ADE__NONE && d->v[q].kind == ADE__Z ? jrank(h, b) : SIZE_MAX;
+  h->fn[0] = A->nin, h->fn[1] = A->nout, h->fn[2] = B->nin, h->fn[3] = B->nout;
+}
+
+/* fc and frest for the dual fresh from g: every pair of an in- and an
+ * out-edge of a vertex of Z is a face through it. */
+static __attribute__((noinline)) int face_count_init(hs *h) {
+  const ade_cgraph *g = h->g;
+  if (!(h->fc = ade__calloc(g->nv + 1, sizeof *h->fc))) return ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
+  for (size_t j = 0; j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin && g->v[j].nout)
+      h->fc[h->rank[j]] = (uint64_t)g->v[j].nin * g->v[j].nout, h->frest++;
+  return ADE_OK;
+}
+
+/* fc[r] += by (or -= -by); 0 if it would go below 0 (the count is off). */
+static int fc_add(hs *h, size_t r, int64_t by) {
+  uint64_t was = h->fc[r];
+  if (by < 0 && was < (uint64_t)-by) return 0;
+  h->fc[r] = was + (uint64_t)by;
+  h->frest += (h->fc[r] > 0) - (was > 0);
+  return 1;
+}
+
+/* After the step: the counts moved (fill-in: h->fill0; merged0), or the
+ * count ended (fc freed) on a merge. */
+static void face_count_after(hs *h, size_t a, size_t b) {
+  const ade_cgraph *d = h->c;
+  int ok = d->merged == h->merged0, fill = d->fill != h->fill0;
+  int64_t pa = (int64_t)h->fn[0], sa = (int64_t)h->fn[1], pb = (int64_t)h->fn[2], sb = (int64_t)h->fn[3];
+  size_t rj = h->fr[0], ri = h->fr[1], rl = h->fr[2];
+  if (ok) ok = fc_add(h, rj, -1);
+  if (ok && fill && ri != SIZE_MAX) ok = fc_add(h, ri, pa);
+  if (ok && fill && rl != SIZE_MAX) ok = fc_add(h, rl, sb);
+  if (ok && !d->v[a].alive) {
+    if (ri != SIZE_MAX) ok = fc_add(h, ri, -pa);
+    if (ok) ok = fc_add(h, rj, 1 - sa);
+  }
+  if (ok && !d->v[b].alive) {
+    ok = fc_add(h, rj, 1 - pb);
+    if (ok && rl != SIZE_MAX) ok = fc_add(h, rl, -sb);
+  }
+  if (!ok) ade__free(h->fc), h->fc = NULL;
+}
+
 /* Before face step (a, b) (Rule 1): the in-lists of b, S_a and S_b and
  * the out-lists of a, P_a and P_b change (fill-in, isolation or merge).
  * fill: the step is known to fill in (its queued tuple, fresh at the top,
  * says it does not absorb): S_b and P_a are not needed (face_changed). */
 static int face_delta(hs *h, const cand *k, int fill) {
+  if (h->fc) face_count_before(h, k->x, k->y);
   h->in.n = h->out.n = 0;
   h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged, h->fill0 = h->c->fill;
   int st = ade__ix_push(&h->in, k->y);
@@ -1545,6 +1609,7 @@ static int face_refresh(hs *h, size_t nv0) {
 static int over_ceiling(hs *h, long through, int kept, int *st) {
   if (!h->ceiling) return 0;
   if (!h->faces) return h->c->fma > h->ceiling;
+  if (h->fc) return h->c->fma + h->frest > h->ceiling; /* counted by the steps */
   uint64_t rest = 0;
   if (!h->faced.face) {
     if (h->c->fma + h->rest0 <= h->ceiling) return 0;
@@ -1619,6 +1684,23 @@ static __attribute__((noinline)) int face_audit(hs *h) {
       st = ade__fail(ADE_EINVAL, "face hierarchy: face (%ld, %ld)'s tuple is not queued at or below it",
                      d->v[k.x].id, d->v[k.y].id);
   }
+  /* the bound's count (fc, face_count_after) against a recount */
+  uint64_t *c = !st && h->fc ? ade__calloc(h->g->nv + 1, sizeof *c) : NULL, rest = 0;
+  if (!st && h->fc && !c) st = ade__fail(ADE_ENOMEM, "out of memory for an audit");
+  for (size_t e = 0; c && e < d->eslots; e++) {
+    cand k;
+    if (cand_of(h, e, &k)) c[jrank(h, k.x)]++;
+  }
+  for (size_t r = 0; c && !st && r < h->g->nv; r++) {
+    rest += c[r] > 0;
+    if (c[r] != h->fc[r])
+      st = ade__fail(ADE_EINVAL, "face hierarchy: %llu faces counted through rank %zu, %llu there",
+                     (unsigned long long)h->fc[r], r, (unsigned long long)c[r]);
+  }
+  if (c && !st && rest != h->frest)
+    st = ade__fail(ADE_EINVAL, "face hierarchy: %llu vertices with faces counted, %llu there",
+                   (unsigned long long)h->frest, (unsigned long long)rest);
+  ade__free(c);
   return st;
 }
 
@@ -1681,6 +1763,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       through = h->c->v[k.x].ctgt;
       if (!st) st = face_delta(h, &k, fill);
       if (!st) st = step(h, &k, s);
+      if (!st && h->fc) face_count_after(h, k.x, k.y);
       kept = !st && (h->c->v[k.x].alive || h->c->v[k.y].alive);
     } else {
       if (!st) st = delta(h, &k);
@@ -1735,6 +1818,7 @@ static void hs_free(hs *h) {
   ade__free(h->dm);
   ade__free(h->fm);
   ade__faced_free(&h->faced);
+  ade__free(h->fc);
   ade__ipq_free(&h->q);
   ade__pkq_free(&h->pq);
   ade__free(h->run);
@@ -1791,6 +1875,8 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
       h.rest0 += g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin && g->v[j].nout;
   }
   if (!st) st = ranks(g, h.rank);
+  /* the incremental run counts the faces per vertex itself (face_count_after; the audit checks it) */
+  if (!st && kind == ADE_SEQ_FACE && !h.scan && (h.faces || h.audit)) st = face_count_init(&h);
   for (int i = 0; !st && i < nf; i++)
     if (f[i] == F_RELATIVE) {
       st = dependency_degrees(g, h.rank, h.dd);
