@@ -179,6 +179,47 @@ START_TEST(run_against_heap) {
 }
 END_TEST
 
+/* The face hierarchy's queue audited after every step (ADE__ORDER_AUDIT):
+ * every face's tuple computed from scratch has an entry no greater than
+ * it (a step re-keys only the faces whose tuples can drop: the fill-in
+ * trades, the merges, face_changed in opt_hier.c). The audited run makes
+ * the queue's choices. */
+static void face_audit(const ade_cgraph *g, const char *spec, const char *what, uint64_t seed) {
+  ade_elim_seq *inc = NULL, *aud = NULL;
+  ck_assert_msg(ade__opt_hierarchy_raw(g, ADE_SEQ_FACE, spec, NULL, 0, &inc, NULL) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_msg(ade__opt_hierarchy_raw(g, ADE_SEQ_FACE, spec, NULL, ADE__ORDER_AUDIT, &aud, NULL) == ADE_OK,
+                "%s %s seed %llu: %s", what, spec, (unsigned long long)seed, ade_errmsg());
+  ade_test_same_seq(aud, inc, what, seed);
+  ade_seq_free(inc);
+  ade_seq_free(aud);
+}
+
+START_TEST(face_queue_audit) {
+  uint64_t rs = 909;
+  char spec[256];
+  for (uint64_t it = 0; it < 300; it++) {
+    size_t n = 1 + ade_test_rand(&rs) % 5, m = 1 + ade_test_rand(&rs) % 5, p = 1 + ade_test_rand(&rs) % 24;
+    ade_cgraph *g = random_dag(&rs, n, p, m, ade_test_uniform(&rs, 0.1, 0.5));
+    random_chain(&rs, ADE_SEQ_FACE, spec, sizeof spec);
+    face_audit(g, it % 2 ? spec : NULL, "random dag", it);
+    ade_cgraph_free(g);
+  }
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 4);
+    randprog p = rp_make(seed + 900, n, m, 10 + (int)(ade_test_rand(&rs) % 60));
+    double x[8];
+    for (int i = 0; i < n; i++) x[i] = 0.3 + 0.17 * (double)i;
+    ade_tape *t = rp_record(&p, x, NULL);
+    ade_cgraph *g = NULL;
+    ck_assert_msg(ade_cgraph_from_tape(&g, t, NULL) == ADE_OK, "%s", ade_errmsg());
+    face_audit(g, NULL, "random tape", seed);
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    rp_free(&p);
+  }
+}
+END_TEST
+
 START_TEST(random_tapes) {
   uint64_t rs = 31;
   for (uint64_t seed = 1; seed <= 120; seed++) {
@@ -377,6 +418,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, random_dags);
   tcase_add_test(tc, random_tapes);
   tcase_add_test(tc, run_against_heap);
+  tcase_add_test(tc, face_queue_audit);
   tcase_add_test(tc, paper_examples);
   tcase_add_test(tc, kept_jacobian);
   suite_add_tcase(s, tc);

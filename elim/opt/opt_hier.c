@@ -79,6 +79,7 @@ typedef struct hs {
   int limited;
   /* incremental keys (not with scan, the rescanning reference) */
   int scan;
+  int audit;               /* faces: the queue checked after every step (ADE__ORDER_AUDIT) */
   int gl[MAXH], ngl, pre[MAXH], fill; /* the global filters, their prefix lengths */
   ade__ipq q;              /* every target's global key tuple (no greater than it) */
   long (*kd)[ADE__PQ_KEYS]; /* edges: per target 2 e + dir its queued tuple; q holds e */
@@ -102,10 +103,14 @@ typedef struct hs {
   uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
   int cut;                 /* stopped so */
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
+  int faces;               /* faces with a ceiling: the bound applies (faced built when first needed) */
+  size_t rest0;            /* the vertices with faces at the start (faced.rest before it is built) */
+  uint64_t *fc, frest;     /* faces, incremental, no merge yet: intermediate faces per c-graph vertex (by rank), those with any */
+  size_t fr[3], fn[4];     /* the step's junction ranks (j, csrc(a), ctgt(b); SIZE_MAX: none) and |P_a|, |S_a|, |P_b|, |S_b| */
   size_t *jr, jrcap;       /* faces: rank of each dual vertex's junction */
   unsigned *dm, *fm, dstamp, fstamp; /* faces: marks on dual vertices and faces */
   size_t fa, fb, seg[2];   /* faces: the step's (a, b); where S_b and P_b start in in and out */
-  uint64_t merged0;        /* the merges before it */
+  uint64_t merged0, fill0; /* the merges and fill-ins before it */
   size_t dmcap, fmcap;
 } hs;
 
@@ -202,7 +207,7 @@ static int dependency_degrees(const ade_cgraph *g, const size_t *rank, int64_t *
   return ADE_OK;
 }
 
-static int add_cand(hs *h, size_t x, size_t y, int dir) {
+static inline __attribute__((always_inline)) int add_cand(hs *h, size_t x, size_t y, int dir) {
   if (h->nc == h->ccap && ade__grow((void **)&h->cv, &h->ccap, h->nc + 1, sizeof *h->cv))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu candidates", h->nc + 1);
   cand *c = &h->cv[h->nc++];
@@ -288,14 +293,22 @@ static int64_t edge_sibling(const hs *h, const cand *c) {
   return c->dir != h->last_dir && sd > 1 ? 1 : sd;
 }
 
+static int64_t junction_rank(hs *h, size_t a);
+/* junction_rank with its cache read inline. */
+static inline size_t jrank(hs *h, size_t a) {
+  return a < h->jrcap && h->jr[a] != SIZE_MAX ? h->jr[a] : (size_t)junction_rank(h, a);
+}
+
+/* The live vertex of g with this id (dense ids: at its offset), or ADE__NONE. */
+static inline size_t gvertex(const ade_cgraph *g, long id) {
+  size_t j = g->nv && id >= g->v[0].id ? (size_t)(id - g->v[0].id) : SIZE_MAX;
+  return j < g->nv && g->v[j].id == id && g->v[j].alive ? j : ade__graph_vertex(g, id);
+}
+
 /* The rank of dual vertex a's junction (cached per dual vertex). */
 static int64_t junction_rank(hs *h, size_t a) {
   if (a < h->jrcap && h->jr[a] != SIZE_MAX) return (int64_t)h->jr[a];
-  const ade_cgraph *g = h->g;
-  long id = h->c->v[a].ctgt;
-  size_t j = g->nv && id >= g->v[0].id ? (size_t)(id - g->v[0].id) : SIZE_MAX; /* dense ids: at its offset */
-  if (j >= g->nv || g->v[j].id != id || !g->v[j].alive) j = ade__graph_vertex(g, id);
-  size_t r = h->rank[j];
+  size_t r = h->rank[gvertex(h->g, h->c->v[a].ctgt)];
   if (a < h->jrcap) h->jr[a] = r;
   return (int64_t)r;
 }
@@ -414,7 +427,7 @@ static int mark_one(hs *h, unsigned *mark, size_t v, ade__ix *l) {
 static int remember(hs *h, const cand *k) {
   const ade_cgraph *c = h->c;
   int st = ADE_OK;
-  if (++h->stamp == 0) {
+  if (++h->stamp == 0 && h->pm) { /* faces have no marks */
     memset(h->pm, 0, (c->nv + 1) * sizeof *h->pm);
     memset(h->sm, 0, (c->nv + 1) * sizeof *h->sm);
     h->stamp = 1;
@@ -629,7 +642,7 @@ static void gkey_face_ab(hs *h, size_t x, size_t y, int absorb, long *key) {
   int len = 0;
   absorb = h->twin && absorb;
   if (h->fdef) { /* the default */
-    size_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (size_t)junction_rank(h, x);
+    size_t r = jrank(h, x);
     key[0] = !absorb, key[1] = absorb ? 0 : (long)(a->nin + b->nout), key[2] = (long)r, key[3] = a->id, key[4] = b->id;
     return;
   }
@@ -666,7 +679,7 @@ static void gkey_vertex(const hs *h, const cand *k, long *key) {
   while (len < ADE__PQ_KEYS) key[len++] = 0;
 }
 
-static void gkey(hs *h, const cand *k, long *key) {
+static __attribute__((noinline)) void gkey(hs *h, const cand *k, long *key) {
   if (h->kind == ADE_SEQ_EDGE) gkey_edge(h, k, key);
   else if (h->kind == ADE_SEQ_FACE) gkey_face(h, k, key);
   else gkey_vertex(h, k, key);
@@ -1084,7 +1097,7 @@ static int near_by_pairs(const hs *h, int side) {
   return 2 * across * own->n < direct;
 }
 
-static int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
+static __attribute__((noinline)) int near_edges_by_pairs(hs *h, int side, const long *tkey, int pre) {
   const ade_cgraph *c = h->c;
   const ade__ix *own = side ? &h->sl : &h->pl, *other = side ? &h->pl : &h->sl;
   int st = ADE_OK;
@@ -1325,17 +1338,81 @@ static int push_adjacent(const ade_cgraph *d, size_t v, int in, int out, ade__ix
   return ADE_OK;
 }
 
+/* The count of the bound (ade__faced's rest) kept by the step itself: fc
+ * holds the intermediate faces through each c-graph vertex (by rank), so
+ * no dual index. A face (x, y) passes through ctgt(x) = csrc(y); at a
+ * vertex of Z all of A_j and B_j are intermediate, and P_a (S_b) is all
+ * intermediate or one X (Y) vertex (then its vertex is not counted).
+ * Step (a, b) through j: (a, b) goes; a fill-in k adds |P_a| faces
+ * through csrc(a) and |S_b| through ctgt(b); an isolated a takes its
+ * |P_a| in-faces and |S_a| - 1 out-faces with it, an isolated b its
+ * |P_b| - 1 and |S_b|. A merge (a twin deleted with its faces) ends the
+ * count: the bound goes back to ade__faced, built then. */
+static void face_count_before(hs *h, size_t a, size_t b) {
+  const ade_cgraph *d = h->c;
+  const ade__vtx *A = &d->v[a], *B = &d->v[b];
+  size_t p = A->nin ? d->e[A->in[0]].src : ADE__NONE, q = B->nout ? d->e[B->out[0]].dst : ADE__NONE;
+  h->fr[0] = jrank(h, a);
+  h->fr[1] = p != ADE__NONE && d->v[p].kind == ADE__Z ? jrank(h, p) : SIZE_MAX;
+  h->fr[2] = q != ADE__NONE && d->v[q].kind == ADE__Z ? jrank(h, b) : SIZE_MAX;
+  h->fn[0] = A->nin, h->fn[1] = A->nout, h->fn[2] = B->nin, h->fn[3] = B->nout;
+}
+
+/* fc and frest for the dual fresh from g: every pair of an in- and an
+ * out-edge of a vertex of Z is a face through it. */
+static __attribute__((noinline)) int face_count_init(hs *h) {
+  const ade_cgraph *g = h->g;
+  if (!(h->fc = ade__calloc(g->nv + 1, sizeof *h->fc))) return ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
+  for (size_t j = 0; j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin && g->v[j].nout)
+      h->fc[h->rank[j]] = (uint64_t)g->v[j].nin * g->v[j].nout, h->frest++;
+  return ADE_OK;
+}
+
+/* fc[r] += by (or -= -by); 0 if it would go below 0 (the count is off). */
+static int fc_add(hs *h, size_t r, int64_t by) {
+  uint64_t was = h->fc[r];
+  if (by < 0 && was < (uint64_t)-by) return 0;
+  h->fc[r] = was + (uint64_t)by;
+  h->frest += (h->fc[r] > 0) - (was > 0);
+  return 1;
+}
+
+/* After the step: the counts moved (fill-in: h->fill0; merged0), or the
+ * count ended (fc freed) on a merge. */
+static void face_count_after(hs *h, size_t a, size_t b) {
+  const ade_cgraph *d = h->c;
+  int ok = d->merged == h->merged0, fill = d->fill != h->fill0;
+  int64_t pa = (int64_t)h->fn[0], sa = (int64_t)h->fn[1], pb = (int64_t)h->fn[2], sb = (int64_t)h->fn[3];
+  size_t rj = h->fr[0], ri = h->fr[1], rl = h->fr[2];
+  if (ok) ok = fc_add(h, rj, -1);
+  if (ok && fill && ri != SIZE_MAX) ok = fc_add(h, ri, pa);
+  if (ok && fill && rl != SIZE_MAX) ok = fc_add(h, rl, sb);
+  if (ok && !d->v[a].alive) {
+    if (ri != SIZE_MAX) ok = fc_add(h, ri, -pa);
+    if (ok) ok = fc_add(h, rj, 1 - sa);
+  }
+  if (ok && !d->v[b].alive) {
+    ok = fc_add(h, rj, 1 - pb);
+    if (ok && rl != SIZE_MAX) ok = fc_add(h, rl, -sb);
+  }
+  if (!ok) ade__free(h->fc), h->fc = NULL;
+}
+
 /* Before face step (a, b) (Rule 1): the in-lists of b, S_a and S_b and
- * the out-lists of a, P_a and P_b change (fill-in, isolation or merge). */
-static int face_delta(hs *h, const cand *k) {
+ * the out-lists of a, P_a and P_b change (fill-in, isolation or merge).
+ * fill: the step is known to fill in (its queued tuple, fresh at the top,
+ * says it does not absorb): S_b and P_a are not needed (face_changed). */
+static int face_delta(hs *h, const cand *k, int fill) {
+  if (h->fc) face_count_before(h, k->x, k->y);
   h->in.n = h->out.n = 0;
-  h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged;
+  h->fa = k->x, h->fb = k->y, h->merged0 = h->c->merged, h->fill0 = h->c->fill;
   int st = ade__ix_push(&h->in, k->y);
   if (!st) st = ade__ix_push(&h->out, k->x);
   if (!st) st = push_adjacent(h->c, k->x, 0, 1, &h->in);
   h->seg[0] = h->in.n;
-  if (!st) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
-  if (!st) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
+  if (!st && !fill) st = push_adjacent(h->c, k->y, 0, 1, &h->in);
+  if (!st && !fill) st = push_adjacent(h->c, k->x, 1, 0, &h->out);
   h->seg[1] = h->out.n;
   if (!st) st = push_adjacent(h->c, k->y, 1, 0, &h->out);
   return st;
@@ -1352,17 +1429,26 @@ static int face_delta(hs *h, const cand *k) {
  * neither, and w was its twin before (two vertices of S_b with equal P
  * stay equal; a vertex of S_b and one outside no longer are). k itself
  * is listed on both sides (face_refresh), which finds the faces it
- * absorbs. */
+ * absorbs. With a fill-in, P_a is never listed, nor S_b: every x of P_a
+ * gained k, and if a went (isolated, or merged: a or its twin, whose P
+ * is P_a, deleted) lost the one that went, so S_x - r + k (or S_x + k),
+ * the same size or more, and so did every vertex whose S held r or now
+ * holds k (P_a is all of them, P_k = P_a); no other vertex has k. So a
+ * face into x (|S_x|; absorbing: some t with P_t = P_w and S_t = S_x,
+ * then t in P_a with S_t = S_x before) and a face that x absorbs (S_y =
+ * S_x, y in P_a) absorbs after only if it did before: no tuple drops
+ * (likewise S_b, P_y - r + k). Only an absorption (no k: x lost a, its
+ * size dropped) lists them. */
 static void face_changed(hs *h) {
   const ade_cgraph *d = h->c;
-  int merged = d->merged != h->merged0;
+  int merged = d->merged != h->merged0, traded = d->fill != h->fill0;
   int ago = merged || !d->v[h->fa].alive, bgo = merged || !d->v[h->fb].alive;
   size_t n = 1;
   for (size_t k = 1; k < h->in.n; k++) /* b, S_a, S_b */
-    if (k < h->seg[0] ? ago : bgo) h->in.a[n++] = h->in.a[k];
+    if (k < h->seg[0] ? ago : bgo && !traded) h->in.a[n++] = h->in.a[k];
   h->in.n = n, n = 1;
   for (size_t k = 1; k < h->out.n; k++) /* a, P_a, P_b */
-    if (k < h->seg[1] ? ago : bgo) h->out.a[n++] = h->out.a[k];
+    if (k < h->seg[1] ? ago && !traded : bgo) h->out.a[n++] = h->out.a[k];
   h->out.n = n;
 }
 
@@ -1408,18 +1494,44 @@ static int grow_marks(hs *h) {
  * pk packed straight from the graph (pack of gkey_face_ab's tuple). */
 static inline ade__pk fpk(hs *h, size_t x, size_t y, int absorb) {
   const ade__vtx *a = &h->c->v[x], *b = &h->c->v[y];
-  uint64_t r = x < h->jrcap && h->jr[x] != SIZE_MAX ? h->jr[x] : (uint64_t)junction_rank(h, x);
+  uint64_t r = jrank(h, x);
   absorb = h->twin && absorb;
   ade__pk p = {(uint64_t)!absorb << 63 | (absorb ? 0 : (uint64_t)(a->nin + b->nout)) << 31 | r,
                (uint64_t)a->id << 32 | (uint64_t)b->id};
   return p;
 }
 
+/* A face not queued yet (new) takes the root's place when the root holds
+ * a dead face (after a step, the step's own: its slot is free), sifted
+ * down from there: instead of that entry's deletion at the top (a full
+ * descent) and an insertion at the bottom. The same entries, so the same
+ * choices (qtop would drop the dead one before any). */
+static inline int fq_set(hs *h, ade__pk p, size_t e) {
+  ade__pkq *q = &h->pq;
+  if (!q->n || ade__pkq_queued(q, e) || e >= q->pcap || q->a[0].x >= h->c->eslots || h->c->e[q->a[0].x].src != ADE__NONE)
+    return pk_set(q, p, e);
+  ade__pkent t = {p, e};
+  q->pos[q->a[0].x] = SIZE_MAX;
+  pkq_down(q, 0, &t);
+  return ADE_OK;
+}
+
 static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
-  if (h->pk) return pk_set(&h->pq, fpk(h, x, y, absorb), e);
+  if (h->pk) return fq_set(h, fpk(h, x, y, absorb), e);
   long key[ADE__PQ_KEYS];
   gkey_face_ab(h, x, y, absorb, key);
   return qset(h, key, e);
+}
+
+/* Whether v certainly has no twin on the side of its faces out of (out)
+ * or into it, K of ade__dual_same_side empty: its first predecessor
+ * (successor) has no other successor (predecessor), and every k with
+ * P_k = P_v (S_k = S_v) would be one; or v has none. */
+static inline int lone(const ade_cgraph *d, size_t v, int out) {
+  const ade__vtx *V = &d->v[v];
+  if (!(out ? V->nin : V->nout)) return 1;
+  const ade__vtx *p = &d->v[out ? d->e[V->in[0]].src : d->e[V->out[0]].dst];
+  return (out ? p->nout : p->nin) == 1;
 }
 
 /* Fresh tuples for the faces out of (out) or into v (qpush's, the
@@ -1427,7 +1539,9 @@ static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
  * ade__dual_absorbed_each). */
 static int faces_set(hs *h, size_t v, int out) {
   ade_cgraph *d = h->c;
-  int st = h->twin ? ade__dual_same_side(d, v, out, &h->tw) : ADE_OK;
+  int st = ADE_OK;
+  if (h->twin && lone(d, v, out)) h->tw.n = 0; /* no twin search needed */
+  else if (h->twin) st = ade__dual_same_side(d, v, out, &h->tw);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
     size_t e = out ? V->out[o] : V->in[o], w = out ? d->e[e].dst : d->e[e].src;
@@ -1459,7 +1573,8 @@ static int face_refresh(hs *h, size_t nv0) {
     return ade__fail(ADE_ELIMIT, "face hierarchy: %zu dual vertices, over its queue's keys", d->nv);
   int st = ade__graph_marks(d);
   if (!st) st = grow_jr(h);
-  for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in */
+  for (size_t v = nv0; !st && v < d->nv; v++) { /* the fill-in, its junction b's (ctgt(k) = ctgt(b)) */
+    if (h->jr[h->fb] != SIZE_MAX && d->v[v].ctgt == d->v[h->fb].ctgt) h->jr[v] = h->jr[h->fb];
     st = ade__ix_push(&h->in, v);
     if (!st) st = ade__ix_push(&h->out, v);
   }
@@ -1484,15 +1599,109 @@ static int face_refresh(hs *h, size_t nv0) {
 /* Whether the cost, or for faces the cost plus the c-graph vertices with
  * a face left (each costs at least 1 more: ade__faced), exceeds the
  * ceiling after a step (for faces, through c-graph vertex id through):
- * then the final cost would, and the run stops. */
-static int over_ceiling(hs *h, long through, int *st) {
+ * then the final cost would, and the run stops. The vertices with faces
+ * left only go (ade__faced), so while the cost plus those at the start
+ * (rest0) stays within the ceiling, so does the bound, and faced is built
+ * only when that no longer holds (exact then for the graph as it is).
+ * kept: the step left its a or b (the incremental run knows): each has a
+ * face through that vertex still (alive, neither list empty), which
+ * keeps its place in faced's count, so faced need not look. */
+static int over_ceiling(hs *h, long through, int kept, int *st) {
   if (!h->ceiling) return 0;
+  if (!h->faces) return h->c->fma > h->ceiling;
+  if (h->fc) return h->c->fma + h->frest > h->ceiling; /* counted by the steps */
   uint64_t rest = 0;
-  if (h->faced.face) {
+  if (!h->faced.face) {
+    if (h->c->fma + h->rest0 <= h->ceiling) return 0;
+    if ((*st = ade__faced_init(&h->faced, h->g, h->c))) return 0;
+  } else if (!kept) {
     *st = ade__faced_step(&h->faced, h->g, h->c, through);
-    rest = h->faced.rest;
   }
+  rest = h->faced.rest;
   return !*st && h->c->fma + rest > h->ceiling;
+}
+
+/* At the start, on the dual fresh from g, whether each face absorbs (ab;
+ * with packed tuples each face is appended to the queue with it instead):
+ * face (v, w), v = (i, j) and w = (j, l) as edges of g, absorbs iff g
+ * has an edge (i, l), P_v and S_w not empty. A twin k (P_k = P_v, S_k =
+ * S_w: ade__dual_twin) is an edge out of i, as the in-faces of a fresh
+ * dual vertex are those of every edge out of its source and of no other
+ * (disjoint sets for different sources), and into l likewise. So the
+ * dual vertices are bucketed by source, and per bucket the junction
+ * ranks of its members (their targets) are marked: no twin search. */
+static __attribute__((noinline)) int start_absorb(hs *h) {
+  const ade_cgraph *d = h->c, *g = h->g;
+  size_t *first = ade__alloc((g->nv + 1) * sizeof *first), *next = ade__alloc((d->nv + 1) * sizeof *next);
+  size_t *mark = ade__alloc((g->nv + 1) * sizeof *mark);
+  if (!first || !next || !mark) {
+    ade__free(first), ade__free(next), ade__free(mark);
+    return ade__fail(ADE_ENOMEM, "out of memory for the faces of %zu dual vertices", d->nv);
+  }
+  for (size_t i = 0; i <= g->nv; i++) first[i] = ADE__NONE, mark[i] = SIZE_MAX;
+  for (size_t v = d->nv; v-- > 0;) {
+    const ade__vtx *V = &d->v[v];
+    size_t i = V->alive && V->kind == ADE__Z ? gvertex(g, V->csrc) : ADE__NONE, j;
+    if (i == ADE__NONE) continue;
+    next[v] = first[i], first[i] = v;
+    if (v < h->jrcap && h->jr[v] == SIZE_MAX && (j = gvertex(g, V->ctgt)) != ADE__NONE) h->jr[v] = h->rank[j];
+  }
+  int st = ADE_OK;
+  for (size_t i = 0; !st && i < g->nv; i++) {
+    for (size_t v = first[i]; v != ADE__NONE; v = next[v]) mark[jrank(h, v)] = i;
+    for (size_t v = first[i]; !st && v != ADE__NONE; v = next[v]) {
+      const ade__vtx *V = &d->v[v];
+      for (size_t o = 0; !st && o < V->nout; o++) {
+        size_t e = V->out[o], w = d->e[e].dst;
+        const ade__vtx *W = &d->v[w];
+        if (W->kind != ADE__Z) continue; /* no target (cand_of) */
+        int ab = V->nin && W->nout && mark[jrank(h, w)] == i;
+        if (h->pk) st = pk_append(&h->pq, fpk(h, v, w, ab), e); /* queued here (each face once: its out-list) */
+        else h->ab[e] = (unsigned char)ab;
+      }
+    }
+  }
+  ade__free(first), ade__free(next), ade__free(mark);
+  return st;
+}
+
+/* The checking mode's test of the face hierarchy's queue
+ * (ADE__ORDER_AUDIT): every intermediate face has an entry no greater
+ * than its tuple computed from scratch (so a current top is the least of
+ * all tuples). */
+static __attribute__((noinline)) int face_audit(hs *h) {
+  ade_cgraph *d = h->c;
+  int st = ade__graph_marks(d);
+  if (!st) st = grow_jr(h);
+  for (size_t e = 0; !st && e < d->eslots; e++) {
+    cand k;
+    long key[ADE__PQ_KEYS];
+    if (!cand_of(h, e, &k)) continue;
+    gkey_face(h, &k, key);
+    int ok = h->pk ? ade__pkq_queued(&h->pq, e) && !pk_lt(pack(key), h->pq.a[h->pq.pos[e]].k)
+                   : e < h->q.pcap && h->q.pos[e] != SIZE_MAX && !ade__pq_less(key, h->q.a[h->q.pos[e]].k);
+    if (!ok)
+      st = ade__fail(ADE_EINVAL, "face hierarchy: face (%ld, %ld)'s tuple is not queued at or below it",
+                     d->v[k.x].id, d->v[k.y].id);
+  }
+  /* the bound's count (fc, face_count_after) against a recount */
+  uint64_t *c = !st && h->fc ? ade__calloc(h->g->nv + 1, sizeof *c) : NULL, rest = 0;
+  if (!st && h->fc && !c) st = ade__fail(ADE_ENOMEM, "out of memory for an audit");
+  for (size_t e = 0; c && e < d->eslots; e++) {
+    cand k;
+    if (cand_of(h, e, &k)) c[jrank(h, k.x)]++;
+  }
+  for (size_t r = 0; c && !st && r < h->g->nv; r++) {
+    rest += c[r] > 0;
+    if (c[r] != h->fc[r])
+      st = ade__fail(ADE_EINVAL, "face hierarchy: %llu faces counted through rank %zu, %llu there",
+                     (unsigned long long)h->fc[r], r, (unsigned long long)c[r]);
+  }
+  if (c && !st && rest != h->frest)
+    st = ade__fail(ADE_EINVAL, "face hierarchy: %llu vertices with faces counted, %llu there",
+                   (unsigned long long)h->frest, (unsigned long long)rest);
+  ade__free(c);
+  return st;
 }
 
 static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
@@ -1513,36 +1722,11 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     if (h->pk && !st) st = edge_start(h, n, rev);
     for (size_t i = 0; !h->pk && !st && i < n / 2; i++) st = edge_init(h, rev ? n / 2 - 1 - i : i);
   } else if (h->kind == ADE_SEQ_FACE) {
-    /* each face's absorption from one twin search per vertex (faces_set) */
-    if (!st && h->twin && !(h->ab = ade__calloc(n + 1, 1))) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
-    /* the intermediates with equal P form classes: K of a vertex is its
-     * class without it, so ade__dual_same_side runs once per class (cls:
-     * where the class's [size, members...] start in cm) */
-    size_t *cls = !st && h->twin ? ade__alloc((h->c->nv + 1) * sizeof *cls) : NULL;
-    ade__ix cm = {0};
-    if (!st && h->twin && !cls) st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
-    for (size_t v = 0; cls && v < h->c->nv; v++) cls[v] = SIZE_MAX;
-    for (size_t v = 0; !st && h->twin && v < h->c->nv; v++) {
-      const ade__vtx *V = &h->c->v[v];
-      if (!V->alive || V->kind != ADE__Z) continue;
-      if (cls[v] == SIZE_MAX) {
-        size_t at = cm.n;
-        st = ade__dual_same_side(h->c, v, 1, &h->tw);
-        if (!st) st = ade__ix_push(&cm, h->tw.n + 1);
-        if (!st) st = ade__ix_push(&cm, v);
-        for (size_t i = 0; !st && i < h->tw.n; i++) st = ade__ix_push(&cm, h->tw.a[i]);
-        for (size_t i = 0; !st && i <= h->tw.n; i++) cls[cm.a[at + 1 + i]] = at;
-      } else {
-        h->tw.n = 0;
-        for (size_t i = 0, at = cls[v]; !st && i < cm.a[at]; i++)
-          if (cm.a[at + 1 + i] != v) st = ade__ix_push(&h->tw, cm.a[at + 1 + i]);
-      }
-      for (size_t o = 0; !st && h->tw.n && o < V->nout; o++)
-        h->ab[V->out[o]] = (unsigned char)ade__dual_side_matches(h->c, &h->tw, h->c->e[V->out[o]].dst, 1);
-    }
-    ade__free(cls);
-    ade__ix_free(&cm);
-    for (size_t i = 0; !st && i < n; i++) {
+    /* each face's absorption (start_absorb; with packed tuples it queues them) */
+    if (!st && h->twin && !h->pk && !(h->ab = ade__calloc(n + 1, 1)))
+      st = ade__fail(ADE_ENOMEM, "out of memory for %zu faces", n);
+    if (!st && h->twin) st = start_absorb(h);
+    for (size_t i = 0; !st && !h->pk && i < n; i++) {
       size_t e = rev ? n - 1 - i : i;
       const ade__edge *y = &h->c->e[e];
       long key[ADE__PQ_KEYS];
@@ -1559,6 +1743,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     else if (!st) ade__ipq_heapify(&h->q);
   } else
     for (size_t i = 0; !st && i < n; i++) st = qpush(h, rev ? n - 1 - i : i);
+  if (!st && h->audit) st = face_audit(h); /* the start's queue */
   while (!st) {
     if (h->clk && ade__clock_expired(h->clk, 0)) { /* the limit: the rest in the cheaper vector mode's order */
       size_t len = s->len;
@@ -1569,15 +1754,27 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
     cand k;
     size_t top = ADE__NONE, nv0 = h->c->nv;
     if (!choose(h, f, nf, &k, &top, &st)) break;
-    long through = h->kind == ADE_SEQ_FACE ? h->c->v[k.x].ctgt : 0;
+    long through = 0;
+    int kept = 0;
     st = remember(h, &k);
-    if (!st) st = h->kind == ADE_SEQ_FACE ? face_delta(h, &k) : delta(h, &k);
-    if (!st) st = step(h, &k, s);
-    if (!st && over_ceiling(h, through, &st)) {
+    if (h->kind == ADE_SEQ_FACE) {
+      /* packed: the chosen face's entry is the fresh top, its bit 63 !absorb */
+      int fill = h->pk && h->pq.n && h->pq.a[0].x == top && h->pq.a[0].k.hi >> 63;
+      through = h->c->v[k.x].ctgt;
+      if (!st) st = face_delta(h, &k, fill);
+      if (!st) st = step(h, &k, s);
+      if (!st && h->fc) face_count_after(h, k.x, k.y);
+      kept = !st && (h->c->v[k.x].alive || h->c->v[k.y].alive);
+    } else {
+      if (!st) st = delta(h, &k);
+      if (!st) st = step(h, &k, s);
+    }
+    if (!st && over_ceiling(h, through, kept, &st)) {
       h->cut = 1;
       break;
     }
     if (!st) st = h->kind == ADE_SEQ_FACE ? face_refresh(h, nv0) : refresh(h);
+    if (!st && h->audit) st = face_audit(h); /* faces: the queue after the step */
   }
   return st;
 }
@@ -1601,7 +1798,7 @@ static int run(hs *h, const int *f, int nf, ade_elim_seq *s) {
     long through = h->kind == ADE_SEQ_FACE ? h->c->v[k.x].ctgt : 0;
     st = remember(h, &k);
     if (!st) st = step(h, &k, s);
-    if (!st && over_ceiling(h, through, &st)) {
+    if (!st && over_ceiling(h, through, 0, &st)) {
       h->cut = 1;
       break;
     }
@@ -1621,6 +1818,7 @@ static void hs_free(hs *h) {
   ade__free(h->dm);
   ade__free(h->fm);
   ade__faced_free(&h->faced);
+  ade__free(h->fc);
   ade__ipq_free(&h->q);
   ade__pkq_free(&h->pq);
   ade__free(h->run);
@@ -1654,28 +1852,38 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   h.g = g;
   h.kind = kind;
   h.clk = clk;
-  h.scan = scan;
+  h.scan = scan == 1;
+  h.audit = scan == ADE__ORDER_AUDIT && kind == ADE_SEQ_FACE;
   h.ceiling = ceiling;
   int st = parse(spec ? spec : ade__hier_default(kind), kind, f, &nf);
   if (!st) st = kind == ADE_SEQ_FACE ? ade_cgraph_dual(&h.c, g) : ade_cgraph_copy(&h.c, g);
   if (!st) {
     size_t n = h.c->nv + 1;
     h.rank = ade__alloc((g->nv + 1) * sizeof *h.rank);
-    h.pm = ade__calloc(n, sizeof *h.pm);
-    h.sm = ade__calloc(n, sizeof *h.sm);
-    h.dd = ade__calloc(g->nv + 1, sizeof *h.dd);
-    h.vm = ade__calloc(n, sizeof *h.vm);
-    if (!h.rank || !h.pm || !h.sm || !h.dd || !h.vm) st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
+    if (kind != ADE_SEQ_FACE) { /* the marks of the history filters and of the changed vertices: no face reads them */
+      h.pm = ade__calloc(n, sizeof *h.pm);
+      h.sm = ade__calloc(n, sizeof *h.sm);
+      h.dd = ade__calloc(g->nv + 1, sizeof *h.dd);
+      h.vm = ade__calloc(n, sizeof *h.vm);
+    }
+    if (!h.rank || (kind != ADE_SEQ_FACE && (!h.pm || !h.sm || !h.dd || !h.vm)))
+      st = ade__fail(ADE_ENOMEM, "out of memory for a hierarchy");
   }
-  if (!st && kind == ADE_SEQ_FACE && ceiling) st = ade__faced_init(&h.faced, g, h.c);
+  if (!st && kind == ADE_SEQ_FACE && ceiling) { /* faced.rest as ade__faced_init would count it on the fresh dual */
+    h.faces = 1;
+    for (size_t j = 0; j < g->nv; j++)
+      h.rest0 += g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin && g->v[j].nout;
+  }
   if (!st) st = ranks(g, h.rank);
+  /* the incremental run counts the faces per vertex itself (face_count_after; the audit checks it) */
+  if (!st && kind == ADE_SEQ_FACE && !h.scan && (h.faces || h.audit)) st = face_count_init(&h);
   for (int i = 0; !st && i < nf; i++)
     if (f[i] == F_RELATIVE) {
       st = dependency_degrees(g, h.rank, h.dd);
       break;
     }
   if (!st) st = ade_seq_create(&s, kind);
-  if (!st) st = scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
+  if (!st) st = h.scan ? run(&h, f, nf, s) : run_incremental(&h, f, nf, s);
   if (!st) s->cost = h.c->fma;
   if (!st && h.ceiling && s->cost > h.ceiling) h.cut = 1; /* also after a completion at the limit */
   /* Built by applying every step to a copy of g, complete: ade__seq_finish

@@ -161,8 +161,11 @@ int ade__opt_bnb(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_eli
 int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
                        int *limited);
 /* The hierarchy's own sequence, without the comparison with the sweep;
- * keys kept incrementally in a heap, or with scan the reference that
- * rescans every target at each step (the tests check both choose alike). */
+ * keys kept incrementally in a heap, or with scan 1 the reference that
+ * rescans every target at each step (the tests check both choose alike);
+ * scan ADE__ORDER_AUDIT: incremental, faces with the queue checked after
+ * every step against every tuple computed from scratch (ADE_EINVAL if an
+ * entry is missing or above its tuple). */
 int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, int scan,
                            ade_elim_seq **seq, int *limited);
 int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_elim_seq **seq,
