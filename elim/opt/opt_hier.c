@@ -469,6 +469,17 @@ static int step(hs *h, const cand *k, ade_elim_seq *s) {
   return st ? st : ade__face_step(c, k->x, k->y);
 }
 
+/* A face step when the queue's entry gives the face's slot f: no search
+ * for the face, and with twin 0 (its fresh key says it fills in) none for
+ * a twin either (ade__face_step_kept). */
+static int face_step_at(hs *h, const cand *k, ade_elim_seq *s, size_t f, int twin) {
+  ade_cgraph *c = h->c;
+  if (f >= c->eslots || c->e[f].src != k->x || c->e[f].dst != k->y) return step(h, k, s);
+  size_t kept[2];
+  int st = ade_seq_push(s, c->v[k->x].id, c->v[k->y].id, 0);
+  return st ? st : ade__face_step_kept(c, f, twin, kept);
+}
+
 /* ------------------------------------------------- the cheap completion */
 
 /* Vertices: the live intermediates by rank (ord: vertices of g by rank),
@@ -1762,7 +1773,7 @@ static int run_incremental(hs *h, const int *f, int nf, ade_elim_seq *s) {
       int fill = h->pk && h->pq.n && h->pq.a[0].x == top && h->pq.a[0].k.hi >> 63;
       through = h->c->v[k.x].ctgt;
       if (!st) st = face_delta(h, &k, fill);
-      if (!st) st = step(h, &k, s);
+      if (!st) st = top != ADE__NONE ? face_step_at(h, &k, s, top, !fill) : step(h, &k, s);
       if (!st && h->fc) face_count_after(h, k.x, k.y);
       kept = !st && (h->c->v[k.x].alive || h->c->v[k.y].alive);
     } else {
