@@ -40,6 +40,7 @@ int ade__fail(int status, const char *fmt, ...) {
 void ade__clear_error(void) { errmsg[0] = '\0', budget_hit = 0; }
 
 int ade__budget_hit(void) { return budget_hit; }
+void ade__set_budget_hit(void) { budget_hit = 1; }
 
 int ade__take_budget(int *st) {
   if (*st != ADE_ENOMEM || !budget_hit) return 0;
@@ -47,4 +48,3 @@ int ade__take_budget(int *st) {
   *st = ADE_OK;
   return 1;
 }
-void ade__set_budget_hit(void) { budget_hit = 1; }
