@@ -156,11 +156,13 @@ static int cpu_table(int argc, char **argv) {
   return 0;
 }
 
-/* The hierarchies of --worse: edge and face (ade_optimize). */
-static const int hier_kinds[] = {ADE_SEQ_EDGE, ADE_SEQ_FACE};
+/* The hierarchies of --worse: every kind (ade_optimize). */
+static const int hier_kinds[] = {ADE_SEQ_VERTEX, ADE_SEQ_EDGE, ADE_SEQ_FACE};
+static const char *const hier_names[] = {"hier-vertex", "hier-edge", "hier-face"};
 
 /* One row of --worse: vertex-markowitz, then every edge and face ordering
- * with its fma; the flag names those above vertex-markowitz. Returns the
+ * and the hierarchies with their fma; the flag names those above
+ * vertex-markowitz. Returns the
  * number of them (-1: an ordering failed). */
 static int worse_row(const char *name, const ade_cgraph *g, double limit) {
   size_t ne = 0;
@@ -169,13 +171,13 @@ static int worse_row(const char *name, const ade_cgraph *g, double limit) {
   int bad = 0;
   ade_cgraph_size(g, NULL, &ne, NULL, NULL);
   printf("%-16s %9zu", name, ne);
-  for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT + 2; o++) {
+  for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT + 3; o++) {
     ade_elim_seq *s = NULL;
     if (o == ADE_ORDER_VERTEX_RELATIVE) continue;
     int limited = 0, st;
     if (o < ADE_ORDER_COUNT) {
       st = ade_elim_order_limited(g, o, limit, &s, &limited);
-    } else { /* the edge and face hierarchies */
+    } else { /* the hierarchies */
       ade_opt_limits lim;
       ade_opt_report r;
       ade_opt_limits_init(&lim);
@@ -194,7 +196,7 @@ static int worse_row(const char *name, const ade_cgraph *g, double limit) {
     else if (c > vm) {
       bad++;
       snprintf(flag + strlen(flag), sizeof flag - strlen(flag), "%s%s", bad > 1 ? "," : "",
-               o < ADE_ORDER_COUNT ? ade_order_name(o) : hier_kinds[o - ADE_ORDER_COUNT] == ADE_SEQ_EDGE ? "hier-edge" : "hier-face");
+               o < ADE_ORDER_COUNT ? ade_order_name(o) : hier_names[o - ADE_ORDER_COUNT]);
     }
     snprintf(cell, sizeof cell, "%llu%s", (unsigned long long)c, limited ? "L" : "");
     printf(" %14s", cell);
@@ -208,11 +210,12 @@ static int worse_row(const char *name, const ade_cgraph *g, double limit) {
 static int worse_table(int argc, char **argv) {
   int total = 0;
   double limit = argc > 2 ? atof(argv[2]) : 0;
-  printf("# bench_order --worse: fma of vertex-markowitz and of every edge and face ordering, limit %g s\n"
+  printf("# bench_order --worse: fma of vertex-markowitz, every edge and face ordering and the hierarchies, limit %g s\n"
          "%-16s %9s", limit, "graph", "edges");
   for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT; o++)
     if (o != ADE_ORDER_VERTEX_RELATIVE) printf(" %14s", ade_order_name(o));
-  printf(" %14s %14s  flag\n", "hier-edge", "hier-face");
+  for (int k = 0; k < 3; k++) printf(" %14s", hier_names[k]);
+  printf("  flag\n");
   for (int id = 0; id < BJ_NPROBLEMS + argc - 3; id++) {
     ade_tape *t = NULL;
     ade_cgraph *g = NULL;

@@ -1920,13 +1920,14 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
   ade_elim_seq *v = NULL, *s = NULL, *mk = NULL;
   int cut = 0, lim = 0, vlim = 0;
   int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
-  /* An edge or face hierarchy is never worse than vertex Markowitz either
-   * (as the edge and face orderings; doc/elimination.md, "Never worse than
-   * what they generalize"): its run, capped at the sweep's cost (it stops
-   * once it cannot win), and the cheaper of the two is the hierarchy's
-   * ceiling. Out of time or memory it is no candidate, and the result is
-   * limited. */
-  if (!st && kind != ADE_SEQ_VERTEX) {
+  /* A hierarchy is never worse than vertex Markowitz either (as the edge
+   * and face orderings; doc/elimination.md, "Never worse than what they
+   * generalize"; a vertex hierarchy whose filters end in a sweep can
+   * return more than twice its cost): its run, capped at the sweep's cost
+   * (it stops once it cannot win), and the cheaper of the two is the
+   * hierarchy's ceiling. Out of time or memory it is no candidate, and
+   * the result is limited. */
+  if (!st) {
     st = ade__order_capped(g, ADE_ORDER_VERTEX_MARKOWITZ, 0, v->cost, clk ? clk->deadline : 0, &mk);
     if (st == ADE__CUT) st = ADE_OK;
     else if (st == ADE_ELIMIT || ade__take_budget(&st)) st = ADE_OK, vlim = 1;
