@@ -373,6 +373,16 @@ int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp);
  * sequence's cost is known to reach ceiling (UINT64_MAX: none), and with
  * ADE_ELIMIT at deadline (0: none; ade__now's clock). */
 int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, double deadline, ade_elim_seq **sp);
+/* The first ceiling of the edge and face orderings and the hierarchies:
+ * the counted vertex sweep of the cheaper vector mode's direction
+ * (reverse when m < n) and, where the other direction costs about as
+ * much to count (ade__both_sweeps), that one too; the cheaper (ties: the
+ * first). */
+int ade__vector_sweep(const ade_cgraph *g, ade_elim_seq **sp);
+/* Whether ade__vector_sweep counts both directions: g's index order is
+ * topological and the other direction's sources are at most 64 (one
+ * batch of reach sets) or at most twice the first's. */
+int ade__both_sweeps(const ade_cgraph *g);
 /* The exact period of the records of t's first prefix records (parts.c):
  * from record *start on, blocks of *period records repeat (both 0: none
  * found). */

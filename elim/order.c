@@ -1554,6 +1554,38 @@ int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling
   return st;
 }
 
+int ade__both_sweeps(const ade_cgraph *g) {
+  size_t first = g->m < g->n ? g->m : g->n, other = g->m < g->n ? g->n : g->m;
+  return (other <= 64 || other <= 2 * first) && index_topological(g);
+}
+
+/* ade__vector_sweep without the binding; cost[d] (may be NULL) gets the
+ * cost of the sweep of direction d (1: reverse), UINT64_MAX if not
+ * counted. */
+static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) {
+  int rev = g->m < g->n;
+  ade_elim_seq *s = NULL, *t = NULL;
+  int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
+  if (cost) cost[rev] = st ? UINT64_MAX : s->cost, cost[!rev] = UINT64_MAX;
+  uint64_t c = 0;
+  if (!st && ade__both_sweeps(g) && !(st = sweep_cost(g, !rev, &c))) { /* its cost first: its sequence if it wins */
+    c += g->fma;
+    if (cost) cost[!rev] = c;
+    if (c < s->cost && !(st = ade_seq_create(&t, ADE_SEQ_VERTEX)) && !(st = vertex_sweep(g, !rev, t)))
+      ade_seq_free(s), s = t, t = NULL;
+    ade_seq_free(t);
+  }
+  if (st) ade_seq_free(s);
+  else *sp = s;
+  return st;
+}
+
+int ade__vector_sweep(const ade_cgraph *g, ade_elim_seq **sp) {
+  int st = vector_sweep(g, sp, NULL);
+  if (!st) bind(g, *sp);
+  return st;
+}
+
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
  * any case); sequences stay in their own kind until the end (ade__seq_to_kind).
  * Without limited, an ordering stopped by the deadline is dropped (*sp
@@ -1616,8 +1648,8 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
                      int *limited, int native) {
   ade_elim_seq *s = NULL, *t = NULL;
   uint64_t f = 0, tf = 0, same = UINT64_MAX;
+  uint64_t sc[2] = {UINT64_MAX, UINT64_MAX}; /* the counted vertex sweeps' costs, forward and reverse */
   int cut = 0, mem = 0, kind = orders[order].kind, st = ADE_OK;
-  int vec = g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD;
   int gen = generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
   /* In native form with a flag to report it, a run that the tape's memory
    * limit stops (a face ordering's dual grows with its fill-in) is
@@ -1638,10 +1670,10 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
    * check_order: face_sweeps_cost_vertex_sweeps). */
   int esweep = order == ADE_ORDER_EDGE_FORWARD || order == ADE_ORDER_EDGE_REVERSE ||
                order == ADE_ORDER_FACE_FORWARD || order == ADE_ORDER_FACE_REVERSE;
-  if (gen) st = own(g, vec, 0, 0, NULL, &s, NULL, UINT64_MAX);
-  if (!st && esweep && generalizes[order][0] == vec) same = s->cost;
+  if (gen) st = vector_sweep(g, &s, sc);
+  if (!st && esweep) same = sc[generalizes[order][0] == ADE_ORDER_VERTEX_REVERSE];
   for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
-    if (generalizes[order][k] == vec) continue; /* counted above */
+    if (esweep && k == 0 && same != UINT64_MAX) continue; /* counted above */
     if (esweep && k == 0) { /* the vertex sweep of the edge sweep's direction */
       st = own(g, generalizes[order][0], 0, 0, NULL, &t, NULL, UINT64_MAX);
       if (!st) same = t->cost;
@@ -1664,7 +1696,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   else if (!st && (!s || t->cost < s->cost + !native)) ade_seq_free(s), s = t, t = NULL, f = tf;
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
-    if (generalizes[order][k] != vec)
+    if (!(esweep && k == 0)) /* the sweeps' vertex sweep: counted (or not needed: the own run has the answer) */
       st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &cut, soft, &mem);
   if (!st && cut && anytime) *limited = 1; /* a generalized ordering dropped at the deadline */
   if (!st && mem) *limited = 1;            /* or one over the memory limit */

@@ -50,12 +50,12 @@ static void same_choices(const ade_cgraph *g, int kind, const char *spec, const 
   ck_assert_msg(ade_seq_validate(d ? d : g, inc, &done, &cost) == ADE_OK, "%s %s: %s", what, spec, ade_errmsg());
   ck_assert(done);
   ck_assert_uint_eq(cost, ade_seq_cost(inc));
-  /* the optimizer: the hierarchy's sequence, or the sweep of the cheaper
-   * direction if that costs less (in every kind what the vertex sweep
-   * costs), or vertex Markowitz's if that costs less still */
+  /* the optimizer: the hierarchy's sequence, or the vector modes' sweep
+   * (check_order: vector_sweeps) if that costs less (in every kind what
+   * the vertex sweep costs), or vertex Markowitz's if that costs less
+   * still */
   ade_elim_seq *opt = NULL, *vs = NULL, *vm = NULL;
-  ck_assert_int_eq(ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &vs),
-                   ADE_OK);
+  ck_assert_int_eq(ade__vector_sweep(g, &vs), ADE_OK);
   ck_assert_int_eq(ade__order_raw(g, ADE_ORDER_VERTEX_MARKOWITZ, 0, &vm), ADE_OK);
   ck_assert_int_eq(ade__opt_hierarchy(g, kind, spec, NULL, &opt, NULL), ADE_OK);
   uint64_t want = ade_seq_cost(inc) <= ade_seq_cost(vs) ? ade_seq_cost(inc) : ade_seq_cost(vs);

@@ -1919,7 +1919,7 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
                        int *limited) {
   ade_elim_seq *v = NULL, *s = NULL, *mk = NULL;
   int cut = 0, lim = 0, vlim = 0;
-  int st = ade__order_raw(g, g->m < g->n ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, &v);
+  int st = ade__vector_sweep(g, &v);
   /* A hierarchy is never worse than vertex Markowitz either (as the edge
    * and face orderings; doc/elimination.md, "Never worse than what they
    * generalize"; a vertex hierarchy whose filters end in a sweep can
