@@ -390,7 +390,7 @@ static void run_orderings(cmp *c) {
     if (os < 0) {
       method_refused(c, name, kind_of(name), os);
     } else {
-      ade_jacobian_options jo = {s, 0, NULL, 0, NULL};
+      ade_jacobian_options jo = {s, 0, NULL, 0, NULL, NULL};
       row *w = run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
       int k = kind_index(kind_of(name));
       /* what it took besides its search: the plan, and any time past its limit */
@@ -433,7 +433,7 @@ static void run_optimizers(cmp *c) {
     } else if (os < 0) { /* reported, but not a failure of compare */
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
-      ade_jacobian_options o = {s, 0, NULL, 0, NULL};
+      ade_jacobian_options o = {s, 0, NULL, 0, NULL, NULL};
       run_plan(c, label, kname, 0, &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
@@ -467,7 +467,7 @@ static void run_parts(cmp *c) {
   if (st < 0) {
     method_failed(c, c->parts_row, st);
   } else {
-    ade_jacobian_options o = {seq, 0, NULL, 0, NULL};
+    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL};
     const char *kind = ade_seq_kind(seq) == ADE_SEQ_EDGE ? "edge" : "vertex";
     c->have_parts = run_plan(c, c->parts_row, kind, 0, &o, t1 - t0, c->prep.limited) != NULL;
   }

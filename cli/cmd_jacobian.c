@@ -360,7 +360,7 @@ static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits
 
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   jac_args a;
-  ade_jacobian_options o = {NULL, 0, NULL, 0, NULL};
+  ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL};
   ade_jacobian_report r;
   ade_opt_report orep;
   ade_parts_report prep;
@@ -414,7 +414,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   if (rc < 0 && a.parts) rc = by_parts(&a, &lim, tape, optimizer, &chosen, &prep, &g);
   else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep, &g);
   o.seq = seq ? seq : chosen;
-  o.graph = g; /* the optimizer's: not built twice */
+  o.graph_scratch = g; /* the optimizer's: not built twice, eliminated in place (not used after) */
   if (method >= 0) o.time_limit = lim.time_limit; /* an ordering or auto: it takes the clock */
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) == ADE_ENOMEM && !given && method == ADE_ELIM_AUTO && !a.seq &&
       !a.parts && !a.save) { /* the default method and no room for the c-graph: stream instead */

@@ -69,7 +69,7 @@ static int by_cache(ade_tape *t, int method, ade_plan_cache *c, ade_sparse **J, 
   return st;
 }
 
-/* o->graph instead of a build: it must be t's c-graph, untouched. */
+/* o->graph (or o->graph_scratch) instead of a build: it must be t's c-graph, untouched. */
 static int given_graph(ade_tape *t, const ade_cgraph *g, ade_jacobian_report *r) {
   if (g->dual || g->fma || g->fill || g->n != ade_tape_num_indep(t) || g->m != ade_tape_num_dep(t))
     return ade__fail(ADE_EINVAL, "ade_jacobian: o->graph is not the c-graph of this tape as built (%zu x %zu%s)",
@@ -97,7 +97,9 @@ int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o, ade_spa
   if (o && o->cache && !o->seq && !o->check) {
     st = by_cache(t, method, o->cache, J, &r);
   } else {
-    const ade_cgraph *use = o && o->graph ? o->graph : NULL;
+    ade_cgraph *scratch = o ? o->graph_scratch : NULL;
+    const ade_cgraph *use = o && o->graph ? o->graph : scratch;
+    if (o && o->graph && scratch) return ade__fail(ADE_EINVAL, "ade_jacobian: o->graph and o->graph_scratch both set");
     st = use ? given_graph(t, use, &r) : ade__graph_from_tape(t, &g, &r);
     if (!use) use = g;
     if (!st) st = ade__choose(use, method, o, &c);
@@ -105,7 +107,7 @@ int ade_jacobian(ade_tape *t, int method, const ade_jacobian_options *o, ade_spa
       r.method = c.method;
       r.limited = c.limited;
       st = ade__choice_cpr(&c) ? by_cpr(t, use, &c, J, &r)
-                               : eliminate(use, g, c.seq ? c.seq : c.given, o && o->check, J, &r);
+                               : eliminate(use, g ? g : scratch, c.seq ? c.seq : c.given, o && o->check, J, &r);
       ade__choice_free(&c);
     }
   }

@@ -805,6 +805,10 @@ typedef struct ade_jacobian_options {
                               (not changed since), the Jacobian its run
                               left is read off instead (the same numbers;
                               check unset) */
+  ade_cgraph *graph_scratch; /* instead of graph (not both): the same, but
+                              ade_jacobian may eliminate it in place, with
+                              no copy (its own memory, not twice the
+                              graph's); afterwards it can only be freed */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {
