@@ -385,7 +385,7 @@ static void run_orderings(cmp *c) {
     if (!fits(c, name, kind_of(name), fixed, "c-graph and elimination")) continue;
     if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
-    int os = ade_elim_order_limited(g, o, lim, &s, &limited);
+    int os = ade_elim_order_native(g, o, lim, &s, &limited); /* a winner of a less general kind as it is: no dual */
     double t1 = now();
     if (os < 0) {
       method_refused(c, name, kind_of(name), os);
@@ -661,7 +661,9 @@ static void print_limited_note(const cmp *c) {
   for (size_t i = 0; i < c->nrows; i++)
     if (c->rows[i].limited) {
       printf("\n* stopped at its time limit (at most %.3g s, less when its share of the budget was less): the best "
-             "sequence by then (an ordering: the sweep of the cheaper vector mode)\n", c->order_limit);
+             "sequence by then (an ordering: the best of the vector modes' sweep and the orderings it compares "
+             "with that finished; vertex-markowitz and vertex-relative: theirs, completed in the sweep's order)\n",
+             c->order_limit);
       return;
     }
 }

@@ -1722,12 +1722,22 @@ int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
   return st ? st : ade__elim_order(g, order, 0, sp, NULL);
 }
 
-int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
+static int order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited,
+                         int native) {
   int st = check_args(g, order, sp), lim = 0;
   if (!st && !(time_limit >= 0)) st = ade__fail(ADE_EINVAL, "ade_elim_order_limited: bad time limit %g", time_limit);
-  if (!st) st = ade__elim_order(g, order, time_limit > 0 ? ade__now() + time_limit : 0, sp, &lim);
+  double deadline = time_limit > 0 ? ade__now() + time_limit : 0;
+  if (!st) st = native ? ade__elim_order_native(g, order, deadline, sp, &lim) : ade__elim_order(g, order, deadline, sp, &lim);
   if (limited) *limited = lim;
   return st;
+}
+
+int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
+  return order_limited(g, order, time_limit, sp, limited, 0);
+}
+
+int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
+  return order_limited(g, order, time_limit, sp, limited, 1);
 }
 
 /* With two or more components holding intermediate vertices, order each

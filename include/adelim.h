@@ -729,16 +729,18 @@ ADE_API int ade_order_parse(const char *name);
  * than vertex-markowitz or the cheaper vector mode: every edge and face
  * ordering returns vertex-markowitz's sequence or the vertex sweep of the
  * cheaper vector mode (reverse when g has fewer dependents than
- * independents, else forward) (as front eliminations, or as faces) when
- * that costs less; edge-forward and face-forward (-reverse) also
+ * independents, else forward; both directions where the other is about
+ * as cheap to count: ade__both_sweeps in doc/elimination.md) (as front
+ * eliminations, or as faces) when that costs less; edge-forward and face-forward (-reverse) also
  * vertex-forward's (vertex-reverse's), face-greedy also the greedy edge
  * orderings' (doc/elimination.md).
  * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (face step limit). */
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 /*! ade_elim_order_limited: ade_elim_order within about time_limit seconds
  * (0: none). A greedy edge or face ordering or a face sweep first takes
- * the vertex sweep of the cheaper vector mode (reverse when g has fewer
- * dependents than independents, else forward) as its kind, then runs until
+ * the vector modes' vertex sweep (the cheaper vector mode's, reverse when
+ * g has fewer dependents than independents, else forward, and the other
+ * direction's too where it is about as cheap to count) as its kind, then runs until
  * the limit; out of time it returns that sweep (complete) and sets
  * *limited (may be NULL) to 1; else *limited = 0. vertex-markowitz and
  * vertex-relative out of time eliminate the rest in that sweep's order
@@ -750,6 +752,17 @@ ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
  * @return as ade_elim_order. */
 ADE_API int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
                                    int *limited);
+/*! ade_elim_order_native: as ade_elim_order_limited, but the sequence is
+ * returned in the kind of the ordering that won (vertex < edge < face),
+ * not converted to the ordering's kind: the same fma and Jacobian, and
+ * applying it needs no conversion (a simulation) and, for a face
+ * ordering whose winner is a vertex or edge sequence, no dual c-graph
+ * (what ade_jacobian does for an ordering method). A face ordering's own
+ * run whose dual grows past g's memory limit is dropped like one out of
+ * time: the best of the others is returned and *limited set.
+ * @return as ade_elim_order. */
+ADE_API int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
+                                  int *limited);
 
 /* Methods of ade_jacobian, ade_elim_plan_create and ade_jacobian_loop
  * beside the orderings (enum ade_order), doc/elimination.md:

@@ -520,6 +520,60 @@ START_TEST(vector_sweeps) {
 }
 END_TEST
 
+/* g eliminated by s (on a copy, or on the dual for faces): its Jacobian. */
+static ade_sparse *jacobian_by(const ade_cgraph *g, const ade_elim_seq *s) {
+  ade_cgraph *w = NULL;
+  ade_sparse *J = NULL;
+  uint64_t cost = 0;
+  ck_assert_int_eq(ade_seq_kind(s) == ADE_SEQ_FACE ? ade_cgraph_dual(&w, g) : ade_cgraph_copy(&w, g), ADE_OK);
+  ck_assert_msg(ade_seq_apply(w, s, &cost) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_uint_eq(cost, ade_seq_cost(s));
+  ck_assert_int_eq(ade_cgraph_jacobian(w, &J), ADE_OK);
+  ade_cgraph_free(w);
+  return J;
+}
+
+/* ade_elim_order_native: the fma of ade_elim_order_limited, in the
+ * ordering's kind or a less general one (some of each on these graphs),
+ * and the same Jacobian (to rounding: another order of the same
+ * products' sums). */
+START_TEST(native_kind) {
+  uint64_t rs = 23;
+  int less = 0, own_kind = 0;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 40));
+    for (int o = ADE_ORDER_EDGE_FORWARD; o < ADE_ORDER_COUNT; o++) {
+      ade_elim_seq *a = NULL, *b = NULL;
+      int la = 1, lb = 1;
+      ck_assert_int_eq(ade_elim_order_limited(g, o, 0, &a, &la), ADE_OK);
+      ck_assert_msg(ade_elim_order_native(g, o, 0, &b, &lb) == ADE_OK, "%s: %s", ade_order_name(o), ade_errmsg());
+      ck_assert(!la && !lb);
+      ck_assert_uint_eq(ade_seq_cost(b), ade_seq_cost(a));
+      ck_assert_int_le(ade_seq_kind(b), ade_seq_kind(a));
+      less += ade_seq_kind(b) < ade_seq_kind(a), own_kind += ade_seq_kind(b) == ade_seq_kind(a);
+      ade_sparse *Ja = jacobian_by(g, a), *Jb = jacobian_by(g, b);
+      ck_assert_uint_eq(Ja->nnz, Jb->nnz);
+      for (size_t r = 0; r <= Ja->m; r++) ck_assert_uint_eq(Ja->rowptr[r], Jb->rowptr[r]);
+      for (size_t k = 0; k < Ja->nnz; k++) {
+        ck_assert_uint_eq(Ja->col[k], Jb->col[k]);
+        ck_assert_msg(fabs(Ja->val[k] - Jb->val[k]) <= 1e-12 * (1 + fabs(Ja->val[k])), "%s: %g against %g",
+                      ade_order_name(o), Jb->val[k], Ja->val[k]);
+      }
+      ade_sparse_free(Ja);
+      ade_sparse_free(Jb);
+      ade_seq_free(a);
+      ade_seq_free(b);
+    }
+    ade_cgraph_free(g);
+  }
+  ck_assert_int_gt(less, 0);
+  ck_assert_int_gt(own_kind, 0);
+  ade_elim_seq *s = NULL;
+  ck_assert_int_eq(ade_elim_order_native(NULL, 0, 0, &s, NULL), ADE_EINVAL);
+}
+END_TEST
+
 START_TEST(never_worse_random) {
   int fell[NGREEDY] = {0}, exact = 0;
   uint64_t rs = 5;
@@ -874,6 +928,7 @@ static Suite *suite(void) {
   tc = tcase_create("never worse");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, vector_sweeps);
+  tcase_add_test(tc, native_kind);
   tcase_add_test(tc, never_worse_random);
   tcase_add_test(tc, capped_markowitz_random);
   tcase_add_test(tc, vmark_fallback);
