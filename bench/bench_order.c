@@ -11,10 +11,11 @@
  *   sizes and points) and on each TAPE: CPU seconds of the process (the
  *   figure to compare on a loaded machine) and fma.
  *        bench_order --worse LIMIT [TAPE.adt...]
- *   every edge and face ordering and the edge and face hierarchies
- *   (ade_optimize) against vertex-markowitz in fma on the
- *   Jacobian benchmark problems and each TAPE, each ordering within LIMIT
- *   seconds (0: none; "L" marks a run that reached it): a row per graph,
+ *   every edge and face ordering (ade_elim_order_native) and the
+ *   hierarchies of every kind (ade_optimize) against vertex-markowitz in
+ *   fma on the Jacobian benchmark problems and each TAPE, each ordering
+ *   within LIMIT seconds (0: none; "L" marks a run that reached it or the
+ *   memory limit): a row per graph,
  *   "worse" where an ordering costs more than vertex-markowitz.
  *        bench_order --save STEPS FILE.adt
  *   only write the Lorenz tape of STEPS steps to FILE.adt (bench_limits.sh).
@@ -161,9 +162,10 @@ static const int hier_kinds[] = {ADE_SEQ_VERTEX, ADE_SEQ_EDGE, ADE_SEQ_FACE};
 static const char *const hier_names[] = {"hier-vertex", "hier-edge", "hier-face"};
 
 /* One row of --worse: vertex-markowitz, then every edge and face ordering
- * and the hierarchies with their fma; the flag names those above
- * vertex-markowitz. Returns the
- * number of them (-1: an ordering failed). */
+ * (ade_elim_order_native: the fma of ade_elim_order_limited, and a face
+ * run over the memory limit dropped, limited, rather than a failure) and
+ * the hierarchies with their fma; the flag names those above
+ * vertex-markowitz. Returns the number of them (-1: an ordering failed). */
 static int worse_row(const char *name, const ade_cgraph *g, double limit) {
   size_t ne = 0;
   uint64_t vm = 0;
@@ -176,7 +178,7 @@ static int worse_row(const char *name, const ade_cgraph *g, double limit) {
     if (o == ADE_ORDER_VERTEX_RELATIVE) continue;
     int limited = 0, st;
     if (o < ADE_ORDER_COUNT) {
-      st = ade_elim_order_limited(g, o, limit, &s, &limited);
+      st = ade_elim_order_native(g, o, limit, &s, &limited);
     } else { /* the hierarchies */
       ade_opt_limits lim;
       ade_opt_report r;
