@@ -212,7 +212,8 @@ static int worse_row(const char *name, const ade_cgraph *g, double limit) {
 static int worse_table(int argc, char **argv) {
   int total = 0;
   double limit = argc > 2 ? atof(argv[2]) : 0;
-  printf("# bench_order --worse: fma of vertex-markowitz, every edge and face ordering and the hierarchies, limit %g s\n"
+  printf("# bench_order --worse: fma of vertex-markowitz, every edge and face ordering and the hierarchies, "
+         "limit %g s\n"
          "%-16s %9s", limit, "graph", "edges");
   for (int o = ADE_ORDER_VERTEX_MARKOWITZ; o < ADE_ORDER_COUNT; o++)
     if (o != ADE_ORDER_VERTEX_RELATIVE) printf(" %14s", ade_order_name(o));

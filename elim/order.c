@@ -1725,9 +1725,9 @@ int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
 static int order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited,
                          int native) {
   int st = check_args(g, order, sp), lim = 0;
-  if (!st && !(time_limit >= 0)) st = ade__fail(ADE_EINVAL, "ade_elim_order_limited: bad time limit %g", time_limit);
+  if (!st && !(time_limit >= 0)) st = ade__fail(ADE_EINVAL, "ade_elim_order: bad time limit %g", time_limit);
   double deadline = time_limit > 0 ? ade__now() + time_limit : 0;
-  if (!st) st = native ? ade__elim_order_native(g, order, deadline, sp, &lim) : ade__elim_order(g, order, deadline, sp, &lim);
+  if (!st) st = (native ? ade__elim_order_native : ade__elim_order)(g, order, deadline, sp, &lim);
   if (limited) *limited = lim;
   return st;
 }

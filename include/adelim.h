@@ -730,18 +730,19 @@ ADE_API int ade_order_parse(const char *name);
  * ordering returns vertex-markowitz's sequence or the vertex sweep of the
  * cheaper vector mode (reverse when g has fewer dependents than
  * independents, else forward; both directions where the other is about
- * as cheap to count: ade__both_sweeps in doc/elimination.md) (as front
- * eliminations, or as faces) when that costs less; edge-forward and face-forward (-reverse) also
+ * as cheap to count) (as front eliminations, or as faces) when that
+ * costs less; edge-forward and face-forward (-reverse) also
  * vertex-forward's (vertex-reverse's), face-greedy also the greedy edge
- * orderings' (doc/elimination.md).
+ * orderings' (doc/elimination.md, "Never worse than what they
+ * generalize").
  * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (face step limit). */
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 /*! ade_elim_order_limited: ade_elim_order within about time_limit seconds
  * (0: none). A greedy edge or face ordering or a face sweep first takes
  * the vector modes' vertex sweep (the cheaper vector mode's, reverse when
  * g has fewer dependents than independents, else forward, and the other
- * direction's too where it is about as cheap to count) as its kind, then runs until
- * the limit; out of time it returns that sweep (complete) and sets
+ * direction's too where it is about as cheap to count) as its kind, then
+ * runs until the limit; out of time it returns that sweep (complete) and sets
  * *limited (may be NULL) to 1; else *limited = 0. vertex-markowitz and
  * vertex-relative out of time eliminate the rest in that sweep's order
  * (complete; *limited = 1). An ordering still
