@@ -150,7 +150,7 @@ static void measure(row *r, ade_tape *t) {
     ade_seq_free(seq), seq = NULL;
     if (ade_optimize_parts(g, part, nid, -1, NULL, &seq, &pr)) die("optimize_parts");
     th[k] = cpu() - t0;
-    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL};
+    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
     ade_sparse_free(Jh), Jh = NULL;
     t0 = cpu();
     if (ade_jacobian(t, 0, &o, &Jh, &jr)) die("jacobian (parts)");

@@ -74,6 +74,11 @@ int cli_tape_error(const char *path, const char *what, int status);
 const char *cli_errmsg(void);
 /* Flush stdout and report a write error. @return status or CLI_FAIL. */
 int cli_finish(int status);
+/* Seconds between progress reports on stderr, and before the first:
+ * ADELIM_PROGRESS_AFTER (0: as often as they come), else 1. */
+double cli_progress_after(void);
+/* An ordering's progress report on stderr, "adelim: what: ...". */
+void cli_order_progress(const char *what, const ade_order_progress *p);
 
 /* Writing a file atomically: cli_out_open creates a unique temporary file
  * next to path; write to o->f; cli_out_commit checks every write, flushes,

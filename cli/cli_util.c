@@ -1,6 +1,7 @@
 /* cli_util.c: option parsing, error reporting and output helpers. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fchmod */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,6 +14,24 @@
 #include "cli.h"
 
 const char *cli_plural(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+double cli_progress_after(void) {
+  const char *e = getenv("ADELIM_PROGRESS_AFTER");
+  char *end = NULL;
+  double q = e ? strtod(e, &end) : 1.0;
+  if (!e || end == e || *end || !(q >= 0) || q > 1e9) return 1.0;
+  return q > 0 ? q : 1e-9; /* 0: every report the library offers */
+}
+
+void cli_order_progress(const char *what, const ade_order_progress *p) {
+  fprintf(stderr, "adelim: %s: %.1f s", what, p->seconds);
+  if (p->components > 1) fprintf(stderr, ", component %zu of %zu", p->component, p->components);
+  if (p->running != p->method)
+    fprintf(stderr, ", %s %s", p->method == ADE_ELIM_AUTO ? "trying" : "comparing", ade_order_name(p->running));
+  fprintf(stderr, ": %" PRIu64 " %s, %" PRIu64 " fma so far", p->steps, cli_plural(p->steps, "step", "steps"), p->cost);
+  if (p->best != UINT64_MAX) fprintf(stderr, " (to beat: %" PRIu64 ")", p->best);
+  fputc('\n', stderr);
+}
 
 void cli_error(const char *fmt, ...) {
   va_list ap;

@@ -161,10 +161,7 @@ static double now(void) {
 }
 
 static void start_clock(cmp *c) {
-  const char *e = getenv("ADELIM_PROGRESS_AFTER");
-  char *end = NULL;
-  double q = e ? strtod(e, &end) : 1.0;
-  c->quiet = e && (end == e || *end || !(q >= 0)) ? 1.0 : q;
+  c->quiet = cli_progress_after();
   c->start = now();
   c->deadline = c->start + c->budget;
 }
@@ -190,9 +187,22 @@ static void progress(cmp *c, const char *name) {
     fprintf(stderr, "adelim: compare: %s (%zu of %zu), %.1f s elapsed\n", name, c->step, c->nsteps, elapsed);
 }
 
+/* An ordering runs longer than a second (ade_order_options.progress). */
+static void on_order(void *ud, const ade_order_progress *p) {
+  const cmp *c = ud;
+  char what[96];
+  snprintf(what, sizeof what, "compare: %s (%zu of %zu)", c->current, c->step, c->nsteps);
+  cli_order_progress(what, p);
+}
+
 /* An optimizer's search runs longer than a second (ade_opt_limits.progress). */
 static void on_search(void *ud, const ade_opt_progress *p) {
   const cmp *c = ud;
+  if (p->method == ADE_OPT_HIERARCHY) { /* no search: its steps, and the sequence it must beat */
+    fprintf(stderr, "adelim: compare: %s (%zu of %zu): %.1f s: %" PRIu64 " steps so far (to beat: %" PRIu64 ")\n",
+            c->current, c->step, c->nsteps, p->seconds, p->nodes, p->incumbent);
+    return;
+  }
   fprintf(stderr, "adelim: compare: %s (%zu of %zu): search %.0f s, incumbent %" PRIu64 ", lower bound %" PRIu64
           ", %.1f s elapsed\n", c->current, c->step, c->nsteps, p->seconds, p->incumbent, p->bound,
           now() - c->start);
@@ -385,12 +395,13 @@ static void run_orderings(cmp *c) {
     if (!fits(c, name, kind_of(name), fixed, "c-graph and elimination")) continue;
     if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
-    int os = ade_elim_order_native(g, o, lim, &s, &limited); /* a winner of a less general kind as it is: no dual */
+    ade_order_options oo = {lim, 1, on_order, c, c->quiet}; /* native: a winner of a less general kind as it is, no dual */
+    int os = ade_elim_order_with(g, o, &oo, &s, &limited);
     double t1 = now();
     if (os < 0) {
       method_refused(c, name, kind_of(name), os);
     } else {
-      ade_jacobian_options jo = {s, 0, NULL, 0, NULL, NULL};
+      ade_jacobian_options jo = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
       row *w = run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
       int k = kind_index(kind_of(name));
       /* what it took besides its search: the plan, and any time past its limit */
@@ -412,6 +423,7 @@ static void run_optimizers(cmp *c) {
   lim.time_limit = c->time_limit;
   lim.progress = on_search;
   lim.progress_ud = c;
+  lim.progress_interval = c->quiet;
   int st = 0;
   for (size_t i = 0; st >= 0 && i < ade_opt_num_variants(); i++) {
     int method, kind;
@@ -433,7 +445,7 @@ static void run_optimizers(cmp *c) {
     } else if (os < 0) { /* reported, but not a failure of compare */
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
-      ade_jacobian_options o = {s, 0, NULL, 0, NULL, NULL};
+      ade_jacobian_options o = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
       run_plan(c, label, kname, 0, &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
@@ -467,7 +479,7 @@ static void run_parts(cmp *c) {
   if (st < 0) {
     method_failed(c, c->parts_row, st);
   } else {
-    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL};
+    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
     const char *kind = ade_seq_kind(seq) == ADE_SEQ_EDGE ? "edge" : "vertex";
     c->have_parts = run_plan(c, c->parts_row, kind, 0, &o, t1 - t0, c->prep.limited) != NULL;
   }

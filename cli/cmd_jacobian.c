@@ -85,7 +85,8 @@ const char cli_jacobian_usage[] =
     "                  array of [row, column, value]\n"
     "  -h, --help      print this help\n"
     "\n"
-    "Searches longer than a second report their progress on stderr.\n";
+    "Orderings and searches longer than a second report their progress on\n"
+    "stderr (ADELIM_PROGRESS_AFTER: seconds between reports).\n";
 
 typedef struct jac_args {
   const char *tape, *method, *seq, *save, *out, *kind, *time, *nodes, *threads, *hier, *seed, *iters, *parts;
@@ -130,9 +131,19 @@ static const char *const kind_names[] = {"vertex", "edge", "face"};
 /* The library does not print: this is how a long search shows progress. */
 static void on_progress(void *ud, const ade_opt_progress *p) {
   (void)ud;
+  if (p->method == ADE_OPT_HIERARCHY) { /* no search: its steps, and the sequence it must beat */
+    fprintf(stderr, "adelim: %s (%s): %.1f s: %" PRIu64 " steps so far (to beat: %" PRIu64 ")\n", ade_opt_name(p->method),
+            kind_names[p->kind], p->seconds, p->nodes, p->incumbent);
+    return;
+  }
   fprintf(stderr, "adelim: %s (%s): %.0f s, incumbent %" PRIu64 ", lower bound %" PRIu64 ", nodes %" PRIu64
           ", cuts %" PRIu64 "\n", ade_opt_name(p->method), kind_names[p->kind], p->seconds, p->incumbent, p->bound,
           p->nodes, p->cuts);
+}
+
+static void on_order_progress(void *ud, const ade_order_progress *p) {
+  (void)ud;
+  cli_order_progress(ade_elim_method_name(p->method), p);
 }
 
 /* A non-empty comma-separated list without empty items. */
@@ -159,6 +170,7 @@ static int limits(const cli_cmd *self, const jac_args *a, ade_opt_limits *l) {
   if (a->seed) l->seed = (uint64_t)seed;
   l->iterations = (uint64_t)it;
   l->progress = on_progress;
+  l->progress_interval = cli_progress_after();
   return -1;
 }
 
@@ -360,7 +372,7 @@ static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits
 
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   jac_args a;
-  ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL};
+  ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
   ade_jacobian_report r;
   ade_opt_report orep;
   ade_parts_report prep;
@@ -415,7 +427,11 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep, &g);
   o.seq = seq ? seq : chosen;
   o.graph_scratch = g; /* the optimizer's: not built twice, eliminated in place (not used after) */
-  if (method >= 0) o.time_limit = lim.time_limit; /* an ordering or auto: it takes the clock */
+  if (method >= 0) { /* an ordering or auto: it takes the clock, and reports after a second */
+    o.time_limit = lim.time_limit;
+    o.progress = on_order_progress;
+    o.progress_interval = cli_progress_after();
+  }
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) == ADE_ENOMEM && !given && method == ADE_ELIM_AUTO && !a.seq &&
       !a.parts && !a.save) { /* the default method and no room for the c-graph: stream instead */
     fprintf(stderr, "adelim jacobian: %s; streaming instead (--stream)\n", cli_errmsg());

@@ -96,7 +96,7 @@ static int try_cpr(const ade_cgraph *g, const sweeps *p, int modes, ade__choice 
  * code). At the deadline (0: none) a Markowitz ordering still running is
  * dropped and CPR not tried (c->limited): the counted sweeps, which take
  * no decisions, are always there. */
-static int choose_auto(const ade_cgraph *g, double deadline, ade__choice *c) {
+static int choose_auto(const ade_cgraph *g, double deadline, ade__watch *w, ade__choice *c) {
   static const int counted[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE, ADE_ORDER_VERTEX_REVERSE,
                                 ADE_ORDER_VERTEX_FORWARD};
   sweeps p;
@@ -110,7 +110,8 @@ static int choose_auto(const ade_cgraph *g, double deadline, ade__choice *c) {
       c->limited = 1;
       continue;
     }
-    st = ade__elim_order(g, counted[k], sweep ? 0 : deadline, &s, NULL);
+    if (w) w->outer = c->cost;
+    st = ade__elim_order_watched(g, counted[k], sweep ? 0 : deadline, 0, w, &s, NULL);
     if (st == ADE_ELIMIT && deadline > 0) ade__clear_error(), st = ADE_OK, c->limited = 1; /* dropped */
     if (st == ADE_ENOMEM && c->seq) ade__clear_error(), st = ADE_OK; /* V_LR's degrees beyond the limit */
     if (!st && s && ade_seq_cost(s) < c->cost) {
@@ -133,7 +134,9 @@ static int cpr_only(const ade_cgraph *g, int method, ade__choice *c) {
 
 int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, ade__choice *c) {
   memset(c, 0, sizeof *c);
-  int st = o && !(o->time_limit >= 0) ? ade__fail(ADE_EINVAL, "bad time limit %g", o->time_limit) : ADE_OK;
+  int st = o && !(o->time_limit >= 0 && o->progress_interval >= 0)
+               ? ade__fail(ADE_EINVAL, "bad time limit %g or progress interval %g", o->time_limit, o->progress_interval)
+               : ADE_OK;
   if (st) return st;
   if (o && o->seq) { /* the caller's sequence, not ours to free */
     c->method = -1;
@@ -141,13 +144,15 @@ int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, 
     return ADE_OK;
   }
   double deadline = o && o->time_limit > 0 ? ade__now() + o->time_limit : 0;
-  if (method == ADE_ELIM_AUTO) st = choose_auto(g, deadline, c);
+  ade__watch watch, *w = o && o->progress ? &watch : NULL;
+  if (w) ade__watch_start(w, method, o->progress, o->progress_ud, o->progress_interval);
+  if (method == ADE_ELIM_AUTO) st = choose_auto(g, deadline, w, c);
   else if (method == ADE_ELIM_CPR_FORWARD || method == ADE_ELIM_CPR_REVERSE)
     st = cpr_only(g, method, c);
   else c->method = method;
   /* An ordering's winner in its own kind (the same cost; no conversion). */
   if (!st && c->method >= 0 && c->method < ADE_ORDER_COUNT && !c->seq)
-    st = ade__elim_order_native(g, c->method, deadline, &c->seq, &c->limited);
+    st = ade__elim_order_watched(g, c->method, deadline, 1, w, &c->seq, &c->limited);
   if (!st && c->seq) c->cost = ade_seq_cost(c->seq);
   if (!st && c->method != ADE_ELIM_CPR_FORWARD && c->method != ADE_ELIM_CPR_REVERSE) { /* elimination only */
     ade_sparse_free(c->P), c->P = NULL;

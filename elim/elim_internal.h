@@ -85,7 +85,26 @@ struct ade_cgraph {
   size_t dropped;               /* tape operations not on an X -> Y path (from a tape) */
   uint64_t fp;                  /* ade__graph_fingerprint once computed, 0: not yet; every
                                    change of the structure (graph.c) clears it */
+  struct ade__watch *watch;     /* an ordering's working copy: its progress (NULL: none) */
 };
+
+/* Progress reports of an ordering (ade_order_progress): its step loops
+ * count their steps in p (ade__watch_step, through ade_cgraph.watch on a
+ * working copy), and every 1024th step reads the clock; fn is called once
+ * interval seconds have passed since the last report (or the start). */
+typedef struct ade__watch {
+  ade_order_progress_fn fn;
+  void *ud;
+  double t0, next, interval;
+  uint64_t outer; /* the caller's best so far (ADE_ELIM_AUTO's), in p.best too */
+  ade_order_progress p;
+} ade__watch;
+/* w for method, reporting to fn (NULL: none; then w stays unused). */
+void ade__watch_start(ade__watch *w, int method, ade_order_progress_fn fn, void *ud, double interval);
+void ade__watch_poll(ade__watch *w, uint64_t cost);
+static inline void ade__watch_step(ade__watch *w, uint64_t cost) {
+  if (w && !(++w->p.steps & 1023)) ade__watch_poll(w, cost);
+}
 
 /* The arithmetic of an elimination as a straight-line program over value
  * slots (an edge's number in a c-graph, a vertex's id in a dual), recorded
@@ -359,6 +378,9 @@ int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_se
  * ordering's vertex or edge sequence, same cost): what ade_jacobian and
  * plans apply. */
 int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited);
+/* Either of the two (native or not) with progress reports to w (may be NULL). */
+int ade__elim_order_watched(const ade_cgraph *g, int order, double deadline, int native, ade__watch *w,
+                            ade_elim_seq **sp, int *limited);
 /* *sp converted up to kind (vertex -> edge -> face) at the same cost (order.c). */
 int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill);
 /* The ordering's own choices, without the comparison with the ordering it
@@ -526,9 +548,10 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
  * (vmark.c): the sequence appended to s, its cost and fill-in in *fma and
  * *fill. ADE__CUT once the cost reaches ceiling (0: none), ADE_ELIMIT at
  * the deadline (0: none), or with sweep 0 (1) the rest then as a forward
- * (reverse) vertex sweep and *swept = 1; ADE__FALLBACK: use order.c's. */
+ * (reverse) vertex sweep and *swept = 1; ADE__FALLBACK: use order.c's.
+ * Its steps are counted in w (may be NULL). */
 int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, double deadline, int sweep,
-                     int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill);
+                     ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill);
 /* Its scans' budget, factor (|E| + |V| + fma so far) + slack, past which
  * it falls back: 16 and 2^20 (the tests lower them). */
 extern unsigned ade__vmark_factor;

@@ -22,6 +22,7 @@ static int late(double deadline) {
  * copy each intermediate left costs at least 1 more (ade_cgraph.trimmed),
  * so the cut comes as soon as the cost so far plus those reaches it. */
 static int over(const ade_cgraph *c) {
+  ade__watch_step(c->watch, c->fma);
   uint64_t rest = c->trimmed ? (uint64_t)(c->nalive - c->kept) : 0;
   return c->ceiling && c->fma + rest >= c->ceiling ? ADE__CUT : ADE_OK;
 }
@@ -942,6 +943,7 @@ typedef struct sweep {
  * complete sequence leaves none; so each costs at least 1 more. */
 static int sweep_over(const sweep *w) {
   const ade_cgraph *d = w->d;
+  ade__watch_step(d->watch, d->fma);
   return d->ceiling && d->fma + w->rest >= d->ceiling ? ADE__CUT : ADE_OK;
 }
 
@@ -1472,8 +1474,8 @@ static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
 /* V_LM or V_LR by vmark.c, as run() would on a copy of g (the same
  * sequence, cost and fill-in), in a fraction of the time and memory;
  * ADE__FALLBACK (nothing returned) where vmark.c declines g. */
-static int structural(const ade_cgraph *g, int relative, double deadline, int *limited, ade_elim_seq **sp,
-                      uint64_t *fill, uint64_t ceiling) {
+static int structural(const ade_cgraph *g, int relative, double deadline, ade__watch *w, int *limited,
+                      ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling) {
   ade_elim_seq *s = NULL;
   int64_t *dd = NULL;
   uint64_t fma = 0, f = 0;
@@ -1482,8 +1484,8 @@ static int structural(const ade_cgraph *g, int relative, double deadline, int *l
     st = (dd = ade__alloc((g->nv + 1) * sizeof *dd)) ? dependency_degrees(g, dd)
                                                    : ade__fail(ADE_ENOMEM, "out of memory for dependency degrees");
   if (!st)
-    st = ade__vmark_order(g, dd, ceiling == UINT64_MAX ? 0 : ceiling, deadline, limited ? g->m < g->n : -1, &swept,
-                          s, &fma, &f);
+    st = ade__vmark_order(g, dd, ceiling == UINT64_MAX ? 0 : ceiling, deadline, limited ? g->m < g->n : -1, w,
+                          &swept, s, &fma, &f);
   ade__free(dd);
   if (swept && st != ADE__FALLBACK) *limited = 1;
   if (st) {
@@ -1499,13 +1501,14 @@ static int structural(const ade_cgraph *g, int relative, double deadline, int *l
 /* The ordering's own sequence; *fill (may be NULL) gets the fill-in.
  * ADE__CUT (nothing returned) once its cost reaches ceiling (UINT64_MAX:
  * none): it is compared with a sequence of that cost and cannot win. */
-static int own(const ade_cgraph *g, int order, int scan, double deadline, int *limited, ade_elim_seq **sp,
-               uint64_t *fill, uint64_t ceiling) {
+static int own(const ade_cgraph *g, int order, int scan, double deadline, ade__watch *w, int *limited,
+               ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
+  if (w) w->p.running = order, w->p.steps = 0;
   if (!scan && (order == ADE_ORDER_VERTEX_MARKOWITZ || order == ADE_ORDER_VERTEX_RELATIVE)) {
-    int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, limited, sp, fill, ceiling);
+    int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, w, limited, sp, fill, ceiling);
     if (st != ADE__FALLBACK) return st;
   }
   if (!scan && (order == ADE_ORDER_VERTEX_FORWARD || order == ADE_ORDER_VERTEX_REVERSE) && index_topological(g)) {
@@ -1521,6 +1524,7 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, int *l
    * (bind); the dual's is taken here. */
   if (!st && kind == ADE_SEQ_FACE) s->fingerprint = ade__graph_fingerprint(c);
   if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling;
+  if (!st) c->watch = w;
   if (!st && c->ceiling && kind != ADE_SEQ_FACE) set_trimmed(c);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
@@ -1549,7 +1553,7 @@ int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) 
 
 int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, double deadline,
                       ade_elim_seq **sp) {
-  int st = own(g, order, scan, deadline, NULL, sp, NULL, ceiling);
+  int st = own(g, order, scan, deadline, NULL, NULL, sp, NULL, ceiling);
   if (!st) bind(g, *sp);
   return st;
 }
@@ -1565,7 +1569,7 @@ int ade__both_sweeps(const ade_cgraph *g) {
 static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) {
   int rev = g->m < g->n;
   ade_elim_seq *s = NULL, *t = NULL;
-  int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, &s, NULL, UINT64_MAX);
+  int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, NULL, &s, NULL, UINT64_MAX);
   if (cost) cost[rev] = st ? UINT64_MAX : s->cost, cost[!rev] = UINT64_MAX;
   uint64_t c = 0;
   if (!st && ade__both_sweeps(g) && !(st = sweep_cost(g, !rev, &c))) { /* its cost first: its sequence if it wins */
@@ -1586,16 +1590,22 @@ int ade__vector_sweep(const ade_cgraph *g, ade_elim_seq **sp) {
   return st;
 }
 
+/* The bar the next run must beat, for the progress reports. */
+static void watch_best(ade__watch *w, uint64_t bar) {
+  if (w) w->p.best = bar < w->outer ? bar : w->outer;
+}
+
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
  * any case); sequences stay in their own kind until the end (ade__seq_to_kind).
  * Without limited, an ordering stopped by the deadline is dropped (*sp
  * stays, *cut = 1); with soft, one stopped by the memory limit too (*mem
  * = 1). */
-static int keep_cheaper(const ade_cgraph *g, int o, double deadline, int *limited, ade_elim_seq **sp, int *cut,
-                        int soft, int *mem) {
+static int keep_cheaper(const ade_cgraph *g, int o, double deadline, ade__watch *w, int *limited, ade_elim_seq **sp,
+                        int *cut, int soft, int *mem) {
   ade_elim_seq *t = NULL;
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
-  int st = own(g, o, 0, deadline, limited, &t, NULL, bar);
+  watch_best(w, bar);
+  int st = own(g, o, 0, deadline, w, limited, &t, NULL, bar);
   if (st == ADE__CUT) return ADE_OK; /* it reached bar: *sp stays */
   if (soft && *sp && ade__take_budget(&st)) {
     *mem = 1;
@@ -1644,8 +1654,8 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
  * order, and the costly greedy runs stop sooner. In the anytime path a
  * generalized ordering that reaches the deadline is dropped, not
  * completed. */
-static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, uint64_t *fill,
-                     int *limited, int native) {
+static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch *w, ade_elim_seq **sp,
+                     uint64_t *fill, int *limited, int native) {
   ade_elim_seq *s = NULL, *t = NULL;
   uint64_t f = 0, tf = 0, same = UINT64_MAX;
   uint64_t sc[2] = {UINT64_MAX, UINT64_MAX}; /* the counted vertex sweeps' costs, forward and reverse */
@@ -1675,20 +1685,21 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
     if (esweep && k == 0 && same != UINT64_MAX) continue; /* counted above */
     if (esweep && k == 0) { /* the vertex sweep of the edge sweep's direction */
-      st = own(g, generalizes[order][0], 0, 0, NULL, &t, NULL, UINT64_MAX);
+      st = own(g, generalizes[order][0], 0, 0, w, NULL, &t, NULL, UINT64_MAX);
       if (!st) same = t->cost;
       if (!st && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL;
       ade_seq_free(t), t = NULL;
       continue;
     }
-    st = keep_cheaper(g, generalizes[order][k], deadline, anytime ? NULL : limited, &s, &cut, soft, &mem);
+    st = keep_cheaper(g, generalizes[order][k], deadline, w, anytime ? NULL : limited, &s, &cut, soft, &mem);
   }
   /* Ties go to the ordering's own sequence, except in native form, where
    * the generalized one applies without the dual (same cost, less work).
    * An edge sweep whose cost is known to lose (or tie, in native form) is
    * not run. */
   int skip = !st && s && same != UINT64_MAX && same >= s->cost + !native;
-  if (!st && !skip) st = own(g, order, 0, deadline, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
+  watch_best(w, s ? s->cost : UINT64_MAX);
+  if (!st && !skip) st = own(g, order, 0, deadline, w, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
   if (skip) (void)0;
   else if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
@@ -1697,7 +1708,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade_elim_s
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
     if (!(esweep && k == 0)) /* the sweeps' vertex sweep: counted (or not needed: the own run has the answer) */
-      st = keep_cheaper(g, generalizes[order][k], deadline, limited, &s, &cut, soft, &mem);
+      st = keep_cheaper(g, generalizes[order][k], deadline, w, limited, &s, &cut, soft, &mem);
   if (!st && cut && anytime) *limited = 1; /* a generalized ordering dropped at the deadline */
   if (!st && mem) *limited = 1;            /* or one over the memory limit */
   if (!st && s->kind != kind && !native) st = ade__seq_to_kind(g, &s, kind, &f);
@@ -1722,22 +1733,30 @@ int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **sp) {
   return st ? st : ade__elim_order(g, order, 0, sp, NULL);
 }
 
-static int order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited,
-                         int native) {
+int ade_elim_order_with(const ade_cgraph *g, int order, const ade_order_options *o, ade_elim_seq **sp,
+                        int *limited) {
+  ade_order_options none = {0};
+  ade__watch w;
   int st = check_args(g, order, sp), lim = 0;
-  if (!st && !(time_limit >= 0)) st = ade__fail(ADE_EINVAL, "ade_elim_order: bad time limit %g", time_limit);
-  double deadline = time_limit > 0 ? ade__now() + time_limit : 0;
-  if (!st) st = (native ? ade__elim_order_native : ade__elim_order)(g, order, deadline, sp, &lim);
+  if (!o) o = &none;
+  if (!st && !(o->time_limit >= 0 && o->progress_interval >= 0))
+    st = ade__fail(ADE_EINVAL, "ade_elim_order: bad time limit %g or progress interval %g", o->time_limit,
+                   o->progress_interval);
+  double deadline = o->time_limit > 0 ? ade__now() + o->time_limit : 0;
+  if (!st) ade__watch_start(&w, order, o->progress, o->progress_ud, o->progress_interval);
+  if (!st) st = ade__elim_order_watched(g, order, deadline, o->native, o->progress ? &w : NULL, sp, &lim);
   if (limited) *limited = lim;
   return st;
 }
 
 int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
-  return order_limited(g, order, time_limit, sp, limited, 0);
+  ade_order_options o = {time_limit, 0, NULL, NULL, 0};
+  return ade_elim_order_with(g, order, &o, sp, limited);
 }
 
 int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
-  return order_limited(g, order, time_limit, sp, limited, 1);
+  ade_order_options o = {time_limit, 1, NULL, NULL, 0};
+  return ade_elim_order_with(g, order, &o, sp, limited);
 }
 
 /* With two or more components holding intermediate vertices, order each
@@ -1745,8 +1764,8 @@ int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade
  * touch disjoint vertices and edges, so they commute, the costs add up,
  * and every ordering makes the same choices inside a component as on the
  * whole graph (its keys compare the same). Otherwise *split = 0. */
-static int order_split(const ade_cgraph *g, int order, int kind, double deadline, ade_elim_seq **sp, int *split,
-                       int *limited) {
+static int order_split(const ade_cgraph *g, int order, int kind, double deadline, ade__watch *w, ade_elim_seq **sp,
+                       int *split, int *limited) {
   ade__part P;
   ade_elim_seq *s = NULL;
   *split = 0;
@@ -1757,14 +1776,16 @@ static int order_split(const ade_cgraph *g, int order, int kind, double deadline
   }
   long fill0 = (long)g->nedges + (long)g->m + 1;
   uint64_t cost = 0;
+  if (w) w->p.component = 0;
   st = ade_seq_create(&s, kind);
   for (size_t c = 0; !st && c < P.ncomp; c++) {
     ade_cgraph *h = NULL;
     ade_elim_seq *cs = NULL;
     uint64_t fill = 0;
     if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
+    if (w) w->p.component++, w->p.components = P.nz;
     st = ade__part_graph(g, &P, c, &h);
-    if (!st) st = order_one(h, order, deadline, &cs, &fill, limited, 0);
+    if (!st) st = order_one(h, order, deadline, w, &cs, &fill, limited, 0);
     if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
     if (!st) cost += cs->cost, fill0 += (long)fill;
     ade_seq_free(cs);
@@ -1782,11 +1803,16 @@ static int order_split(const ade_cgraph *g, int order, int kind, double deadline
   return ADE_OK;
 }
 
-int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
+int ade__elim_order_watched(const ade_cgraph *g, int order, double deadline, int native, ade__watch *w,
+                            ade_elim_seq **sp, int *limited) {
   int split = 0;
   /* Several connected components: each is ordered alone (component.c). */
-  int st = order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
-  return st || split ? st : order_one(g, order, deadline, sp, NULL, limited, 0);
+  int st = order_split(g, order, orders[order].kind, deadline, w, sp, &split, limited);
+  return st || split ? st : order_one(g, order, deadline, w, sp, NULL, limited, native);
+}
+
+int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
+  return ade__elim_order_watched(g, order, deadline, 0, NULL, sp, limited);
 }
 
 /* As ade__elim_order, but a winner of another kind (a generalized
@@ -1794,7 +1820,27 @@ int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_se
  * the same, and applying it skips the conversion (a simulation) and, for a
  * face ordering, the dual. With components, as ade__elim_order. */
 int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
-  int split = 0;
-  int st = order_split(g, order, orders[order].kind, deadline, sp, &split, limited);
-  return st || split ? st : order_one(g, order, deadline, sp, NULL, limited, 1);
+  return ade__elim_order_watched(g, order, deadline, 1, NULL, sp, limited);
+}
+
+/* ------------------------------------------------------------- progress */
+
+void ade__watch_start(ade__watch *w, int method, ade_order_progress_fn fn, void *ud, double interval) {
+  memset(w, 0, sizeof *w);
+  w->fn = fn, w->ud = ud;
+  w->interval = interval > 0 ? interval : 1.0;
+  w->t0 = ade__now();
+  w->next = w->t0 + w->interval;
+  w->p.method = w->p.running = method;
+  w->p.best = w->outer = UINT64_MAX;
+  w->p.component = w->p.components = 1;
+}
+
+void ade__watch_poll(ade__watch *w, uint64_t cost) {
+  double t;
+  if (!w->fn || (t = ade__now()) < w->next) return;
+  w->next = t + w->interval;
+  w->p.seconds = t - w->t0;
+  w->p.cost = cost;
+  w->fn(w->ud, &w->p);
 }

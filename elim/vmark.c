@@ -334,7 +334,7 @@ static int sweep_rest(vm *m, const ade_cgraph *g, int reverse, ade_elim_seq *s) 
   return st;
 }
 
-static int markowitz(vm *m, const ade_cgraph *g, const int64_t *dd, double deadline, ade_elim_seq *s) {
+static int markowitz(vm *m, const ade_cgraph *g, const int64_t *dd, double deadline, ade__watch *w, ade_elim_seq *s) {
   vq q = {.nv = m->nv, .at = ade__alloc(m->nv + 1), .buckets = !dd};
   int st = q.at ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for a vertex Markowitz ordering");
   if (!st) memset(q.at, NOWHERE, m->nv + 1);
@@ -351,6 +351,7 @@ static int markowitz(vm *m, const ade_cgraph *g, const int64_t *dd, double deadl
       break;
     }
     st = step(m, g, j, s);
+    ade__watch_step(w, m->fma);
     /* the degrees of P_j and S_j changed: fresh keys (the lists are
      * compacted and hold P_j and S_j at the step's start) */
     for (int side = 0; !st && side < 2; side++) {
@@ -364,13 +365,13 @@ static int markowitz(vm *m, const ade_cgraph *g, const int64_t *dd, double deadl
 }
 
 int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, double deadline, int sweep,
-                     int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill) {
+                     ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill) {
   vm m = {0};
   int st = vm_init(&m, g, ceiling);
   if (!st && ade__grow((void **)&s->step, &s->cap, s->len + m.rest, sizeof *s->step))
     st = ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + m.rest);
   if (!st) s->checked = 0;
-  if (!st) st = markowitz(&m, g, dd, deadline, s);
+  if (!st) st = markowitz(&m, g, dd, deadline, w, s);
   if (st == ADE_ELIMIT && sweep >= 0) *swept = 1, st = sweep_rest(&m, g, sweep, s);
   *fma = m.fma, *fill = m.fill;
   vm_free(&m);

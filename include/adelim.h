@@ -765,6 +765,42 @@ ADE_API int ade_elim_order_limited(const ade_cgraph *g, int order, double time_l
 ADE_API int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **s,
                                   int *limited);
 
+/* An ordering's progress, reported while it runs (ade_order_options and
+ * ade_jacobian_options .progress): every progress_interval seconds (1 by
+ * default), after the first, from the steps of the ordering running. */
+typedef struct ade_order_progress {
+  int method;        /* asked for: an ordering (enum ade_order) or ADE_ELIM_AUTO */
+  int running;       /* the ordering running (enum ade_order): method itself,
+                        or one it is compared with (never worse than what it
+                        generalizes), or one ADE_ELIM_AUTO tries */
+  double seconds;    /* since the ordering started */
+  uint64_t steps;    /* elimination steps of the running ordering so far */
+  uint64_t cost;     /* their fma */
+  uint64_t best;     /* fma of the cheapest complete sequence so far (the
+                        bar the running ordering must beat); UINT64_MAX: none */
+  size_t component, components; /* the connected component ordered (from 1),
+                                   of how many (each is ordered alone) */
+} ade_order_progress;
+typedef void (*ade_order_progress_fn)(void *ud, const ade_order_progress *p);
+
+/* Options of ade_elim_order_with; all zero: ade_elim_order's behaviour. */
+typedef struct ade_order_options {
+  double time_limit;              /* seconds (ade_elim_order_limited); 0: none */
+  int native;                     /* nonzero: the sequence in the kind of the
+                                     ordering that won (ade_elim_order_native) */
+  ade_order_progress_fn progress; /* NULL: none; called on the calling thread */
+  void *progress_ud;
+  double progress_interval;       /* seconds between reports (and before the
+                                     first); 0: 1 */
+} ade_order_options;
+/*! ade_elim_order_with: ade_elim_order_limited (or, with o->native,
+ * ade_elim_order_native) with o's time limit, reporting progress to
+ * o->progress while it runs (o may be NULL: no limit, no progress).
+ * @return as ade_elim_order; ADE_EINVAL for a negative time limit or
+ * interval. */
+ADE_API int ade_elim_order_with(const ade_cgraph *g, int order, const ade_order_options *o, ade_elim_seq **s,
+                                int *limited);
+
 /* Methods of ade_jacobian, ade_elim_plan_create and ade_jacobian_loop
  * beside the orderings (enum ade_order), doc/elimination.md:
  *   ADE_ELIM_AUTO         the recommended method: the least fma of
@@ -823,6 +859,11 @@ typedef struct ade_jacobian_options {
                               ade_jacobian may eliminate it in place, with
                               no copy (its own memory, not twice the
                               graph's); afterwards it can only be freed */
+  ade_order_progress_fn progress; /* non-NULL: an ordering method's (or
+                              ADE_ELIM_AUTO's orderings') progress, as
+                              ade_order_options.progress */
+  void *progress_ud;
+  double progress_interval; /* seconds between reports; 0: 1 */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {
@@ -918,6 +959,8 @@ typedef struct ade_opt_limits {
   ade_opt_progress_fn progress; /* called about once a second after the
                                    first second, on the calling thread */
   void *progress_ud;
+  double progress_interval; /* seconds between reports (and before the
+                               first); 0: 1 */
 } ade_opt_limits;
 
 typedef struct ade_opt_report {

@@ -332,6 +332,46 @@ START_TEST(time_limit) {
 }
 END_TEST
 
+/* Progress (ade_opt_limits.progress, every 1024 steps with a tiny
+ * interval): the hierarchy reports its steps as nodes and the cost it must
+ * beat as the incumbent, and the reports change nothing. */
+typedef struct hreports {
+  int kind, n, bad;
+  uint64_t nodes, incumbent;
+} hreports;
+
+static void on_hier(void *ud, const ade_opt_progress *p) {
+  hreports *r = ud;
+  r->bad += p->method != ADE_OPT_HIERARCHY || p->kind != r->kind || p->nodes % 1024 || p->nodes <= r->nodes ||
+            p->seconds < 0 || (r->n && p->incumbent != r->incumbent);
+  r->nodes = p->nodes, r->incumbent = p->incumbent;
+  r->n++;
+}
+
+START_TEST(progress_reports) {
+  ade_cgraph *g = layers(40, 50, 2);
+  for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
+    hreports r = {kind, 0, 0, 0, 0};
+    ade_opt_limits l;
+    ade_opt_report a, b;
+    ade_elim_seq *s = NULL, *t = NULL;
+    ade_opt_limits_init(&l);
+    l.progress = on_hier, l.progress_ud = &r, l.progress_interval = 1e-9;
+    l.hierarchy = kind == ADE_SEQ_VERTEX ? "markowitz,forward" : NULL; /* the default is cut within 1024 steps here */
+    ck_assert_int_eq(ade_optimize(g, kind, ADE_OPT_HIERARCHY, &l, &s, &a), ADE_OK);
+    l.progress = NULL;
+    ck_assert_int_eq(ade_optimize(g, kind, ADE_OPT_HIERARCHY, &l, &t, &b), ADE_OK);
+    ck_assert_uint_eq(a.cost, b.cost);
+    ck_assert_uint_eq(ade_seq_length(s), ade_seq_length(t));
+    ck_assert_msg(r.n > 0 && !r.bad, "kind %d: %d reports, %d bad", kind, r.n, r.bad);
+    ck_assert_uint_ge(r.incumbent, a.cost); /* the bar: what the returned sequence costs at most */
+    ade_seq_free(s);
+    ade_seq_free(t);
+  }
+  ade_cgraph_free(g);
+}
+END_TEST
+
 /* The Jacobian a hierarchy's run leaves (ade__seq_keep_result) is what
  * eliminating its sequence again gives, bit for bit; it is read off only
  * for the graph it was built on: not for the same structure at another
@@ -429,6 +469,7 @@ static Suite *suite(void) {
   tc = tcase_create("limits");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, time_limit);
+  tcase_add_test(tc, progress_reports);
   tcase_add_test(tc, out_of_memory);
   suite_add_tcase(s, tc);
   return s;

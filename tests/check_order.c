@@ -188,7 +188,7 @@ static int vmark_falls_back(const ade_cgraph *g) {
   uint64_t fma = 0, fill = 0;
   int swept = 0;
   ck_assert_int_eq(ade_seq_create(&s, ADE_SEQ_VERTEX), ADE_OK);
-  int st = ade__vmark_order(g, NULL, 0, 0, -1, &swept, s, &fma, &fill);
+  int st = ade__vmark_order(g, NULL, 0, 0, -1, NULL, &swept, s, &fma, &fill);
   ck_assert_msg(st == ADE_OK || st == ADE__FALLBACK, "%d: %s", st, ade_errmsg());
   ade_seq_free(s);
   return st == ADE__FALLBACK;
@@ -726,6 +726,158 @@ START_TEST(time_limit) {
 }
 END_TEST
 
+/* Progress (ade_elim_order_with; every 1024 steps with a tiny interval). */
+typedef struct reports {
+  int order, n, bad, stale;
+  size_t components;
+  ade_order_progress last;
+  int seen[ADE_ORDER_COUNT];
+} reports;
+
+static void on_report(void *ud, const ade_order_progress *p) {
+  reports *r = ud;
+  int ok = p->method == r->order && p->running >= 0 && p->running < ADE_ORDER_COUNT && p->steps > 0 &&
+           p->steps % 1024 == 0 && p->cost >= p->steps && p->seconds >= 0 && p->component >= 1 &&
+           p->component <= p->components;
+  /* an edge or face ordering has the vector sweep's bar from the start; a vertex ordering none */
+  if (ok && r->order < ADE_ORDER_COUNT) ok = (r->order >= ADE_ORDER_EDGE_FORWARD) == (p->best != UINT64_MAX);
+  if (ok && r->n && p->component == r->last.component) /* a bar never rises; time runs on */
+    ok = p->best <= r->last.best && p->seconds >= r->last.seconds;
+  if (ok && p->running == r->last.running && p->component == r->last.component && r->n)
+    r->stale += p->steps == r->last.steps; /* the same run reports again only after more steps */
+  r->bad += !ok;
+  if (ok) r->seen[p->running]++;
+  if (p->components > r->components) r->components = p->components;
+  r->last = *p;
+  r->n++;
+}
+
+/* The orderings an ordering runs: itself and those it generalizes. */
+static int runs_for(int o, int running) {
+  static const int gen[ADE_ORDER_COUNT][3] = {
+      [ADE_ORDER_EDGE_FORWARD] = {ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1},
+      [ADE_ORDER_FACE_FORWARD] = {ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1},
+      [ADE_ORDER_EDGE_REVERSE] = {ADE_ORDER_VERTEX_REVERSE, ADE_ORDER_VERTEX_MARKOWITZ, -1},
+      [ADE_ORDER_FACE_REVERSE] = {ADE_ORDER_VERTEX_REVERSE, ADE_ORDER_VERTEX_MARKOWITZ, -1},
+      [ADE_ORDER_EDGE_MARKOWITZ] = {ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
+      [ADE_ORDER_EDGE_FILLIN] = {ADE_ORDER_VERTEX_MARKOWITZ, -1, -1},
+      [ADE_ORDER_FACE_GREEDY] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN},
+      [ADE_ORDER_VERTEX_FORWARD] = {-1, -1, -1}, [ADE_ORDER_VERTEX_REVERSE] = {-1, -1, -1},
+      [ADE_ORDER_VERTEX_MARKOWITZ] = {-1, -1, -1}, [ADE_ORDER_VERTEX_RELATIVE] = {-1, -1, -1}};
+  return running == o || running == gen[o][0] || running == gen[o][1] || running == gen[o][2];
+}
+
+static void same_steps(const ade_elim_seq *a, const ade_elim_seq *b) {
+  ck_assert_uint_eq(a->len, b->len);
+  for (size_t i = 0; i < a->len; i++)
+    ck_assert(a->step[i].a == b->step[i].a && a->step[i].b == b->step[i].b && a->step[i].dir == b->step[i].dir);
+}
+
+/* g twice, side by side (ids of the second shifted): two components. */
+static ade_cgraph *twice(const ade_cgraph *g) {
+  long shift = (long)g->nv + 1, *src = malloc(2 * g->nedges * sizeof *src), *dst = malloc(2 * g->nedges * sizeof *dst);
+  long *xid = malloc(2 * g->n * sizeof *xid), *yid = malloc(2 * g->m * sizeof *yid);
+  size_t ne = 0;
+  for (int k = 0; k < 2; k++) {
+    for (size_t e = 0; e < g->eslots; e++)
+      if (g->e[e].src != ADE__NONE) {
+        long a = g->v[g->e[e].src].id, b = g->v[g->e[e].dst].id;
+        src[ne] = a <= 0 ? a - k * shift : a + k * shift, dst[ne++] = b + k * shift;
+      }
+    for (size_t i = 0; i < g->n; i++) xid[k * g->n + i] = g->v[g->xv[i]].id - k * shift;
+    for (size_t i = 0; i < g->m; i++) yid[k * g->m + i] = g->v[g->yv[i]].id + k * shift;
+  }
+  ade_cgraph *h = NULL;
+  ck_assert_msg(ade_cgraph_from_edges(&h, 2 * g->n, xid, 2 * g->m, yid, ne, src, dst, NULL) == ADE_OK, "%s",
+                ade_errmsg());
+  free(src), free(dst), free(xid), free(yid);
+  return h;
+}
+
+START_TEST(progress_reports) {
+  ade_cgraph *one = layered(11, 6, 60, 30, 6), *two = twice(one);
+  ade_cgraph *gs[2] = {one, two};
+  for (int k = 0; k < 2; k++)
+    for (int o = 0; o < ADE_ORDER_COUNT; o++)
+      for (int native = 0; native < 2; native++) {
+        reports r = {o, 0, 0, 0, 0, {0}, {0}};
+        ade_order_options opt = {0, native, on_report, &r, 1e-9};
+        ade_elim_seq *a = NULL, *b = NULL;
+        int la = -1, lb = -1;
+        ck_assert_msg(ade_elim_order_with(gs[k], o, &opt, &a, &la) == ADE_OK, "%s: %s", ade_order_name(o),
+                      ade_errmsg());
+        ck_assert_int_eq((native ? ade_elim_order_native : ade_elim_order_limited)(gs[k], o, 0, &b, &lb), ADE_OK);
+        /* reports change nothing */
+        ck_assert(!la && !lb);
+        ck_assert_uint_eq(ade_seq_cost(a), ade_seq_cost(b));
+        ck_assert_int_eq(ade_seq_kind(a), ade_seq_kind(b));
+        same_steps(a, b);
+        ck_assert_msg(!r.bad && !r.stale, "%s: %d bad reports, %d repeated", ade_order_name(o), r.bad, r.stale);
+        for (int x = 0; x < ADE_ORDER_COUNT; x++)
+          if (r.seen[x]) ck_assert_msg(runs_for(o, x), "%s reports %s running", ade_order_name(o), ade_order_name(x));
+        /* every ordering that decides (the sweeps count, over 1800 intermediates) reports */
+        if (o != ADE_ORDER_VERTEX_FORWARD && o != ADE_ORDER_VERTEX_REVERSE) ck_assert_int_gt(r.n, 0);
+        ck_assert_uint_eq(r.components, r.n ? (k ? 2 : 1) : 0);
+        if (o == ADE_ORDER_FACE_GREEDY) /* the runs it compares report too */
+          ck_assert(r.seen[ADE_ORDER_EDGE_MARKOWITZ] && r.seen[ADE_ORDER_EDGE_FILLIN] && r.seen[ADE_ORDER_FACE_GREEDY]);
+        ade_seq_free(a);
+        ade_seq_free(b);
+      }
+  /* No options: ade_elim_order's sequence. Bad options: refused. */
+  ade_elim_seq *a = NULL, *b = NULL;
+  ck_assert_int_eq(ade_elim_order_with(one, ADE_ORDER_EDGE_FILLIN, NULL, &a, NULL), ADE_OK);
+  ck_assert_int_eq(ade_elim_order(one, ADE_ORDER_EDGE_FILLIN, &b), ADE_OK);
+  same_steps(a, b);
+  ade_seq_free(a);
+  ade_seq_free(b);
+  ade_order_options bad = {0, 0, NULL, NULL, -1};
+  ck_assert_int_eq(ade_elim_order_with(one, ADE_ORDER_EDGE_FILLIN, &bad, &a, NULL), ADE_EINVAL);
+  bad.progress_interval = NAN;
+  ck_assert_int_eq(ade_elim_order_with(one, ADE_ORDER_EDGE_FILLIN, &bad, &a, NULL), ADE_EINVAL);
+  bad.progress_interval = 0, bad.time_limit = -1;
+  ck_assert_int_eq(ade_elim_order_with(one, ADE_ORDER_EDGE_FILLIN, &bad, &a, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_elim_order_with(NULL, ADE_ORDER_EDGE_FILLIN, NULL, &a, NULL), ADE_EINVAL);
+  ck_assert_int_eq(ade_elim_order_with(one, ADE_ORDER_COUNT, NULL, &a, NULL), ADE_EINVAL);
+  ck_assert_ptr_null(a);
+  ade_cgraph_free(one);
+  ade_cgraph_free(two);
+}
+END_TEST
+
+/* ade_jacobian reports an ordering method's progress, and ADE_ELIM_AUTO's
+ * orderings' (method ADE_ELIM_AUTO, the Markowitz orderings running). */
+START_TEST(jacobian_progress) {
+  randprog p = rp_make(5, 4, 3, 3000);
+  double x[4] = {0.3, 0.5, 0.7, 0.9};
+  ade_tape *t = rp_record(&p, x, NULL);
+  const int methods[] = {ADE_ELIM_AUTO, ADE_ORDER_EDGE_FILLIN};
+  for (int k = 0; k < 2; k++) {
+    reports r = {methods[k], 0, 0, 0, 0, {0}, {0}};
+    ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL, on_report, &r, 1e-9};
+    ade_jacobian_report a, b;
+    ade_sparse *J = NULL, *K = NULL;
+    ck_assert_msg(ade_jacobian(t, methods[k], &o, &J, &a) == ADE_OK, "%s", ade_errmsg());
+    ck_assert_int_eq(ade_jacobian(t, methods[k], NULL, &K, &b), ADE_OK);
+    ck_assert_uint_eq(a.fma, b.fma);
+    ck_assert_int_eq(a.method, b.method);
+    ck_assert_int_gt(r.n, 0);
+    ck_assert_int_eq(r.bad, 0);
+    if (k == 0) /* auto runs the Markowitz orderings, as themselves */
+      ck_assert(r.seen[ADE_ORDER_VERTEX_MARKOWITZ] && r.seen[ADE_ORDER_VERTEX_RELATIVE] &&
+                r.seen[ADE_ORDER_VERTEX_MARKOWITZ] + r.seen[ADE_ORDER_VERTEX_RELATIVE] == r.n);
+    else
+      for (int q = 0; q < ADE_ORDER_COUNT; q++)
+        if (r.seen[q]) ck_assert(runs_for(methods[k], q));
+    ade_sparse_free(J);
+    ade_sparse_free(K);
+    o.progress_interval = -1;
+    ck_assert_int_eq(ade_jacobian(t, methods[k], &o, &J, NULL), ADE_EINVAL);
+  }
+  ade_tape_free(t);
+  rp_free(&p);
+}
+END_TEST
+
 /* Out of memory at every allocation of the incremental orderings. */
 START_TEST(out_of_memory) {
   ade_cgraph *g = layered(11, 3, 3, 4, 3);
@@ -941,6 +1093,8 @@ static Suite *suite(void) {
   tc = tcase_create("limits");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, time_limit);
+  tcase_add_test(tc, progress_reports);
+  tcase_add_test(tc, jacobian_progress);
   tcase_add_test(tc, out_of_memory);
   tcase_add_test(tc, memory_limit_soft);
   suite_add_tcase(s, tc);

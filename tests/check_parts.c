@@ -40,7 +40,7 @@ static size_t *regions_of(ade_tape *t, size_t *nid, size_t *np) {
 /* The Jacobian of seq on t against dense forward mode. */
 static void check_jacobian(ade_tape *t, const ade_elim_seq *seq, int n, int m) {
   ade_sparse *J = NULL;
-  ade_jacobian_options o = {seq, 1, NULL, 0, NULL, NULL};
+  ade_jacobian_options o = {seq, 1, NULL, 0, NULL, NULL, NULL, NULL, 0};
   ade_jacobian_report r;
   ck_assert_msg(ade_jacobian(t, 0, &o, &J, &r) == ADE_OK, "%s", ade_errmsg());
   ck_assert_uint_eq(r.fma, ade_seq_cost(seq));

@@ -102,6 +102,9 @@ typedef struct hs {
   int twin;                /* faces: a filter reads ade__dual_twin */
   uint64_t ceiling;        /* stop once the cost exceeds it (0: never) */
   int cut;                 /* stopped so */
+  ade__clock rep;          /* a copy of *clk for the progress reports (report: there is one) */
+  int report;
+  uint64_t steps;
   ade__faced faced;        /* faces with a ceiling: c-graph vertices with faces left (a lower bound) */
   int faces;               /* faces with a ceiling: the bound applies (faced built when first needed) */
   size_t rest0;            /* the vertices with faces at the start (faced.rest before it is built) */
@@ -1618,6 +1621,9 @@ static int face_refresh(hs *h, size_t nv0) {
  * face through that vertex still (alive, neither list empty), which
  * keeps its place in faced's count, so faced need not look. */
 static int over_ceiling(hs *h, long through, int kept, int *st) {
+  /* every 1024th step: progress, the steps as nodes, the ceiling as the incumbent */
+  if (h->report && !(++h->steps & 1023))
+    ade__clock_report(&h->rep, ADE_OPT_HIERARCHY, h->kind, h->ceiling ? h->ceiling : UINT64_MAX, 0, h->steps, 0);
   if (!h->ceiling) return 0;
   if (!h->faces) return h->c->fma > h->ceiling;
   if (h->fc) return h->c->fma + h->frest > h->ceiling; /* counted by the steps */
@@ -1863,6 +1869,7 @@ static int hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade_
   h.g = g;
   h.kind = kind;
   h.clk = clk;
+  if (clk) h.rep = *clk, h.report = 1;
   h.scan = scan == 1;
   h.audit = scan == ADE__ORDER_AUDIT && kind == ADE_SEQ_FACE;
   h.ceiling = ceiling;

@@ -112,7 +112,7 @@ int ade__table_put(ade__table *t, const uint64_t *key, size_t len, uint64_t val)
 
 /* Limits and progress, shared by the searches. */
 typedef struct ade__clock {
-  double t0, deadline, next_report;
+  double t0, deadline, next_report, interval;
   uint64_t node_limit;
   const ade_opt_limits *lim;
 } ade__clock;

@@ -124,7 +124,8 @@ void ade__clock_start(ade__clock *c, const ade_opt_limits *lim) {
   c->lim = lim;
   c->t0 = ade__now();
   c->deadline = lim && lim->time_limit > 0 ? c->t0 + lim->time_limit : 0;
-  c->next_report = c->t0 + 1.0;
+  c->interval = lim && lim->progress_interval > 0 ? lim->progress_interval : 1.0;
+  c->next_report = c->t0 + c->interval;
   c->node_limit = lim ? lim->node_limit : 0;
 }
 
@@ -149,7 +150,7 @@ void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64
                        uint64_t cuts) {
   double t = ade__now();
   if (!c->lim || !c->lim->progress || t < c->next_report) return;
-  c->next_report = t + 1.0;
+  c->next_report = t + c->interval;
   ade_opt_progress p = {method, kind, t - c->t0, inc, bound, nodes, cuts};
   c->lim->progress(c->lim->progress_ud, &p);
 }
