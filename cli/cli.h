@@ -77,8 +77,10 @@ int cli_finish(int status);
 /* Seconds between progress reports on stderr, and before the first:
  * ADELIM_PROGRESS_AFTER (0: as often as they come), else 1. */
 double cli_progress_after(void);
-/* An ordering's progress report on stderr, "adelim: what: ...". */
+/* An ordering's progress report on stderr, "adelim: what: ...";
+ * cli_on_order_progress names the method (ade_jacobian_options.progress). */
 void cli_order_progress(const char *what, const ade_order_progress *p);
+void cli_on_order_progress(void *ud, const ade_order_progress *p);
 
 /* Writing a file atomically: cli_out_open creates a unique temporary file
  * next to path; write to o->f; cli_out_commit checks every write, flushes,

@@ -33,6 +33,11 @@ void cli_order_progress(const char *what, const ade_order_progress *p) {
   fputc('\n', stderr);
 }
 
+void cli_on_order_progress(void *ud, const ade_order_progress *p) {
+  (void)ud;
+  cli_order_progress(ade_elim_method_name(p->method), p);
+}
+
 void cli_error(const char *fmt, ...) {
   va_list ap;
   fputs("adelim: ", stderr);

@@ -32,7 +32,9 @@ const char cli_codegen_usage[] =
     "  --time-limit S  the ordering's or auto's choice stops after S seconds\n"
     "                  and the best complete sequence so far is compiled (as\n"
     "                  in adelim jacobian; a note on stderr says so); the\n"
-    "                  vertex sweeps and edge sweeps have nothing to bound\n"
+    "                  vertex sweeps and edge sweeps have nothing to bound;\n"
+    "                  an ordering running over a second reports its\n"
+    "                  progress on stderr (ADELIM_PROGRESS_AFTER)\n"
     "  --name FN       the function's name, a C identifier (default jacobian)\n"
     "  -o FILE, --out FILE\n"
     "                  write to FILE instead of standard output, atomically:\n"
@@ -54,6 +56,7 @@ int cli_cmd_codegen(const cli_cmd *self, int argc, char **argv) {
   int method = strcmp(method_name, "auto") ? ade_order_parse(method_name) : ADE_ELIM_AUTO;
   if (method < 0) return cli_usage_error(self, "unknown method '%s' (see --help)", method_name);
   if (limit && (rc = cli_parse_seconds(self, "--time-limit", limit, &jo.time_limit)) >= 0) return rc;
+  jo.progress = cli_on_order_progress, jo.progress_interval = cli_progress_after();
   ade_tape *t = NULL;
   ade_elim_plan *p = NULL;
   cli_out o = {NULL, NULL, NULL};

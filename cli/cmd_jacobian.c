@@ -141,11 +141,6 @@ static void on_progress(void *ud, const ade_opt_progress *p) {
           p->nodes, p->cuts);
 }
 
-static void on_order_progress(void *ud, const ade_order_progress *p) {
-  (void)ud;
-  cli_order_progress(ade_elim_method_name(p->method), p);
-}
-
 /* A non-empty comma-separated list without empty items. */
 static int valid_list(const char *s) {
   size_t len = strlen(s);
@@ -429,7 +424,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   o.graph_scratch = g; /* the optimizer's: not built twice, eliminated in place (not used after) */
   if (method >= 0) { /* an ordering or auto: it takes the clock, and reports after a second */
     o.time_limit = lim.time_limit;
-    o.progress = on_order_progress;
+    o.progress = cli_on_order_progress;
     o.progress_interval = cli_progress_after();
   }
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) == ADE_ENOMEM && !given && method == ADE_ELIM_AUTO && !a.seq &&
