@@ -544,6 +544,14 @@ void ade__ix_free(ade__ix *b);
 /* Per vertex, how many independents reach it (reverse: how many dependents
  * it reaches), order.c: O(|E| n/64) time, O(V) memory. */
 int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
+/* A lower bound on the cost of the vertex sweep (reverse: in reverse
+ * index order) of g, whose index order is topological, in O(|V| + |E|):
+ * eliminated in turn, j has as predecessors the independents that reach
+ * it (reverse: as successors the dependents it reaches), which include
+ * its independent predecessors and those that reach each predecessor;
+ * so at least the most of those counts, times |S_j| (|P_j|). It stops
+ * once the bound reaches bar (UINT64_MAX: never). */
+int ade__sweep_floor(const ade_cgraph *g, int reverse, uint64_t bar, uint64_t *floor);
 /* V_LM, or V_LR with dependency degrees dd, on a structure-only copy of g
  * (vmark.c): the sequence appended to s, its cost and fill-in in *fma and
  * *fill. ADE__CUT once the cost reaches ceiling (0: none), ADE_ELIMIT at

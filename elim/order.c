@@ -1352,6 +1352,30 @@ static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
   return st;
 }
 
+int ade__sweep_floor(const ade_cgraph *g, int reverse, uint64_t bar, uint64_t *floor) {
+  uint64_t *r = ade__calloc(g->nv + 1, sizeof *r), total = 0;
+  if (!r) return ade__fail(ADE_ENOMEM, "out of memory for the floor of a sweep of %zu vertices", g->nv);
+  int src = reverse ? ADE__Y : ADE__X;
+  for (size_t t = 0; t < g->nv && total < bar; t++) {
+    size_t j = reverse ? g->nv - 1 - t : t;
+    const ade__vtx *v = &g->v[j];
+    if (!v->alive || v->kind == src) continue;
+    size_t deg = reverse ? v->nout : v->nin, ns = 0;
+    const size_t *adj = reverse ? v->out : v->in;
+    uint64_t most = 0;
+    for (size_t a = 0; a < deg; a++) {
+      size_t p = reverse ? g->e[adj[a]].dst : g->e[adj[a]].src;
+      if (g->v[p].kind == src) ns++;
+      else if (r[p] > most) most = r[p];
+    }
+    r[j] = ns > most ? ns : most;
+    if (v->kind == ADE__Z) total += r[j] * (reverse ? v->nin : v->nout);
+  }
+  ade__free(r);
+  *floor = total;
+  return ADE_OK;
+}
+
 /* A binary min-heap of positions (size_t), for the batches below. */
 static void heap_push(size_t *h, size_t *n, size_t x) {
   size_t i = (*n)++;
@@ -1464,11 +1488,15 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) { return 
 static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
   int st = sweep_cost(g, reverse, &s->cost);
   s->cost += g->fma;
-  for (size_t t = 0; !st && t < g->nv; t++) {
+  if (!st && ade__grow((void **)&s->step, &s->cap, s->len + g->nv, sizeof *s->step)) /* room once: steps written */
+    st = ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + g->nv);
+  if (st) return st;
+  s->checked = 0;
+  for (size_t t = 0; t < g->nv; t++) {
     const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
-    if (v->alive && v->kind == ADE__Z) st = ade_seq_push(s, v->id, 0, 0);
+    if (v->alive && v->kind == ADE__Z) s->step[s->len++] = (ade_elim_step){v->id, 0, 0};
   }
-  return st;
+  return ADE_OK;
 }
 
 /* V_LM or V_LR by vmark.c, as run() would on a copy of g (the same
@@ -1571,8 +1599,11 @@ static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) 
   ade_elim_seq *s = NULL, *t = NULL;
   int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, NULL, &s, NULL, UINT64_MAX);
   if (cost) cost[rev] = st ? UINT64_MAX : s->cost, cost[!rev] = UINT64_MAX;
-  uint64_t c = 0;
-  if (!st && ade__both_sweeps(g) && !(st = sweep_cost(g, !rev, &c))) { /* its cost first: its sequence if it wins */
+  uint64_t c = 0, lo = 0;
+  /* its floor first (O(|E|)), then, if that leaves it a chance, its cost; its sequence if it wins */
+  if (!st && ade__both_sweeps(g) && !(st = ade__sweep_floor(g, !rev, s->cost - g->fma, &lo)) &&
+      lo + g->fma < s->cost &&
+      !(st = sweep_cost(g, !rev, &c))) {
     c += g->fma;
     if (cost) cost[!rev] = c;
     if (c < s->cost && !(st = ade_seq_create(&t, ADE_SEQ_VERTEX)) && !(st = vertex_sweep(g, !rev, t)))

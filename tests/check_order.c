@@ -520,6 +520,48 @@ START_TEST(vector_sweeps) {
 }
 END_TEST
 
+/* ade__sweep_floor: never above the sweep's cost (reachability counts
+ * times degrees), equal to it on some graphs, and on a graph whose
+ * forward sweep costs far more than its reverse one (64 independents
+ * through layers into 2 dependents) above the reverse cost, so that
+ * ade__vector_sweep does not count the forward sweep. */
+START_TEST(sweep_floor) {
+  uint64_t rs = 29;
+  int equal = 0;
+  for (uint64_t seed = 1; seed <= 120; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 6), m = 1 + (int)(ade_test_rand(&rs) % 6);
+    ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 80))
+                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 8), 1 + (int)(ade_test_rand(&rs) % 9), m);
+    for (int rev = 0; rev < 2; rev++) {
+      uint64_t *cnt = malloc((g->nv + 1) * sizeof *cnt), exact = 0, lo = 0;
+      ck_assert_int_eq(ade__reach_counts(g, rev, cnt), ADE_OK);
+      for (size_t j = 0; j < g->nv; j++)
+        if (g->v[j].alive && g->v[j].kind == ADE__Z) exact += cnt[j] * (rev ? g->v[j].nin : g->v[j].nout);
+      ck_assert_int_eq(ade__sweep_floor(g, rev, UINT64_MAX, &lo), ADE_OK);
+      ck_assert_uint_le(lo, exact);
+      equal += lo == exact;
+      free(cnt);
+    }
+    ade_cgraph_free(g);
+  }
+  ck_assert_int_gt(equal, 0);
+  ade_cgraph *g = layered(3, 64, 12, 40, 2);
+  uint64_t lo = 0, rc = raw_cost(g, ADE_ORDER_VERTEX_REVERSE);
+  ck_assert(ade__both_sweeps(g));
+  ck_assert_int_eq(ade__sweep_floor(g, 0, UINT64_MAX, &lo), ADE_OK);
+  ck_assert_uint_gt(lo, rc);
+  uint64_t part = 0; /* stopped at a bar: at least the bar, at most the whole floor */
+  ck_assert_int_eq(ade__sweep_floor(g, 0, rc, &part), ADE_OK);
+  ck_assert(part >= rc && part <= lo);
+  ck_assert_uint_le(lo, raw_cost(g, ADE_ORDER_VERTEX_FORWARD));
+  ade_elim_seq *s = NULL;
+  ck_assert_int_eq(ade__vector_sweep(g, &s), ADE_OK);
+  ck_assert_uint_eq(ade_seq_cost(s), rc);
+  ade_seq_free(s);
+  ade_cgraph_free(g);
+}
+END_TEST
+
 /* g eliminated by s (on a copy, or on the dual for faces): its Jacobian. */
 static ade_sparse *jacobian_by(const ade_cgraph *g, const ade_elim_seq *s) {
   ade_cgraph *w = NULL;
@@ -1080,6 +1122,7 @@ static Suite *suite(void) {
   tc = tcase_create("never worse");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, vector_sweeps);
+  tcase_add_test(tc, sweep_floor);
   tcase_add_test(tc, native_kind);
   tcase_add_test(tc, never_worse_random);
   tcase_add_test(tc, capped_markowitz_random);
