@@ -19,7 +19,7 @@ double cli_progress_after(void) {
   const char *e = getenv("ADELIM_PROGRESS_AFTER");
   char *end = NULL;
   double q = e ? strtod(e, &end) : 1.0;
-  if (!e || end == e || *end || !(q >= 0) || q > 1e9) return 1.0;
+  if (!e || end == e || *end || !(q >= 0)) return 1.0;
   return q > 0 ? q : 1e-9; /* 0: every report the library offers */
 }
 

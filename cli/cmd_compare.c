@@ -395,7 +395,8 @@ static void run_orderings(cmp *c) {
     if (!fits(c, name, kind_of(name), fixed, "c-graph and elimination")) continue;
     if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
-    ade_order_options oo = {lim, 1, on_order, c, c->quiet}; /* native: a winner of a less general kind as it is, no dual */
+    /* native: a winner of a less general kind as it is, no dual */
+    ade_order_options oo = {lim, 1, on_order, c, c->quiet};
     int os = ade_elim_order_with(g, o, &oo, &s, &limited);
     double t1 = now();
     if (os < 0) {

@@ -1602,8 +1602,7 @@ static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) 
   uint64_t c = 0, lo = 0;
   /* its floor first (O(|E|)), then, if that leaves it a chance, its cost; its sequence if it wins */
   if (!st && ade__both_sweeps(g) && !(st = ade__sweep_floor(g, !rev, s->cost - g->fma, &lo)) &&
-      lo + g->fma < s->cost &&
-      !(st = sweep_cost(g, !rev, &c))) {
+      lo + g->fma < s->cost && !(st = sweep_cost(g, !rev, &c))) {
     c += g->fma;
     if (cost) cost[!rev] = c;
     if (c < s->cost && !(st = ade_seq_create(&t, ADE_SEQ_VERTEX)) && !(st = vertex_sweep(g, !rev, t)))
@@ -1730,7 +1729,8 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch
    * not run. */
   int skip = !st && s && same != UINT64_MAX && same >= s->cost + !native;
   watch_best(w, s ? s->cost : UINT64_MAX);
-  if (!st && !skip) st = own(g, order, 0, deadline, w, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
+  if (!st && !skip)
+    st = own(g, order, 0, deadline, w, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
   if (skip) (void)0;
   else if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */

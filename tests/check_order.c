@@ -530,8 +530,9 @@ START_TEST(sweep_floor) {
   int equal = 0;
   for (uint64_t seed = 1; seed <= 120; seed++) {
     int n = 1 + (int)(ade_test_rand(&rs) % 6), m = 1 + (int)(ade_test_rand(&rs) % 6);
+    int layers = 1 + (int)(ade_test_rand(&rs) % 8), width = 1 + (int)(ade_test_rand(&rs) % 9);
     ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 80))
-                             : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 8), 1 + (int)(ade_test_rand(&rs) % 9), m);
+                             : layered(seed, n, layers, width, m);
     for (int rev = 0; rev < 2; rev++) {
       uint64_t *cnt = malloc((g->nv + 1) * sizeof *cnt), exact = 0, lo = 0;
       ck_assert_int_eq(ade__reach_counts(g, rev, cnt), ADE_OK);
