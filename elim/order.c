@@ -429,7 +429,7 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
  * the mark vnow in vm, vnow + 1 if the step gave them a new edge; its
  * near end (i front, j back: flag NEAR) is the pivot's list that lost
  * the isolated vertex and gained the new edges. */
-enum { FAR = 1, NEAR = 2 };
+enum { FAR = 1, NEAR = 2, ABSORB = 3 };
 typedef struct fdelta {
   ade__ix so, pi, pairs, fresh, fe; /* fe: the edges in fresh */
   long id0;
@@ -475,7 +475,7 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
   for (size_t k = 0; !st && k < n; k++) {
     size_t o = dir == ADE_FRONT ? c->e[V->out[k]].dst : c->e[V->in[k]].src;
     if (iso) x->vm[o] = x->vnow;
-    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT, iso ? FAR : 0);
+    st = fdelta_vertex(dir == ADE_FRONT ? &x->pi : &x->so, c, o, dir == ADE_FRONT, iso ? FAR : ABSORB);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? i : o);
     if (!st) st = ade__ix_push(&x->pairs, dir == ADE_FRONT ? o : j);
   }
@@ -665,6 +665,10 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
       const ade__vtx *v = &c->v[l->a[k]];
       size_t d0 = l->a[k + 1] / 4, d = side ? v->nin : v->nout, flag = l->a[k + 1] & 3;
       if (!v->alive || v->kind != ADE__Z) continue;
+      if (flag == ABSORB) { /* a far end of a step that isolates nothing: its list only gains the new edge */
+        if (d == d0) continue; /* absorbed: its lists, and its side's keys, are as they were */
+        flag = 0;
+      }
       int done = flag == FAR ? fill_far(h, c, x, l->a[k], side, &st) : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st) : 0;
       int flip = (d0 == 1) != (d == 1);
       if (flag && !done) {
@@ -834,12 +838,14 @@ static int order_edge_markowitz(ade_cgraph *c, ade_elim_seq *s, double deadline,
 /* The checking mode's test of E_LF's queue (ADE__ORDER_AUDIT): every
  * edge with a direction that applies is queued, at a key no greater than
  * that direction's key computed from scratch (so a current top is the
- * least of all keys, whatever fill_update set, shifted or left). */
+ * least of all keys, whatever fill_update set, shifted or left), and so
+ * is the direction's kept key (kd), which its next entry is made of. */
 static int fill_audit(const fqueue *h, const ade_cgraph *c) {
   ade__pk k, q;
   for (size_t e = 0; e < c->eslots; e++)
     for (int dir = 0; dir < 2; dir++)
-      if (edge_pk(c, e, dir, &k) && (!bkq_key(&h->q, e, &q) || pk_lt(k, q)))
+      if (edge_pk(c, e, dir, &k) &&
+          (!bkq_key(&h->q, e, &q) || pk_lt(k, q) || 2 * e + 1 >= h->kcap || pk_lt(k, h->kd[2 * e + (size_t)dir])))
         return ade__fail(ADE_EINVAL, "edge-fillin: edge (%ld, %ld) %s is not queued at or below its key",
                          c->v[c->e[e].src].id, c->v[c->e[e].dst].id, dir == ADE_FRONT ? "front" : "back");
   return ADE_OK;
