@@ -429,7 +429,7 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
  * the mark vnow in vm, vnow + 1 if the step gave them a new edge; its
  * near end (i front, j back: flag NEAR) is the pivot's list that lost
  * the isolated vertex and gained the new edges. */
-enum { FAR = 1, NEAR = 2, ABSORB = 3 };
+enum { FAR = 1, NEAR = 2, ABSORB = 3, LOST = 4 };
 typedef struct fdelta {
   ade__ix so, pi, pairs, fresh, fe; /* fe: the edges in fresh */
   long id0;
@@ -446,7 +446,7 @@ typedef struct fdelta {
 
 static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
   int st = ade__ix_push(l, v);
-  return st ? st : ade__ix_push(l, 4 * (in ? c->v[v].nin : c->v[v].nout) + (size_t)flag);
+  return st ? st : ade__ix_push(l, 8 * (in ? c->v[v].nin : c->v[v].nout) + (size_t)flag);
 }
 
 /* Front (i, j): i's out-list changes (and P_i's, if i can lose its only
@@ -459,8 +459,8 @@ static int fdelta_before(const ade_cgraph *c, size_t e, int dir, fdelta *x) {
   x->so.n = x->pi.n = x->pairs.n = 0;
   x->id0 = c->next_edge_id;
   int iso = dir == ADE_FRONT ? J->nin == 1 : I->nout == 1;
-  int st = fdelta_vertex(&x->so, c, i, 0, iso && dir == ADE_FRONT ? NEAR : 0);
-  if (!st) st = fdelta_vertex(&x->pi, c, j, 1, iso && dir == ADE_BACK ? NEAR : 0);
+  int st = fdelta_vertex(&x->so, c, i, 0, iso ? (dir == ADE_FRONT ? NEAR : 0) : dir == ADE_BACK ? LOST : 0);
+  if (!st) st = fdelta_vertex(&x->pi, c, j, 1, iso ? (dir == ADE_BACK ? NEAR : 0) : dir == ADE_FRONT ? LOST : 0);
   const ade__vtx *V = dir == ADE_FRONT ? J : I;
   size_t n = dir == ADE_FRONT ? V->nout : V->nin;
   if (!st && iso && x->vmcap < c->nv) {
@@ -619,6 +619,27 @@ static int fill_near(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int si
   return 1;
 }
 
+/* v lost the eliminated edge and nothing else, in a step that isolates
+ * neither end (side 1: j of a front (i, j), |P_j| > 1; side 0: i of a
+ * back (i, j), |S_i| > 1). Back (j, w), w in S_j: P_j lost i and P_w
+ * holds i now (it gained it with a new edge (i, w), or had it), so
+ * |P_j \ P_w| drops by one if (i, w) is new, the term [|S_j| = 1] |P_j|
+ * by [|S_j| = 1], the cost by one: the kept key is shifted by exactly
+ * that (fill_shift). Fronts into i after a back: the mirror image (new
+ * edges (u, j)). */
+static int fill_lost(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int side) {
+  const ade__vtx *V = &c->v[v];
+  size_t n = side ? V->nout : V->nin, p = x->pivot; /* i (front) or j (back): the new edges' fixed end */
+  int st = ADE_OK, one = n == 1;
+  for (size_t a = 0; !st && a < n; a++) {
+    size_t f = side ? V->out[a] : V->in[a], u = side ? c->e[f].dst : c->e[f].src;
+    size_t e = side ? ade__graph_find(c, p, u) : ade__graph_find(c, u, p);
+    int fresh = e != ADE__NONE && c->e[e].id >= x->id0;
+    st = fill_shift(h, c, x, f, side ? ADE_BACK : ADE_FRONT, one - fresh);
+  }
+  return st;
+}
+
 /* Mark the lists of pivot p (pmarks) in g, grown to c's vertices. */
 static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
   if (g->cap < c->nv) {
@@ -663,13 +684,16 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
     const ade__ix *l = side ? &x->pi : &x->so;
     for (size_t k = 0; !st && k < l->n; k += 2) {
       const ade__vtx *v = &c->v[l->a[k]];
-      size_t d0 = l->a[k + 1] / 4, d = side ? v->nin : v->nout, flag = l->a[k + 1] & 3;
+      size_t d0 = l->a[k + 1] / 8, d = side ? v->nin : v->nout, flag = l->a[k + 1] & 7;
       if (!v->alive || v->kind != ADE__Z) continue;
       if (flag == ABSORB) { /* a far end of a step that isolates nothing: its list only gains the new edge */
         if (d == d0) continue; /* absorbed: its lists, and its side's keys, are as they were */
         flag = 0;
       }
-      int done = flag == FAR ? fill_far(h, c, x, l->a[k], side, &st) : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st) : 0;
+      int done = flag == FAR    ? fill_far(h, c, x, l->a[k], side, &st)
+                 : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st)
+                 : flag == LOST ? (st = fill_lost(h, c, x, l->a[k], side), 1) /* an end that stays */
+                                : 0;
       int flip = (d0 == 1) != (d == 1);
       if (flag && !done) {
         /* The near end with N empty lost the isolated vertex only, which
