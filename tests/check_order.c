@@ -123,6 +123,35 @@ static void check_audit(const ade_cgraph *g, uint64_t seed) {
   }
 }
 
+/* A random DAG of n independents, p intermediates and m dependents, each
+ * vertex reading each earlier one with probability dens (at least one):
+ * denser than the tapes' graphs, so that steps isolate nothing and their
+ * ends keep, gain or absorb edges. */
+static ade_cgraph *dense_dag(uint64_t *rs, int n, int p, int m, double dens) {
+  int nid = n + p + m, ne = 0;
+  long *src = malloc((size_t)(nid * nid + nid) * sizeof *src), *dst = malloc((size_t)(nid * nid + nid) * sizeof *dst);
+  long x[16], y[16];
+  char *hasout = calloc((size_t)nid, 1);
+  for (int i = 0; i < n; i++) x[i] = i + 1 - n;
+  for (int i = 0; i < m; i++) y[i] = p + 1 + i;
+  for (int t = n; t < nid; t++) {
+    int lim = t < n + p ? t : n + p, first = ne;
+    for (int q = 0; q < lim; q++)
+      if (ade_test_uniform(rs, 0, 1) < dens) src[ne] = q + 1 - n, dst[ne++] = t + 1 - n, hasout[q] = 1;
+    if (ne == first) {
+      int q = (int)(ade_test_rand(rs) % (uint64_t)lim);
+      src[ne] = q + 1 - n, dst[ne++] = t + 1 - n, hasout[q] = 1;
+    }
+  }
+  for (int q = n; q < n + p; q++) /* every intermediate reaches a later vertex */
+    if (!hasout[q]) src[ne] = q + 1 - n, dst[ne++] = q + 2 - n + (long)(ade_test_rand(rs) % (uint64_t)(n + p + m - q - 1));
+  ade_cgraph *g = NULL;
+  ck_assert_msg(ade_cgraph_from_edges(&g, (size_t)n, x, (size_t)m, y, (size_t)ne, src, dst, NULL) == ADE_OK, "%s",
+                ade_errmsg());
+  free(src), free(dst), free(hasout);
+  return g;
+}
+
 START_TEST(queue_audit_random) {
   uint64_t rs = 4242;
   for (uint64_t seed = 1; seed <= 150; seed++) {
@@ -130,6 +159,12 @@ START_TEST(queue_audit_random) {
     ade_cgraph *g = seed % 2 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 60))
                              : layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 6), 1 + (int)(ade_test_rand(&rs) % 8), m);
     check_audit(g, seed);
+    ade_cgraph_free(g);
+  }
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 4), m = 1 + (int)(ade_test_rand(&rs) % 4);
+    ade_cgraph *g = dense_dag(&rs, n, 4 + (int)(ade_test_rand(&rs) % 16), m, ade_test_uniform(&rs, 0.15, 0.6));
+    check_audit(g, 1000 + seed);
     ade_cgraph_free(g);
   }
 }
