@@ -419,7 +419,7 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
 
 /* What an E_LF step changes, listed before it: the vertices whose out-list
  * (so) or in-list (pi) changes, each with its degree before and a flag
- * (pairs v, 4 degree + flag; flags FAR and NEAR below), the pairs (u, w)
+ * (pairs v, 8 degree + flag; flags below), the pairs (u, w)
  * of the edges it may add (fill-in or absorption), and the first edge
  * number it can give a new edge. seen: per queue index, the step that
  * last set it (each key is computed once per step). fresh: after the
@@ -428,7 +428,11 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
  * pivot i (front) or j (back); its far ends (S_j, P_i: flag FAR) carry
  * the mark vnow in vm, vnow + 1 if the step gave them a new edge; its
  * near end (i front, j back: flag NEAR) is the pivot's list that lost
- * the isolated vertex and gained the new edges. */
+ * the isolated vertex and gained the new edges. A step that isolates
+ * nothing has pivot i (front) or j (back) too, the new edges' fixed end;
+ * its far ends (flag ABSORB) gain the new edge or absorb it (fill_grown),
+ * and its other end (j front, i back: flag LOST) lost the eliminated
+ * edge only (fill_lost). */
 enum { FAR = 1, NEAR = 2, ABSORB = 3, LOST = 4 };
 typedef struct fdelta {
   ade__ix so, pi, pairs, fresh, fe; /* fe: the edges in fresh */
