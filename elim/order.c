@@ -430,8 +430,8 @@ static int edge_delta(const ade_cgraph *c, size_t e, int dir, edelta *x) {
  * near end (i front, j back: flag NEAR) is the pivot's list that lost
  * the isolated vertex and gained the new edges. A step that isolates
  * nothing has pivot i (front) or j (back) too, the new edges' fixed end;
- * its far ends (flag ABSORB) gain the new edge or absorb it (fill_grown),
- * and its other end (j front, i back: flag LOST) lost the eliminated
+ * its far ends (flag ABSORB) gain the new edge or absorb it, and its
+ * other end (j front, i back: flag LOST) lost the eliminated
  * edge only (fill_lost). */
 enum { FAR = 1, NEAR = 2, ABSORB = 3, LOST = 4 };
 typedef struct fdelta {
@@ -644,19 +644,6 @@ static int fill_lost(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int si
   return st;
 }
 
-/* A far end o of a step that isolates nothing got the new edge (side 1:
- * (i, o), o in S_j of a front (i, j); side 0: (o, j), o in P_i of a
- * back). Back (o, w): P_o gained i, and i is in P_w after the step (w in
- * S_j has it now; any other w has it iff (i, w) is an edge), so |P_o \
- * P_w| grows by [(i, w) is no edge] and the cost by one: the key rises,
- * unless S_o = {w}, where [|S_o| = 1] |P_o| grows by one too; that one
- * back is computed again. Fronts into o after a back: the mirror image. */
-static int fill_grown(fqueue *h, const ade_cgraph *c, fdelta *x, size_t o, int side) {
-  const ade__vtx *V = &c->v[o];
-  if ((side ? V->nout : V->nin) != 1) return ADE_OK;
-  return fill_push(h, c, x, side ? V->out[0] : V->in[0], side ? ADE_BACK : ADE_FRONT);
-}
-
 /* Mark the lists of pivot p (pmarks) in g, grown to c's vertices. */
 static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
   if (g->cap < c->nv) {
@@ -704,10 +691,21 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
       size_t d0 = l->a[k + 1] / 8, d = side ? v->nin : v->nout, flag = l->a[k + 1] & 7;
       if (!v->alive || v->kind != ADE__Z) continue;
       if (flag == ABSORB && d == d0) continue; /* absorbed: its lists, and its side's keys, are as they were */
+      /* ABSORB with a new edge (side 1: (i, o), o in S_j of a front (i, j);
+       * side 0: (o, j), o in P_i of a back): the keys of that side only
+       * rise. Back (o, w): P_o gained i, and i is in P_w after the step (w
+       * in S_j has it now; any other w has it iff (i, w) is an edge), so
+       * |P_o \ P_w| grows by [(i, w) is no edge] and the cost by one. The
+       * term [|S_o| = 1] |P_o| would lower the key if S_o = {w}; but then,
+       * before the step, back (o, w) had fill-in -1 - |P_o ∩ P_w| < 0,
+       * and the front chosen, with |P_j| > 1 and o in S_j \ S_i, had
+       * |S_j \ S_i| - 1 >= 0: not the least key, which the queue rules
+       * out (the checking mode's audit would find the kept key too high).
+       * Fronts into o after a back: the mirror image. */
       int done = flag == FAR    ? fill_far(h, c, x, l->a[k], side, &st)
                  : flag == NEAR ? fill_near(h, c, x, l->a[k], side, &st)
                  : flag == LOST ? (st = fill_lost(h, c, x, l->a[k], side), 1) /* an end that stays */
-                 : flag == ABSORB ? (st = fill_grown(h, c, x, l->a[k], side), 1) /* a far end with a new edge */
+                 : flag == ABSORB ? 1
                                 : 0;
       int flip = (d0 == 1) != (d == 1);
       if (flag && !done) {
