@@ -271,9 +271,9 @@ static size_t marked(const ade_cgraph *c, const unsigned *mk, unsigned t, const 
   return n;
 }
 
-/* After a step that isolates its end, its pivot's lists marked: S_piv
- * with now, P_piv with now + 1 (disjoint: the graph is acyclic); piv is
- * ADE__NONE when none is marked. */
+/* After a step, its pivot's lists marked: S_piv with now, P_piv with
+ * now + 1 (disjoint: the graph is acyclic); piv is ADE__NONE when none is
+ * marked. */
 typedef struct pmarks {
   unsigned *m, now;
   size_t cap, piv;
@@ -446,6 +446,7 @@ typedef struct fdelta {
   pmarks g;
   unsigned *um, unow; /* fill_near's tags */
   size_t umcap;
+  pmarks t; /* a new edge's other end (edge_triangles) */
 } fdelta;
 
 static int fdelta_vertex(ade__ix *l, const ade_cgraph *c, size_t v, int in, int flag) {
@@ -504,7 +505,7 @@ static int seen_room(fdelta *x, size_t q) {
   return ADE_OK;
 }
 
-static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
+static inline __attribute__((always_inline)) int fill_push_marked(fqueue *h, const ade_cgraph *c, fdelta *x, const pmarks *g, size_t e, unsigned mask) {
   int st = seen_room(x, 2 * e + 1);
   if (st) return st;
   for (int dir = 0; dir < 2; dir++)
@@ -512,7 +513,11 @@ static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, u
       if (x->seen[2 * e + (size_t)dir] >> 1 == x->now) mask &= ~(1u << dir);
       else x->seen[2 * e + (size_t)dir] = x->now << 1;
     }
-  return mask ? edge_push_dirs(h, c, &x->g, e, mask) : ADE_OK;
+  return mask ? edge_push_dirs(h, c, g, e, mask) : ADE_OK;
+}
+
+static int fill_push_dirs(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, unsigned mask) {
+  return fill_push_marked(h, c, x, &x->g, e, mask);
 }
 
 static int fill_push(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int dir) {
@@ -536,15 +541,41 @@ static int fill_shift(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int d
   return bkq_set(&h->q, pk_lt(kd[1], kd[0]) ? kd[1] : kd[0], e);
 }
 
+/* Mark the lists of pivot p (pmarks) in g, grown to c's vertices. */
+static inline __attribute__((always_inline)) int mark_lists(pmarks *g, const ade_cgraph *c, size_t p, int out, int in) {
+  if (g->cap < c->nv) {
+    unsigned *m = ade__realloc(g->m, ade__mul_size(c->nv, sizeof *m));
+    if (!m) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
+    memset(m + g->cap, 0, (c->nv - g->cap) * sizeof *m);
+    g->m = m, g->cap = c->nv;
+  }
+  if ((g->now += 2) >= UINT32_MAX - 2) memset(g->m, 0, g->cap * sizeof *g->m), g->now = 2;
+  const ade__vtx *P = &c->v[p];
+  for (size_t k = 0; out && k < P->nout; k++) g->m[c->e[P->out[k]].dst] = g->now;
+  for (size_t k = 0; in && k < P->nin; k++) g->m[c->e[P->in[k]].src] = g->now + 1;
+  g->piv = p;
+  return ADE_OK;
+}
+
+static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) { return mark_lists(g, c, p, 1, 1); }
+
 /* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
- * for p in S_u and P_w counts it (the smaller list is walked). */
+ * for p in S_u and P_w counts it (the smaller list is walked). One end
+ * of a new edge is the step's pivot, whose lists are marked (x->g); with
+ * several such p, the other end's list that the keys read is marked too
+ * (x->t: S_u, or P_w), so that every key is counted over marks
+ * (edge_pk_m) rather than looked up. */
 static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, size_t w) {
   int st = ADE_OK;
-  for (size_t k = 0, n = ade__tri_len(c, u, w); !st && k < n; k++) {
+  size_t n = ade__tri_len(c, u, w), o = x->g.piv == u ? w : x->g.piv == w ? u : ADE__NONE;
+  x->t.piv = ADE__NONE;
+  if (n > 3 && o != ADE__NONE) st = mark_lists(&x->t, c, o, o == u, o == w);
+  const pmarks *gu = x->g.piv == u ? &x->g : &x->t, *gw = x->g.piv == w ? &x->g : &x->t;
+  for (size_t k = 0; !st && k < n; k++) {
     size_t p, e1, e2;
     if (!ade__tri_at(c, u, w, k, &p, &e1, &e2)) continue;
-    st = fill_push(h, c, x, e1, ADE_FRONT);
-    if (!st) st = fill_push(h, c, x, e2, ADE_BACK);
+    st = fill_push_marked(h, c, x, gu, e1, 1u << ADE_FRONT);
+    if (!st) st = fill_push_marked(h, c, x, gw, e2, 1u << ADE_BACK);
   }
   return st;
 }
@@ -644,21 +675,6 @@ static int fill_lost(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int si
   return st;
 }
 
-/* Mark the lists of pivot p (pmarks) in g, grown to c's vertices. */
-static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) {
-  if (g->cap < c->nv) {
-    unsigned *m = ade__realloc(g->m, ade__mul_size(c->nv, sizeof *m));
-    if (!m) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
-    memset(m + g->cap, 0, (c->nv - g->cap) * sizeof *m);
-    g->m = m, g->cap = c->nv;
-  }
-  if ((g->now += 2) >= UINT32_MAX - 2) memset(g->m, 0, g->cap * sizeof *g->m), g->now = 2;
-  const ade__vtx *P = &c->v[p];
-  for (size_t k = 0; k < P->nout; k++) g->m[c->e[P->out[k]].dst] = g->now;
-  for (size_t k = 0; k < P->nin; k++) g->m[c->e[P->in[k]].src] = g->now + 1;
-  g->piv = p;
-  return ADE_OK;
-}
 
 /* Fresh E_LF keys for what the step changed, and only those. Front (u, v)
  * has fill-in |S_v \ S_u| - 1 - [|P_v| = 1] |S_v| and cost |S_v|; back
@@ -683,7 +699,7 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
     if (x->iso) x->vm[x->dir == ADE_FRONT ? w : u] = x->vnow + 1;
   }
   x->g.piv = ADE__NONE;
-  if (!st && x->iso && c->v[x->pivot].alive) st = mark_pivot(&x->g, c, x->pivot);
+  if (!st && c->v[x->pivot].alive) st = mark_pivot(&x->g, c, x->pivot);
   for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &x->pi : &x->so;
     for (size_t k = 0; !st && k < l->n; k += 2) {
@@ -898,7 +914,8 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   if (!scan && c->nv >= ADE__PK_VERTICES)
     return ade__fail(ADE_ELIMIT, "edge-fillin: %zu vertices, over its queue's %zu", c->nv, ADE__PK_VERTICES);
   fqueue h = {{0}, NULL, 0};
-  fdelta x = {{0}, {0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}, NULL, 0, 0};
+  fdelta x = {{0}, {0}, {0}, {0}, {0}, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, {NULL, 0, 0, ADE__NONE}, NULL, 0, 0,
+              {NULL, 0, 0, ADE__NONE}};
   int st = ADE_OK, dir = 0;
   if (!scan) st = fill_init(&h, c);
   while (!st && !(st = audit ? fill_audit(&h, c) : ADE_OK) && !(st = late(deadline))) {
@@ -920,6 +937,7 @@ static int order_edge_greedy(ade_cgraph *c, ade_elim_seq *s, int fillin, int sca
   ade__free(x.seen);
   ade__free(x.vm);
   ade__free(x.g.m);
+  ade__free(x.t.m);
   ade__free(x.um);
   return st;
 }
