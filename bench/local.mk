@@ -308,3 +308,13 @@ else
 	$(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 endif
 bench: %D%/bench_parts$(EXEEXT)
+
+# order_own: each greedy ordering's own run, uncapped, against the method's
+# answer (it calls the internal ade__order_raw, so it links the internal
+# library).
+EXTRA_PROGRAMS += %D%/order_own
+%C%_order_own_SOURCES = %D%/order_own.c
+%C%_order_own_CPPFLAGS = $(AM_CPPFLAGS)
+%C%_order_own_CFLAGS = $(BENCH_CFLAGS)
+%C%_order_own_LDADD = libadelim-core.la $(ADE_DEPS_LIBS)
+bench: %D%/order_own$(EXEEXT)
