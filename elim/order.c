@@ -505,7 +505,8 @@ static int seen_room(fdelta *x, size_t q) {
   return ADE_OK;
 }
 
-static inline __attribute__((always_inline)) int fill_push_marked(fqueue *h, const ade_cgraph *c, fdelta *x, const pmarks *g, size_t e, unsigned mask) {
+static inline __attribute__((always_inline)) int fill_push_marked(fqueue *h, const ade_cgraph *c, fdelta *x,
+                                                                 const pmarks *g, size_t e, unsigned mask) {
   int st = seen_room(x, 2 * e + 1);
   if (st) return st;
   for (int dir = 0; dir < 2; dir++)
@@ -541,8 +542,10 @@ static int fill_shift(fqueue *h, const ade_cgraph *c, fdelta *x, size_t e, int d
   return bkq_set(&h->q, pk_lt(kd[1], kd[0]) ? kd[1] : kd[0], e);
 }
 
-/* Mark the lists of pivot p (pmarks) in g, grown to c's vertices. */
-static inline __attribute__((always_inline)) int mark_lists(pmarks *g, const ade_cgraph *c, size_t p, int out, int in) {
+/* Mark p's out-list (out) and in-list (in) in g (pmarks), grown to c's
+ * vertices. */
+static inline __attribute__((always_inline)) int mark_lists(pmarks *g, const ade_cgraph *c, size_t p, int out,
+                                                            int in) {
   if (g->cap < c->nv) {
     unsigned *m = ade__realloc(g->m, ade__mul_size(c->nv, sizeof *m));
     if (!m) return ade__fail(ADE_ENOMEM, "out of memory for the marks of %zu vertices", c->nv);
@@ -559,8 +562,8 @@ static inline __attribute__((always_inline)) int mark_lists(pmarks *g, const ade
 
 static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) { return mark_lists(g, c, p, 1, 1); }
 
-/* Edge (u, w) came or went: the fill-in of front (u, p) and back (p, w)
- * for p in S_u and P_w counts it (the smaller list is walked). One end
+/* Edge (u, w) came: the fill-in of front (u, p) and back (p, w) for p in
+ * S_u and P_w counts it (the smaller list is walked). One end
  * of a new edge is the step's pivot, whose lists are marked (x->g); with
  * several such p, the other end's list that the keys read is marked too
  * (x->t: S_u, or P_w), so that every key is counted over marks
@@ -674,7 +677,6 @@ static int fill_lost(fqueue *h, const ade_cgraph *c, fdelta *x, size_t v, int si
   }
   return st;
 }
-
 
 /* Fresh E_LF keys for what the step changed, and only those. Front (u, v)
  * has fill-in |S_v \ S_u| - 1 - [|P_v| = 1] |S_v| and cost |S_v|; back
