@@ -1540,7 +1540,8 @@ static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
 /* Whether v certainly has no twin on the side of its faces out of (out)
  * or into it, K of ade__dual_same_side empty: its first predecessor
  * (successor) has no other successor (predecessor), and every k with
- * P_k = P_v (S_k = S_v) would be one; or v has none. */
+ * P_k = P_v (S_k = S_v) would be one; or v has none. ade__dual_same_side
+ * starts with the same test; here it is inline, and saves the call. */
 static inline int lone(const ade_cgraph *d, size_t v, int out) {
   const ade__vtx *V = &d->v[v];
   if (!(out ? V->nin : V->nout)) return 1;
