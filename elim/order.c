@@ -271,9 +271,9 @@ static size_t marked(const ade_cgraph *c, const unsigned *mk, unsigned t, const 
   return n;
 }
 
-/* After a step, its pivot's lists marked: S_piv with now, P_piv with
- * now + 1 (disjoint: the graph is acyclic); piv is ADE__NONE when none is
- * marked. */
+/* After a step, its pivot's lists marked (fill_update says when): S_piv
+ * with now, P_piv with now + 1 (disjoint: the graph is acyclic); piv is
+ * ADE__NONE when none is marked. */
 typedef struct pmarks {
   unsigned *m, now;
   size_t cap, piv;
@@ -565,14 +565,17 @@ static int mark_pivot(pmarks *g, const ade_cgraph *c, size_t p) { return mark_li
 /* Edge (u, w) came: the fill-in of front (u, p) and back (p, w) for p in
  * S_u and P_w counts it (the smaller list is walked). One end
  * of a new edge is the step's pivot, whose lists are marked (x->g); with
- * several such p, the other end's list that the keys read is marked too
- * (x->t: S_u, or P_w), so that every key is counted over marks
- * (edge_pk_m) rather than looked up. */
+ * more than three such p to try, the other end's list that the keys read
+ * is marked too (x->t: S_u, or P_w), so that every key is counted over
+ * marks (edge_pk_m) rather than looked up. */
 static int edge_triangles(fqueue *h, const ade_cgraph *c, fdelta *x, size_t u, size_t w) {
   int st = ADE_OK;
   size_t n = ade__tri_len(c, u, w), o = x->g.piv == u ? w : x->g.piv == w ? u : ADE__NONE;
   x->t.piv = ADE__NONE;
-  if (n > 3 && o != ADE__NONE) st = mark_lists(&x->t, c, o, o == u, o == w);
+  /* marked only if the list is not much longer than the walk (a fan-in
+   * or fan-out built up by fill-in would cost more than it saves) */
+  if (n > 3 && o != ADE__NONE && (o == u ? c->v[u].nout : c->v[w].nin) <= 4 * n + 4)
+    st = mark_lists(&x->t, c, o, o == u, o == w);
   const pmarks *gu = x->g.piv == u ? &x->g : &x->t, *gw = x->g.piv == w ? &x->g : &x->t;
   for (size_t k = 0; !st && k < n; k++) {
     size_t p, e1, e2;
@@ -701,7 +704,19 @@ static int fill_update(fqueue *h, const ade_cgraph *c, fdelta *x) {
     if (x->iso) x->vm[x->dir == ADE_FRONT ? w : u] = x->vnow + 1;
   }
   x->g.piv = ADE__NONE;
-  if (!st && c->v[x->pivot].alive) st = mark_pivot(&x->g, c, x->pivot);
+  /* After a step that isolates nothing, an independent (dependent) pivot
+   * has no keys of its own: its marks serve the triangles of the new
+   * edges, so they are set only if its lists are not much longer than
+   * those walks (an independent's fan-out would cost more than it
+   * saves). */
+  size_t walk = 0;
+  for (size_t a = 0; !x->iso && a < x->fresh.n; a++) {
+    const ade__vtx *o = &c->v[x->pairs.a[x->fresh.a[a] + (x->dir == ADE_FRONT)]];
+    walk += x->dir == ADE_FRONT ? o->nin : o->nout;
+  }
+  const ade__vtx *pv = &c->v[x->pivot];
+  if (!st && pv->alive && (x->iso || pv->kind == ADE__Z || pv->nin + pv->nout <= 4 * walk + 4))
+    st = mark_pivot(&x->g, c, x->pivot);
   for (int side = 0; !st && side < 2; side++) {
     const ade__ix *l = side ? &x->pi : &x->so;
     for (size_t k = 0; !st && k < l->n; k += 2) {
