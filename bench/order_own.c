@@ -48,17 +48,21 @@ int main(int argc, char **argv) {
       int st = ade__order_raw(g, orders[k], 0, &s);
       double t1 = cpu();
       printf("%-24s %-17s ", argv[a], ade_order_name(orders[k]));
-      if (st) fprintf(stderr, "%s: %s: %s\n", argv[a], ade_order_name(orders[k]), ade_errmsg());
-      if (st) printf("%14s %8.3f ", st == ADE_ENOMEM ? "memory limit" : "error", t1 - t0);
-      else printf("%14llu %8.3f ", (unsigned long long)ade_seq_cost(s), t1 - t0);
+      if (st) {
+        fprintf(stderr, "%s: %s: %s\n", argv[a], ade_order_name(orders[k]), ade_errmsg());
+        printf("%14s %8.3f ", st == ADE_ENOMEM ? "memory limit" : "error", t1 - t0);
+      } else
+        printf("%14llu %8.3f ", (unsigned long long)ade_seq_cost(s), t1 - t0);
       ade_seq_free(s), s = NULL;
       ade__clear_error();
       t0 = cpu();
       st = ade_elim_order_native(g, orders[k], 0, &s, &limited);
       t1 = cpu();
-      if (st) fprintf(stderr, "%s: %s: %s\n", argv[a], ade_order_name(orders[k]), ade_errmsg());
-      if (st) printf("%14s %8.3f\n", "error", t1 - t0);
-      else printf("%14llu %8.3f%s\n", (unsigned long long)ade_seq_cost(s), t1 - t0, limited ? " L" : "");
+      if (st) {
+        fprintf(stderr, "%s: %s: %s\n", argv[a], ade_order_name(orders[k]), ade_errmsg());
+        printf("%14s %8.3f\n", "error", t1 - t0);
+      } else
+        printf("%14llu %8.3f%s\n", (unsigned long long)ade_seq_cost(s), t1 - t0, limited ? " L" : "");
       ade_seq_free(s);
     }
     ade_cgraph_free(g);
