@@ -535,6 +535,16 @@ static inline int ade__ix_push(ade__ix *b, size_t v) {
  * (out) or P_k = P_w: face (v, w) (or (w, v)) absorbs iff it does. One
  * twin search for all of v's faces (face.c). */
 int ade__dual_same_side(ade_cgraph *d, size_t v, int out, ade__ix *K);
+/* Whether v certainly has no twin on that side, K empty without a search:
+ * its first predecessor (out; else successor) has v as its only
+ * successor (predecessor), and every twin would share it; or v has none.
+ * The search starts with it; inline, a caller skips the call. */
+static inline int ade__dual_lone(const ade_cgraph *d, size_t v, int out) {
+  const ade__vtx *V = &d->v[v];
+  if (!(out ? V->nin : V->nout)) return 1;
+  const ade__vtx *p = &d->v[out ? d->e[V->in[0]].src : d->e[V->out[0]].dst];
+  return (out ? p->nout : p->nin) == 1;
+}
 int ade__dual_side_matches(ade_cgraph *d, const ade__ix *K, size_t w, int out);
 /* fn(ctx, d, e) for each face e that v absorbs, given v's twins K (face.c). */
 int ade__dual_absorbed_each(ade_cgraph *d, const ade__ix *K, size_t v, int out,

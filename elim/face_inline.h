@@ -21,11 +21,7 @@ static inline __attribute__((always_inline)) int dual_same_side(ade_cgraph *d, s
   size_t n = out ? V->nin : V->nout, p0 = ADE__NONE;
   const size_t *l = out ? V->in : V->out;
   K->n = 0;
-  if (!n) return ADE_OK;
-  /* a first neighbour with v its only one on this side: every twin would
-   * be another (the common case, with no marks) */
-  size_t f = out ? d->e[l[0]].src : d->e[l[0]].dst;
-  if ((out ? d->v[f].nout : d->v[f].nin) == 1) return ADE_OK;
+  if (ade__dual_lone(d, v, out)) return ADE_OK; /* the common case, with no marks */
   /* every candidate has p0 on that side: with n = 1 an equal size is an
    * equal set, and no marks are needed */
   unsigned s = n > 1 ? ade__graph_stamp(d, 1) : 0;

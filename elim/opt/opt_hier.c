@@ -1537,25 +1537,13 @@ static int fset(hs *h, size_t x, size_t y, int absorb, size_t e) {
   return qset(h, key, e);
 }
 
-/* Whether v certainly has no twin on the side of its faces out of (out)
- * or into it, K of ade__dual_same_side empty: its first predecessor
- * (successor) has no other successor (predecessor), and every k with
- * P_k = P_v (S_k = S_v) would be one; or v has none. ade__dual_same_side
- * starts with the same test; here it is inline, and saves the call. */
-static inline int lone(const ade_cgraph *d, size_t v, int out) {
-  const ade__vtx *V = &d->v[v];
-  if (!(out ? V->nin : V->nout)) return 1;
-  const ade__vtx *p = &d->v[out ? d->e[V->in[0]].src : d->e[V->out[0]].dst];
-  return (out ? p->nout : p->nin) == 1;
-}
-
 /* Fresh tuples for the faces out of (out) or into v (qpush's, the
  * absorption found once for all of them: h->tw keeps K for
  * ade__dual_absorbed_each). */
 static int faces_set(hs *h, size_t v, int out) {
   ade_cgraph *d = h->c;
   int st = ADE_OK;
-  if (h->twin && lone(d, v, out)) h->tw.n = 0; /* no twin search needed */
+  if (h->twin && ade__dual_lone(d, v, out)) h->tw.n = 0; /* no twin search needed */
   else if (h->twin) st = ade__dual_same_side(d, v, out, &h->tw);
   const ade__vtx *V = &d->v[v];
   for (size_t o = 0; !st && o < (out ? V->nout : V->nin); o++) {
