@@ -81,6 +81,9 @@ double cli_progress_after(void);
  * cli_on_order_progress names the method (ade_jacobian_options.progress). */
 void cli_order_progress(const char *what, const ade_order_progress *p);
 void cli_on_order_progress(void *ud, const ade_order_progress *p);
+/* The hierarchy optimizer's progress (no search: its steps, as nodes, and
+ * the sequence it must beat, as the incumbent), "adelim: what: ...". */
+void cli_hierarchy_progress(const char *what, const ade_opt_progress *p);
 
 /* Writing a file atomically: cli_out_open creates a unique temporary file
  * next to path; write to o->f; cli_out_commit checks every write, flushes,

@@ -33,6 +33,11 @@ void cli_order_progress(const char *what, const ade_order_progress *p) {
   fputc('\n', stderr);
 }
 
+void cli_hierarchy_progress(const char *what, const ade_opt_progress *p) {
+  fprintf(stderr, "adelim: %s: %.1f s: %" PRIu64 " steps so far (to beat: %" PRIu64 ")\n", what, p->seconds, p->nodes,
+          p->incumbent);
+}
+
 void cli_on_order_progress(void *ud, const ade_order_progress *p) {
   (void)ud;
   cli_order_progress(ade_elim_method_name(p->method), p);

@@ -190,7 +190,7 @@ static void progress(cmp *c, const char *name) {
 /* An ordering runs longer than a second (ade_order_options.progress). */
 static void on_order(void *ud, const ade_order_progress *p) {
   const cmp *c = ud;
-  char what[96];
+  char what[128];
   snprintf(what, sizeof what, "compare: %s (%zu of %zu)", c->current, c->step, c->nsteps);
   cli_order_progress(what, p);
 }
@@ -198,9 +198,10 @@ static void on_order(void *ud, const ade_order_progress *p) {
 /* An optimizer's search runs longer than a second (ade_opt_limits.progress). */
 static void on_search(void *ud, const ade_opt_progress *p) {
   const cmp *c = ud;
-  if (p->method == ADE_OPT_HIERARCHY) { /* no search: its steps, and the sequence it must beat */
-    fprintf(stderr, "adelim: compare: %s (%zu of %zu): %.1f s: %" PRIu64 " steps so far (to beat: %" PRIu64 ")\n",
-            c->current, c->step, c->nsteps, p->seconds, p->nodes, p->incumbent);
+  if (p->method == ADE_OPT_HIERARCHY) {
+    char what[128];
+    snprintf(what, sizeof what, "compare: %s (%zu of %zu)", c->current, c->step, c->nsteps);
+    cli_hierarchy_progress(what, p);
     return;
   }
   fprintf(stderr, "adelim: compare: %s (%zu of %zu): search %.0f s, incumbent %" PRIu64 ", lower bound %" PRIu64

@@ -131,9 +131,10 @@ static const char *const kind_names[] = {"vertex", "edge", "face"};
 /* The library does not print: this is how a long search shows progress. */
 static void on_progress(void *ud, const ade_opt_progress *p) {
   (void)ud;
-  if (p->method == ADE_OPT_HIERARCHY) { /* no search: its steps, and the sequence it must beat */
-    fprintf(stderr, "adelim: %s (%s): %.1f s: %" PRIu64 " steps so far (to beat: %" PRIu64 ")\n",
-            ade_opt_name(p->method), kind_names[p->kind], p->seconds, p->nodes, p->incumbent);
+  if (p->method == ADE_OPT_HIERARCHY) {
+    char what[64];
+    snprintf(what, sizeof what, "%s (%s)", ade_opt_name(p->method), kind_names[p->kind]);
+    cli_hierarchy_progress(what, p);
     return;
   }
   fprintf(stderr, "adelim: %s (%s): %.0f s, incumbent %" PRIu64 ", lower bound %" PRIu64 ", nodes %" PRIu64
