@@ -46,7 +46,7 @@ int cli_cmd_codegen(const cli_cmd *self, int argc, char **argv) {
   const char *path = NULL, *out = NULL, *method_name = "vertex-markowitz", *name = "jacobian", *limit = NULL;
   const cli_arg args[] = {{"method", &method_name, NULL}, {"name", &name, NULL}, {"out", &out, NULL},
                           {"time-limit", &limit, NULL}, {NULL, NULL, NULL}};
-  ade_jacobian_options jo = {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+  ade_jacobian_options jo = {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
   ade_jacobian_report r;
   static char out_flag[] = "--out";
   for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) /* -o is --out */

@@ -397,13 +397,13 @@ static void run_orderings(cmp *c) {
     if (!g && (st = ade_cgraph_from_tape(&g, c->t, NULL)) < 0) break;
     double t0 = now();
     /* native: a winner of a less general kind as it is, no dual */
-    ade_order_options oo = {lim, 1, on_order, c, c->quiet};
+    ade_order_options oo = {lim, 1, on_order, c, c->quiet, 1};
     int os = ade_elim_order_with(g, o, &oo, &s, &limited);
     double t1 = now();
     if (os < 0) {
       method_refused(c, name, kind_of(name), os);
     } else {
-      ade_jacobian_options jo = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+      ade_jacobian_options jo = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
       row *w = run_plan(c, name, kind_of(name), 0, &jo, t1 - t0, limited);
       int k = kind_index(kind_of(name));
       /* what it took besides its search: the plan, and any time past its limit */
@@ -447,7 +447,7 @@ static void run_optimizers(cmp *c) {
     } else if (os < 0) { /* reported, but not a failure of compare */
       fprintf(stderr, "adelim: compare: %s failed: %s: %s\n", label, ade_strerror(os), cli_errmsg());
     } else {
-      ade_jacobian_options o = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+      ade_jacobian_options o = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
       run_plan(c, label, kname, 0, &o, t1 - t0, rep.limited);
     }
     ade_seq_free(s);
@@ -481,7 +481,7 @@ static void run_parts(cmp *c) {
   if (st < 0) {
     method_failed(c, c->parts_row, st);
   } else {
-    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
     const char *kind = ade_seq_kind(seq) == ADE_SEQ_EDGE ? "edge" : "vertex";
     c->have_parts = run_plan(c, c->parts_row, kind, 0, &o, t1 - t0, c->prep.limited) != NULL;
   }

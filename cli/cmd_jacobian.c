@@ -42,7 +42,9 @@ const char cli_jacobian_usage[] =
     "                  far is used; it is then not proven optimal). The\n"
     "                  vertex sweeps, CPR and dp-* have nothing to bound\n"
     "  --node-limit N  stop the optimizer after N search nodes\n"
-    "  --threads N     branch and bound in N threads\n"
+    "  --threads N     branch and bound in N threads; a greedy edge or face\n"
+    "                  ordering without --time-limit runs the orderings it\n"
+    "                  is compared with beside its own (the same result)\n"
     "  --hierarchy H   the filters of the hierarchy optimizer, e.g.\n"
     "                  sibling,markowitz,reverse (implies --method hierarchy)\n"
     "  --seed N        annealing: the random seed (default 1)\n"
@@ -368,7 +370,7 @@ static int optimize(const cli_cmd *self, const jac_args *a, const ade_opt_limits
 
 int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
   jac_args a;
-  ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+  ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
   ade_jacobian_report r;
   ade_opt_report orep;
   ade_parts_report prep;
@@ -427,6 +429,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
     o.time_limit = lim.time_limit;
     o.progress = cli_on_order_progress;
     o.progress_interval = cli_progress_after();
+    o.threads = lim.threads;
   }
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) == ADE_ENOMEM && !given && method == ADE_ELIM_AUTO && !a.seq &&
       !a.parts && !a.save) { /* the default method and no room for the c-graph: stream instead */

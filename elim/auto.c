@@ -111,7 +111,7 @@ static int choose_auto(const ade_cgraph *g, double deadline, ade__watch *w, ade_
       continue;
     }
     if (w) w->outer = c->cost;
-    st = ade__elim_order_watched(g, counted[k], sweep ? 0 : deadline, 0, w, &s, NULL);
+    st = ade__elim_order_watched(g, counted[k], sweep ? 0 : deadline, 0, 1, w, &s, NULL);
     if (st == ADE_ELIMIT && deadline > 0) ade__clear_error(), st = ADE_OK, c->limited = 1; /* dropped */
     if (st == ADE_ENOMEM && c->seq) ade__clear_error(), st = ADE_OK; /* V_LR's degrees beyond the limit */
     if (!st && s && ade_seq_cost(s) < c->cost) {
@@ -152,7 +152,7 @@ int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, 
   else c->method = method;
   /* An ordering's winner in its own kind (the same cost; no conversion). */
   if (!st && c->method >= 0 && c->method < ADE_ORDER_COUNT && !c->seq)
-    st = ade__elim_order_watched(g, c->method, deadline, 1, w, &c->seq, &c->limited);
+    st = ade__elim_order_watched(g, c->method, deadline, 1, o ? o->threads : 1, w, &c->seq, &c->limited);
   if (!st && c->seq) c->cost = ade_seq_cost(c->seq);
   if (!st && c->method != ADE_ELIM_CPR_FORWARD && c->method != ADE_ELIM_CPR_REVERSE) { /* elimination only */
     ade_sparse_free(c->P), c->P = NULL;

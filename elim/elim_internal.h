@@ -4,6 +4,21 @@
 
 #include "common_internal.h"
 
+/* The ceiling of an ordering run beside others in threads (order.c,
+ * "portfolio"): bar, lowered (relaxed atomics) as the runs before it
+ * finish, replaces the fixed ceiling; seen, written by the run's own
+ * thread, is the largest cost-plus-bound it compared with bar. */
+typedef struct ade__live {
+  uint64_t bar, seen;
+} ade__live;
+/* Whether lb (the cost so far plus a lower bound of the rest) reaches the
+ * ceiling (0: none), or live's bar. */
+static inline int ade__reached(ade__live *live, uint64_t ceiling, uint64_t lb) {
+  if (!live) return ceiling && lb >= ceiling;
+  if (lb > live->seen) live->seen = lb;
+  return lb >= __atomic_load_n(&live->bar, __ATOMIC_RELAXED);
+}
+
 /* Vertex kinds: minimal (independent), intermediate, maximal (dependent). */
 enum { ADE__X = 0, ADE__Z = 1, ADE__Y = 2 };
 
@@ -68,6 +83,7 @@ struct ade_cgraph {
   /* Orderings on a working copy: stop with ADE__CUT once fma reaches it
    * (the sequence cannot beat one of that cost); 0: no ceiling. */
   uint64_t ceiling;
+  struct ade__live *live;       /* non-NULL: the ceiling is live->bar (order.c's threads) */
   /* trimmed: every intermediate has predecessors and successors, which
    * vertex and edge eliminations keep so; each step then costs at least 1
    * and removes at most one intermediate, so nalive - kept (the
@@ -379,7 +395,7 @@ int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_se
  * plans apply. */
 int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited);
 /* Either of the two (native or not) with progress reports to w (may be NULL). */
-int ade__elim_order_watched(const ade_cgraph *g, int order, double deadline, int native, ade__watch *w,
+int ade__elim_order_watched(const ade_cgraph *g, int order, double deadline, int native, int threads, ade__watch *w,
                             ade_elim_seq **sp, int *limited);
 /* *sp converted up to kind (vertex -> edge -> face) at the same cost (order.c). */
 int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t *fill);
@@ -568,11 +584,13 @@ int ade__sweep_floor(const ade_cgraph *g, int reverse, uint64_t bar, uint64_t *f
  * the deadline (0: none), or with sweep 0 (1) the rest then as a forward
  * (reverse) vertex sweep and *swept = 1; ADE__FALLBACK: use order.c's.
  * Its steps are counted in w (may be NULL). */
-int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, double deadline, int sweep,
-                     ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill);
+int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, ade__live *live, double deadline,
+                     int sweep, ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill);
 /* Its scans' budget, factor (|E| + |V| + fma so far) + slack, past which
  * it falls back: 16 and 2^20 (the tests lower them). */
 extern unsigned ade__vmark_factor;
+/* order.c's threads: every run on the calling thread, the last first (the tests' knob). */
+extern int ade__portfolio_reverse;
 extern uint64_t ade__vmark_slack;
 /* Live vertices in a topological order (Kahn); *k gets how many. */
 int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);

@@ -1,4 +1,6 @@
 /* order.c: elimination orderings: vertex (forward, reverse, V_LM, V_LR), edge (forward, reverse, Markowitz, E_LF), face (forward, reverse, greedy). */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "elim_internal.h"
@@ -24,7 +26,7 @@ static int late(double deadline) {
 static int over(const ade_cgraph *c) {
   ade__watch_step(c->watch, c->fma);
   uint64_t rest = c->trimmed ? (uint64_t)(c->nalive - c->kept) : 0;
-  return c->ceiling && c->fma + rest >= c->ceiling ? ADE__CUT : ADE_OK;
+  return ade__reached(c->live, c->ceiling, c->fma + rest) ? ADE__CUT : ADE_OK;
 }
 
 /* Mark the working copy c trimmed if every intermediate has predecessors
@@ -1022,7 +1024,7 @@ typedef struct sweep {
 static int sweep_over(const sweep *w) {
   const ade_cgraph *d = w->d;
   ade__watch_step(d->watch, d->fma);
-  return d->ceiling && d->fma + w->rest >= d->ceiling ? ADE__CUT : ADE_OK;
+  return ade__reached(d->live, d->ceiling, d->fma + w->rest) ? ADE__CUT : ADE_OK;
 }
 
 /* Eliminate every face through c-graph vertex j (absorption and merges
@@ -1334,7 +1336,7 @@ static int order_face_greedy(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s
       }
     if (!st) st = over(d);
     if (!st && F.face) st = scan ? ade__faced_step(&F, g, d, through) : ade__faced_step_rk(&F, g, d, jt, NULL);
-    if (!st && F.face && d->fma + F.rest >= d->ceiling) st = ADE__CUT;
+    if (!st && F.face && ade__reached(d->live, d->ceiling, d->fma + F.rest)) st = ADE__CUT;
     if (!st && s->len >= ADE__MAX_FACE_STEPS) st = ade__fail(ADE_ELIMIT, "face ordering: step limit");
     if (!st) st = ade__graph_marks(d);
     for (size_t v = nv0; !st && !scan && v < d->nv; v++) { /* the fill-in */
@@ -1581,7 +1583,7 @@ static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
  * sequence, cost and fill-in), in a fraction of the time and memory;
  * ADE__FALLBACK (nothing returned) where vmark.c declines g. */
 static int structural(const ade_cgraph *g, int relative, double deadline, ade__watch *w, int *limited,
-                      ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling) {
+                      ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling, ade__live *live) {
   ade_elim_seq *s = NULL;
   int64_t *dd = NULL;
   uint64_t fma = 0, f = 0;
@@ -1590,8 +1592,8 @@ static int structural(const ade_cgraph *g, int relative, double deadline, ade__w
     st = (dd = ade__alloc((g->nv + 1) * sizeof *dd)) ? dependency_degrees(g, dd)
                                                    : ade__fail(ADE_ENOMEM, "out of memory for dependency degrees");
   if (!st)
-    st = ade__vmark_order(g, dd, ceiling == UINT64_MAX ? 0 : ceiling, deadline, limited ? g->m < g->n : -1, w,
-                          &swept, s, &fma, &f);
+    st = ade__vmark_order(g, dd, ceiling == UINT64_MAX ? 0 : ceiling, live, deadline, limited ? g->m < g->n : -1,
+                          w, &swept, s, &fma, &f);
   ade__free(dd);
   if (swept && st != ADE__FALLBACK) *limited = 1;
   if (st) {
@@ -1606,15 +1608,16 @@ static int structural(const ade_cgraph *g, int relative, double deadline, ade__w
 
 /* The ordering's own sequence; *fill (may be NULL) gets the fill-in.
  * ADE__CUT (nothing returned) once its cost reaches ceiling (UINT64_MAX:
- * none): it is compared with a sequence of that cost and cannot win. */
-static int own(const ade_cgraph *g, int order, int scan, double deadline, ade__watch *w, int *limited,
-               ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling) {
+ * none): it is compared with a sequence of that cost and cannot win.
+ * With live (may be NULL), the ceiling is live->bar. */
+static int own_live(const ade_cgraph *g, int order, int scan, double deadline, ade__watch *w, int *limited,
+                    ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling, ade__live *live) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
   if (w) w->p.running = order, w->p.steps = 0;
   if (!scan && (order == ADE_ORDER_VERTEX_MARKOWITZ || order == ADE_ORDER_VERTEX_RELATIVE)) {
-    int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, w, limited, sp, fill, ceiling);
+    int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, w, limited, sp, fill, ceiling, live);
     if (st != ADE__FALLBACK) return st;
   }
   if (!scan && (order == ADE_ORDER_VERTEX_FORWARD || order == ADE_ORDER_VERTEX_REVERSE) && index_topological(g)) {
@@ -1629,7 +1632,7 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, ade__w
   /* A vertex or edge sequence gets g's fingerprint once it has won
    * (bind); the dual's is taken here. */
   if (!st && kind == ADE_SEQ_FACE) s->fingerprint = ade__graph_fingerprint(c);
-  if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling;
+  if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling, c->live = live;
   if (!st) c->watch = w;
   if (!st && c->ceiling && kind != ADE_SEQ_FACE) set_trimmed(c);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
@@ -1639,6 +1642,11 @@ static int own(const ade_cgraph *g, int order, int scan, double deadline, ade__w
   if (st) ade_seq_free(s);
   else *sp = s;
   return st;
+}
+
+static int own(const ade_cgraph *g, int order, int scan, double deadline, ade__watch *w, int *limited,
+               ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling) {
+  return own_live(g, order, scan, deadline, w, limited, sp, fill, ceiling, NULL);
 }
 
 /* A vertex or edge sequence's fingerprint: g's (a copy of g has it).
@@ -1752,6 +1760,107 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
   return st;
 }
 
+/* ------------------------------------------------------------ portfolio */
+
+/* With threads, order_one's runs after the sweep (the generalized
+ * orderings, then the ordering's own) run at once, and the answer is the
+ * one of running them one after the other. Each run's ceiling is live: a
+ * run that finishes lowers the bars of the runs after it (in that order)
+ * to its cost (the own run's: plus the tie rule's 1), so each run's bar
+ * only falls to the bar it has in the sequential order; a run still
+ * cheaper when its bar falls late completes or is cut later, and loses
+ * anyway. The runs are then read in that order, as in sequence: a run that
+ * failed (a memory or step limit) after its cost and bound had reached
+ * its sequential bar (ade__live.seen) would have been cut there, so it is
+ * not a failure. The same sequence, limited flag and errors, whatever
+ * the threads and their timing (check_order: portfolio_is_sequential). */
+typedef struct prun {
+  int order, own;      /* own: the ordering's own run (the last) */
+  int st, budget, lim; /* its status, whether a memory limit's (ade__budget_hit) */
+  uint64_t fill;
+  ade__live live;
+  ade_elim_seq *seq;
+  char msg[512];       /* the message of a failure */
+} prun;
+
+typedef struct pool {
+  const ade_cgraph *g;
+  prun *r;
+  int n, next;   /* runs, the next to start (atomic) */
+  uint64_t tie;  /* added to the own run's bars (its ties: !native) */
+  int *limited;  /* as order_one's (NULL: none) */
+} pool;
+
+static void prun_go(pool *p, prun *r, ade__watch *w) {
+  uint64_t bar = __atomic_load_n(&r->live.bar, __ATOMIC_RELAXED);
+  watch_best(w, bar);
+  r->st = own_live(p->g, r->order, 0, 0, w, p->limited ? &r->lim : NULL, &r->seq, r->own ? &r->fill : NULL, bar,
+                   &r->live);
+  if (r->st && r->st != ADE__CUT) {
+    r->budget = ade__budget_hit();
+    snprintf(r->msg, sizeof r->msg, "%s", ade_errmsg());
+    ade__clear_error();
+  }
+  for (prun *q = r + 1; !r->st && q < p->r + p->n; q++) { /* the runs after it must beat it */
+    uint64_t b = r->seq->cost + (q->own ? p->tie : 0), cur = __atomic_load_n(&q->live.bar, __ATOMIC_RELAXED);
+    while (b < cur && !__atomic_compare_exchange_n(&q->live.bar, &cur, b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  }
+}
+
+/* The tests' knob (1): every run on the calling thread, the last first,
+ * so that no run's bar falls before it has finished (the latest a bar
+ * can fall). */
+int ade__portfolio_reverse;
+
+/* The runs not yet started, one after the other, reporting to w. */
+static void pool_take(pool *p, ade__watch *w) {
+  for (int k; (k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n;)
+    prun_go(p, &p->r[ade__portfolio_reverse ? p->n - 1 - k : k], w);
+}
+
+static void *pool_work(void *arg) {
+  pool_take(arg, NULL);
+  return NULL;
+}
+
+/* The runs of order (its generalized orderings, then its own) in up to
+ * threads threads, the calling thread one of them (its runs report to w);
+ * *sp (the sweep) replaced by the cheapest, *fill by the own run's
+ * fill-in if it wins, *mem set if one was dropped at the memory limit
+ * (soft). A thread that cannot be started leaves its runs to the others. */
+static int portfolio(const ade_cgraph *g, int order, int threads, int native, int soft, ade__watch *w,
+                     int *limited, ade_elim_seq **sp, uint64_t *fill, int *mem) {
+  prun r[4] = {{0}};
+  pool p = {g, r, 0, 0, !native, limited};
+  for (int k = 0; k < 3 && generalizes[order][k] >= 0; k++) r[p.n++].order = generalizes[order][k];
+  r[p.n].order = order, r[p.n++].own = 1;
+  for (int k = 0; k < p.n; k++) r[k].live.bar = (*sp)->cost + (r[k].own ? p.tie : 0);
+  pthread_t tid[3];
+  int started = 0, st = ADE_OK;
+  while (!ade__portfolio_reverse && started < threads - 1 && started < p.n - 1 &&
+         !pthread_create(&tid[started], NULL, pool_work, &p))
+    started++;
+  pool_take(&p, w);
+  while (started) pthread_join(tid[--started], NULL);
+  for (int k = 0; !st && k < p.n; k++) {
+    uint64_t bar = (*sp)->cost + (r[k].own ? p.tie : 0);
+    if (limited && r[k].lim) *limited = 1;
+    if (r[k].st == ADE__CUT || (r[k].st && r[k].live.seen >= bar)) continue; /* cut */
+    if (r[k].st && soft && r[k].budget) *mem = 1; /* dropped at the memory limit */
+    else if (r[k].st) {
+      st = ade__fail(r[k].st, "%s", r[k].msg);
+      if (r[k].budget) ade__set_budget_hit();
+    } else if (r[k].seq->cost < bar) {
+      ade_seq_free(*sp);
+      *sp = r[k].seq, r[k].seq = NULL;
+      if (r[k].own) *fill = r[k].fill;
+    }
+  }
+  for (int k = 0; k < p.n; k++) ade_seq_free(r[k].seq);
+  return st;
+}
+
 /* One ordering on the whole of g, never worse than the cheaper vector
  * mode's vertex sweep and the orderings it generalizes (its own sequence
  * on ties); *fill (may be NULL) gets the fill-in of a face sequence (the
@@ -1763,7 +1872,7 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
  * generalized ordering that reaches the deadline is dropped, not
  * completed. */
 static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch *w, ade_elim_seq **sp,
-                     uint64_t *fill, int *limited, int native) {
+                     uint64_t *fill, int *limited, int native, int threads) {
   ade_elim_seq *s = NULL, *t = NULL;
   uint64_t f = 0, tf = 0, same = UINT64_MAX;
   uint64_t sc[2] = {UINT64_MAX, UINT64_MAX}; /* the counted vertex sweeps' costs, forward and reverse */
@@ -1790,7 +1899,11 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch
                order == ADE_ORDER_FACE_FORWARD || order == ADE_ORDER_FACE_REVERSE;
   if (gen) st = vector_sweep(g, &s, sc);
   if (!st && esweep) same = sc[generalizes[order][0] == ADE_ORDER_VERTEX_REVERSE];
-  for (int k = 0; !st && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
+  /* In threads (portfolio): without a deadline, and with the default
+   * allocator (the runs' memory changes threads). */
+  int par = !st && threads > 1 && gen && !esweep && deadline <= 0 && s->cost && !ade__alloc_hooked();
+  if (par) st = portfolio(g, order, threads, native, soft, w, limited, &s, &f, &mem);
+  for (int k = 0; !st && !par && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
     if (esweep && k == 0 && same != UINT64_MAX) continue; /* counted above */
     if (esweep && k == 0) { /* the vertex sweep of the edge sweep's direction */
       st = own(g, generalizes[order][0], 0, 0, w, NULL, &t, NULL, UINT64_MAX);
@@ -1807,9 +1920,9 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch
    * not run. */
   int skip = !st && s && same != UINT64_MAX && same >= s->cost + !native;
   watch_best(w, s ? s->cost : UINT64_MAX);
-  if (!st && !skip)
+  if (!st && !skip && !par)
     st = own(g, order, 0, deadline, w, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
-  if (skip) (void)0;
+  if (skip || par) (void)0;
   else if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
   else if (soft && s && ade__take_budget(&st)) mem = 1; /* over the memory limit: the best so far */
@@ -1853,18 +1966,18 @@ int ade_elim_order_with(const ade_cgraph *g, int order, const ade_order_options 
                    o->progress_interval);
   double deadline = o->time_limit > 0 ? ade__now() + o->time_limit : 0;
   if (!st) ade__watch_start(&w, order, o->progress, o->progress_ud, o->progress_interval);
-  if (!st) st = ade__elim_order_watched(g, order, deadline, o->native, o->progress ? &w : NULL, sp, &lim);
+  if (!st) st = ade__elim_order_watched(g, order, deadline, o->native, o->threads, o->progress ? &w : NULL, sp, &lim);
   if (limited) *limited = lim;
   return st;
 }
 
 int ade_elim_order_limited(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
-  ade_order_options o = {time_limit, 0, NULL, NULL, 0};
+  ade_order_options o = {time_limit, 0, NULL, NULL, 0, 1};
   return ade_elim_order_with(g, order, &o, sp, limited);
 }
 
 int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade_elim_seq **sp, int *limited) {
-  ade_order_options o = {time_limit, 1, NULL, NULL, 0};
+  ade_order_options o = {time_limit, 1, NULL, NULL, 0, 1};
   return ade_elim_order_with(g, order, &o, sp, limited);
 }
 
@@ -1874,7 +1987,7 @@ int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade
  * and every ordering makes the same choices inside a component as on the
  * whole graph (its keys compare the same). Otherwise *split = 0. */
 static int order_split(const ade_cgraph *g, int order, int kind, double deadline, ade__watch *w, ade_elim_seq **sp,
-                       int *split, int *limited) {
+                       int *split, int *limited, int threads) {
   ade__part P;
   ade_elim_seq *s = NULL;
   *split = 0;
@@ -1894,7 +2007,7 @@ static int order_split(const ade_cgraph *g, int order, int kind, double deadline
     if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
     if (w) w->p.component++, w->p.components = P.nz;
     st = ade__part_graph(g, &P, c, &h);
-    if (!st) st = order_one(h, order, deadline, w, &cs, &fill, limited, 0);
+    if (!st) st = order_one(h, order, deadline, w, &cs, &fill, limited, 0, threads);
     if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
     if (!st) cost += cs->cost, fill0 += (long)fill;
     ade_seq_free(cs);
@@ -1912,16 +2025,16 @@ static int order_split(const ade_cgraph *g, int order, int kind, double deadline
   return ADE_OK;
 }
 
-int ade__elim_order_watched(const ade_cgraph *g, int order, double deadline, int native, ade__watch *w,
+int ade__elim_order_watched(const ade_cgraph *g, int order, double deadline, int native, int threads, ade__watch *w,
                             ade_elim_seq **sp, int *limited) {
   int split = 0;
   /* Several connected components: each is ordered alone (component.c). */
-  int st = order_split(g, order, orders[order].kind, deadline, w, sp, &split, limited);
-  return st || split ? st : order_one(g, order, deadline, w, sp, NULL, limited, native);
+  int st = order_split(g, order, orders[order].kind, deadline, w, sp, &split, limited, threads);
+  return st || split ? st : order_one(g, order, deadline, w, sp, NULL, limited, native, threads);
 }
 
 int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
-  return ade__elim_order_watched(g, order, deadline, 0, NULL, sp, limited);
+  return ade__elim_order_watched(g, order, deadline, 0, 1, NULL, sp, limited);
 }
 
 /* As ade__elim_order, but a winner of another kind (a generalized
@@ -1929,7 +2042,7 @@ int ade__elim_order(const ade_cgraph *g, int order, double deadline, ade_elim_se
  * the same, and applying it skips the conversion (a simulation) and, for a
  * face ordering, the dual. With components, as ade__elim_order. */
 int ade__elim_order_native(const ade_cgraph *g, int order, double deadline, ade_elim_seq **sp, int *limited) {
-  return ade__elim_order_watched(g, order, deadline, 1, NULL, sp, limited);
+  return ade__elim_order_watched(g, order, deadline, 1, 1, NULL, sp, limited);
 }
 
 /* ------------------------------------------------------------- progress */

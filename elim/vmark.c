@@ -41,6 +41,7 @@ typedef struct vm {
   size_t rest;          /* intermediates left */
   int trimmed;
   uint64_t ceiling;     /* 0: none */
+  ade__live *live;      /* non-NULL: the ceiling is live->bar */
 } vm;
 
 /* The scans' budget: factor (|E| + |V| + the fma so far) + slack; the
@@ -216,7 +217,7 @@ static int vm_elim(vm *m, uint32_t j) {
  * intermediate left, on a trimmed graph) reaches the ceiling: as order.c. */
 static int vm_over(const vm *m) {
   uint64_t rest = m->trimmed ? m->rest : 0;
-  return m->ceiling && m->fma + rest >= m->ceiling ? ADE__CUT : ADE_OK;
+  return ade__reached(m->live, m->ceiling, m->fma + rest) ? ADE__CUT : ADE_OK;
 }
 
 static int64_t key(const vm *m, uint32_t j, const int64_t *dd) {
@@ -364,10 +365,11 @@ static int markowitz(vm *m, const ade_cgraph *g, const int64_t *dd, double deadl
   return st;
 }
 
-int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, double deadline, int sweep,
-                     ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill) {
+int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, ade__live *live, double deadline,
+                     int sweep, ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill) {
   vm m = {0};
   int st = vm_init(&m, g, ceiling);
+  m.live = live;
   if (!st && ade__grow((void **)&s->step, &s->cap, s->len + m.rest, sizeof *s->step))
     st = ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + m.rest);
   if (!st) s->checked = 0;

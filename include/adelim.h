@@ -792,6 +792,13 @@ typedef struct ade_order_options {
   void *progress_ud;
   double progress_interval;       /* seconds between reports (and before the
                                      first); 0: 1 */
+  int threads;                    /* > 1: without a time limit, a greedy edge
+                                     or face ordering runs the orderings it
+                                     is compared with beside its own, in up
+                                     to this many threads (at most 4 are
+                                     used) and returns the same sequence as
+                                     with one; not when the calling thread
+                                     has an allocator hook. 0 or 1: one */
 } ade_order_options;
 /*! ade_elim_order_with: ade_elim_order_limited (or, with o->native,
  * ade_elim_order_native) with o's time limit, reporting progress to
@@ -864,6 +871,8 @@ typedef struct ade_jacobian_options {
                               ade_order_options.progress */
   void *progress_ud;
   double progress_interval; /* seconds between reports; 0: 1 */
+  int threads;              /* an ordering method's runs in threads, as
+                              ade_order_options.threads; 0 or 1: one */
 } ade_jacobian_options;
 
 typedef struct ade_jacobian_report {

@@ -393,7 +393,7 @@ START_TEST(components_add_up) {
         ade_sparse_free(J);
         ade_tape_free(one);
       }
-      ade_jacobian_options opt = {NULL, 1, NULL, 0, NULL, NULL, NULL, NULL, 0};
+      ade_jacobian_options opt = {NULL, 1, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
       ck_assert_msg(ade_jacobian(all, o, &opt, &J, &r) == ADE_OK, "%s: %s", ade_order_name(o), ade_errmsg());
       ck_assert_msg(r.fma == sum, "seed %llu %s: %llu fma, blocks alone %llu", (unsigned long long)seed,
                     ade_order_name(o), (unsigned long long)r.fma, (unsigned long long)sum);
@@ -501,7 +501,7 @@ START_TEST(plans) {
     ade_elim_seq *sq = NULL;
     ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
     ck_assert_int_eq(ade_elim_order(g, (int)(seed % ADE_ORDER_COUNT), &sq), ADE_OK);
-    ade_jacobian_options opt = {sq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+    ade_jacobian_options opt = {sq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
     check_plan(t, 0, &opt, x2, Jf2);
     ade_seq_free(sq);
     ade_cgraph_free(g);

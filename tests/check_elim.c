@@ -159,7 +159,7 @@ START_TEST(motivating_tape_graph) {
   ade_jacobian_report r;
   ade_sparse *Js = NULL;
   for (int m = 0; m < ADE_ORDER_COUNT; m++) {
-    ade_jacobian_options o = {NULL, 1, NULL, 0, NULL, NULL, NULL, NULL, 0};
+    ade_jacobian_options o = {NULL, 1, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
     ck_assert_msg(ade_jacobian(t, m, &o, &Js, &r) == ADE_OK, "%s: %s", ade_order_name(m), ade_errmsg());
     ck_assert_uint_eq(r.forward_cost, 14);
     ck_assert_uint_eq(r.reverse_cost, 14);
@@ -578,7 +578,7 @@ START_TEST(given_graph) {
       for (int lim = 0; lim < 2; lim++) {
         ade_sparse *J = NULL, *J0 = NULL;
         ade_jacobian_report r, r0;
-        ade_jacobian_options o = {NULL, 0, NULL, lim ? 1e-6 : 0, g, NULL, NULL, NULL, 0};
+        ade_jacobian_options o = {NULL, 0, NULL, lim ? 1e-6 : 0, g, NULL, NULL, NULL, 0, 0};
         ck_assert_msg(ade_jacobian(t, method, &o, &J, &r) == ADE_OK, "%s: %s", ade_elim_method_name(method),
                       ade_errmsg());
         o.graph = NULL;
@@ -605,7 +605,7 @@ START_TEST(given_graph) {
       ade_elim_plan *pl = NULL;
       ade_sparse *J = NULL;
       ade_jacobian_report r;
-      ade_jacobian_options o = {NULL, 0, NULL, 1e-6, NULL, NULL, NULL, NULL, 0};
+      ade_jacobian_options o = {NULL, 0, NULL, 1e-6, NULL, NULL, NULL, NULL, 0, 0};
       ck_assert_int_eq(ade_elim_plan_create(&pl, t, k ? ADE_ELIM_AUTO : ADE_ORDER_VERTEX_MARKOWITZ, &o, &r), ADE_OK);
       ck_assert(r.limited);
       ck_assert_int_eq(ade_elim_plan_pattern(pl, &J), ADE_OK);
@@ -628,7 +628,7 @@ START_TEST(given_graph) {
       ck_assert_int_eq(ade_optimize(g, ADE_SEQ_FACE, method, &l, &s, &orep), ADE_OK);
       ck_assert(orep.limited);
       ck_assert_int_lt(ade_seq_kind(s), ADE_SEQ_FACE);
-      ade_jacobian_options o = {s, 1, NULL, 0, g, NULL, NULL, NULL, 0};
+      ade_jacobian_options o = {s, 1, NULL, 0, g, NULL, NULL, NULL, 0, 0};
       ck_assert_msg(ade_jacobian(t, 0, &o, &J, &r) == ADE_OK, "%s", ade_errmsg());
       ck_assert_uint_eq(r.fma, orep.cost);
       ck_assert_uint_eq(r.fma, ade_seq_cost(s));
@@ -649,7 +649,7 @@ START_TEST(given_graph) {
         ck_assert_int_eq(ade_elim_vertex(c, c->v[j].id, &cost), ADE_OK);
         break;
       }
-    ade_jacobian_options o = {NULL, 0, NULL, 0, d, NULL, NULL, NULL, 0};
+    ade_jacobian_options o = {NULL, 0, NULL, 0, d, NULL, NULL, NULL, 0, 0};
     ck_assert_int_eq(ade_jacobian(t, ADE_ELIM_AUTO, &o, &J, NULL), ADE_EINVAL);
     o.graph = c;
     ck_assert_int_eq(ade_jacobian(t, ADE_ELIM_AUTO, &o, &J, NULL), ADE_EINVAL);
@@ -672,7 +672,7 @@ START_TEST(given_graph) {
       ade_sparse *J0 = NULL;
       ck_assert_int_eq(ade_elim_order(g, ord, &s), ADE_OK);
       ck_assert_int_eq(ade_cgraph_copy(&sc, g), ADE_OK);
-      ade_jacobian_options a = {s, 0, NULL, 0, g, NULL, NULL, NULL, 0}, b = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+      ade_jacobian_options a = {s, 0, NULL, 0, g, NULL, NULL, NULL, 0, 0}, b = {s, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
       b.graph_scratch = sc;
       ck_assert_int_eq(ade_jacobian(t, 0, &a, &J0, &r0), ADE_OK);
       ck_assert_msg(ade_jacobian(t, 0, &b, &J, &r1) == ADE_OK, "%s: %s", ade_order_name(ord), ade_errmsg());
@@ -924,7 +924,7 @@ START_TEST(out_of_memory) {
     int ok = 0;
     for (long k = 0; !ok && k < 100000; k++) {
       ade_test_alloc a = {k, 0, 0};
-      ade_jacobian_options o = {NULL, 0, NULL, 0, g, NULL, NULL, NULL, 0};
+      ade_jacobian_options o = {NULL, 0, NULL, 0, g, NULL, NULL, NULL, 0, 0};
       ade_sparse *J = NULL;
       ade_set_allocator(ade_test_alloc_fn, &a);
       int st = ade_jacobian(t, methods[q], &o, &J, NULL);

@@ -223,7 +223,7 @@ static int vmark_falls_back(const ade_cgraph *g) {
   uint64_t fma = 0, fill = 0;
   int swept = 0;
   ck_assert_int_eq(ade_seq_create(&s, ADE_SEQ_VERTEX), ADE_OK);
-  int st = ade__vmark_order(g, NULL, 0, 0, -1, NULL, &swept, s, &fma, &fill);
+  int st = ade__vmark_order(g, NULL, 0, NULL, 0, -1, NULL, &swept, s, &fma, &fill);
   ck_assert_msg(st == ADE_OK || st == ADE__FALLBACK, "%d: %s", st, ade_errmsg());
   ade_seq_free(s);
   return st == ADE__FALLBACK;
@@ -670,25 +670,41 @@ START_TEST(never_worse_random) {
 END_TEST
 
 /* A hub h with K in-edges from the independents and K out-edges, each to
- * an intermediate into the one dependent: K^2 faces through h, so the
- * dual (about 3 MB) is over a 1 MiB memory limit that the graph (tens of
- * KB) keeps. A face ordering in native form with a flag (ade_jacobian's)
+ * an intermediate into the one dependent: K^2 faces through h. With both,
+ * also its mirror image from x_0: K intermediates into a hub h' with K
+ * out-edges to dependents (each sweep meets one of the hubs early, at K^2
+ * fma; vertex-markowitz pays 4K). */
+static ade_cgraph *hubs(long K, int both) {
+  long *x = malloc((size_t)K * sizeof *x), *y = malloc((size_t)(K + 1) * sizeof *y), ne = 0;
+  long *src = malloc(6 * (size_t)K * sizeof *src), *dst = malloc(6 * (size_t)K * sizeof *dst);
+  y[0] = 2 * K + 1;
+  for (long i = 0; i < K; i++) {
+    x[i] = -i;
+    src[ne] = -i, dst[ne++] = 1;            /* x_i -> h = 1 */
+    src[ne] = 1, dst[ne++] = 2 + i;         /* h -> z_i */
+    src[ne] = 2 + i, dst[ne++] = 2 * K + 1; /* z_i -> y */
+    if (!both) continue;
+    y[1 + i] = 3 * K + 3 + i;
+    src[ne] = 0, dst[ne++] = 2 * K + 2 + i;         /* x_0 -> a_i */
+    src[ne] = 2 * K + 2 + i, dst[ne++] = 3 * K + 2; /* a_i -> h' */
+    src[ne] = 3 * K + 2, dst[ne++] = 3 * K + 3 + i; /* h' -> y_i */
+  }
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, (size_t)K, x, both ? (size_t)K + 1 : 1, y, (size_t)ne, src, dst, NULL),
+                   ADE_OK);
+  free(x), free(y), free(src), free(dst);
+  return g;
+}
+
+/* hubs(200, 0): the dual (about 3 MB) is over a 1 MiB memory limit that
+ * the graph (tens of KB) keeps. A face ordering in native form with a flag (ade_jacobian's)
  * then drops its run and returns the best of the others, limited;
  * ade_elim_order and ade_elim_order_limited, which return faces, fail
  * with the dual's ADE_ENOMEM; the face hierarchy (ade_optimize) returns
  * the best of its comparisons, limited. */
 START_TEST(memory_limit_soft) {
-  enum { K = 200 };
-  long x[K], y = 2 * K + 1, src[3 * K], dst[3 * K];
-  for (long i = 0; i < K; i++) {
-    x[i] = -i;
-    src[i] = -i, dst[i] = 1;                            /* x_i -> h = 1 */
-    src[K + i] = 1, dst[K + i] = 2 + i;                 /* h -> z_i */
-    src[2 * K + i] = 2 + i, dst[2 * K + i] = 2 * K + 1; /* z_i -> y */
-  }
-  ade_cgraph *g = NULL;
+  ade_cgraph *g = hubs(200, 0);
   ade_elim_seq *s = NULL;
-  ck_assert_int_eq(ade_cgraph_from_edges(&g, K, x, 1, &y, 3 * K, src, dst, NULL), ADE_OK);
   g->memlimit = (size_t)1 << 20;
   uint64_t vm = order_cost(g, ADE_ORDER_VERTEX_MARKOWITZ);
   static const int fo[] = {ADE_ORDER_FACE_GREEDY, ADE_ORDER_FACE_FORWARD, ADE_ORDER_FACE_REVERSE};
@@ -879,7 +895,7 @@ START_TEST(progress_reports) {
     for (int o = 0; o < ADE_ORDER_COUNT; o++)
       for (int native = 0; native < 2; native++) {
         reports r = {o, 0, 0, 0, 0, {0}, {0}};
-        ade_order_options opt = {0, native, on_report, &r, 1e-9};
+        ade_order_options opt = {0, native, on_report, &r, 1e-9, 1};
         ade_elim_seq *a = NULL, *b = NULL;
         int la = -1, lb = -1;
         ck_assert_msg(ade_elim_order_with(gs[k], o, &opt, &a, &la) == ADE_OK, "%s: %s", ade_order_name(o),
@@ -908,7 +924,7 @@ START_TEST(progress_reports) {
   same_steps(a, b);
   ade_seq_free(a);
   ade_seq_free(b);
-  ade_order_options bad = {0, 0, NULL, NULL, -1};
+  ade_order_options bad = {0, 0, NULL, NULL, -1, 1};
   ck_assert_int_eq(ade_elim_order_with(one, ADE_ORDER_EDGE_FILLIN, &bad, &a, NULL), ADE_EINVAL);
   bad.progress_interval = NAN;
   ck_assert_int_eq(ade_elim_order_with(one, ADE_ORDER_EDGE_FILLIN, &bad, &a, NULL), ADE_EINVAL);
@@ -931,7 +947,7 @@ START_TEST(jacobian_progress) {
   const int methods[] = {ADE_ELIM_AUTO, ADE_ORDER_EDGE_FILLIN};
   for (int k = 0; k < 2; k++) {
     reports r = {methods[k], 0, 0, 0, 0, {0}, {0}};
-    ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL, on_report, &r, 1e-9};
+    ade_jacobian_options o = {NULL, 0, NULL, 0, NULL, NULL, on_report, &r, 1e-9, 1};
     ade_jacobian_report a, b;
     ade_sparse *J = NULL, *K = NULL;
     ck_assert_msg(ade_jacobian(t, methods[k], &o, &J, &a) == ADE_OK, "%s", ade_errmsg());
@@ -976,6 +992,64 @@ START_TEST(out_of_memory) {
     ck_assert(ok);
   }
   ade_cgraph_free(g);
+}
+END_TEST
+
+/* Threads (ade_order_options.threads): the status, sequence, cost,
+ * limited flag and message of one thread, whatever the timing: with 2 and
+ * 4 threads, and with the runs taken last first on one (no bar falls
+ * before its run has finished). */
+static int same_as_one_thread(const ade_cgraph *g, int o, int native) {
+  ade_order_options one = {0, native, NULL, NULL, 0, 1};
+  ade_elim_seq *a = NULL;
+  int la = 0, sa = ade_elim_order_with(g, o, &one, &a, &la);
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", sa ? ade_errmsg() : "");
+  for (int th = 2; th <= 5; th++) { /* 5: last first */
+    ade_order_options par = one;
+    ade_elim_seq *b = NULL;
+    int lb = 0;
+    par.threads = th == 5 ? 2 : th;
+    ade__portfolio_reverse = th == 5;
+    ck_assert_int_eq(ade_elim_order_with(g, o, &par, &b, &lb), sa);
+    ade__portfolio_reverse = 0;
+    ck_assert_int_eq(lb, la);
+    if (sa) ck_assert_str_eq(ade_errmsg(), msg);
+    if (!sa) {
+      ck_assert_uint_eq(ade_seq_cost(b), ade_seq_cost(a));
+      same_steps(a, b);
+    }
+    ade_seq_free(b);
+  }
+  ade_seq_free(a);
+  return sa;
+}
+
+/* On random graphs, and on hubs under memory limits that stop the face
+ * ordering's run (its dual) at its start or part way, before or after
+ * its bar, soft (native) or not. */
+START_TEST(portfolio_is_sequential) {
+  static const int os[] = {ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN, ADE_ORDER_FACE_GREEDY};
+  uint64_t rs = 17;
+  int failed = 0;
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = seed % 3 == 0 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 60))
+                    : seed % 3 == 1
+                        ? layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 6), 1 + (int)(ade_test_rand(&rs) % 8), m)
+                        : dense_dag(&rs, n, 2 + (int)(ade_test_rand(&rs) % 14), m, 0.4);
+    for (size_t k = 0; k < sizeof os / sizeof *os; k++) same_as_one_thread(g, os[k], (int)(seed % 2));
+    ade_cgraph_free(g);
+  }
+  for (int both = 0; both < 2; both++)
+    for (long K = 20; K <= 120; K += 50)
+      for (size_t lim = (size_t)1 << 17; lim <= (size_t)1 << 22; lim += lim / 2) {
+        ade_cgraph *g = hubs(K, both);
+        g->memlimit = lim;
+        for (int native = 0; native < 2; native++) failed += same_as_one_thread(g, ADE_ORDER_FACE_GREEDY, native) != 0;
+        ade_cgraph_free(g);
+      }
+  ck_assert_int_gt(failed, 0);
 }
 END_TEST
 
@@ -1176,6 +1250,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, jacobian_progress);
   tcase_add_test(tc, out_of_memory);
   tcase_add_test(tc, memory_limit_soft);
+  tcase_add_test(tc, portfolio_is_sequential);
   suite_add_tcase(s, tc);
   return s;
 }

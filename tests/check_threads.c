@@ -239,12 +239,47 @@ START_TEST(test_threads_kept_tapes) {
 }
 END_TEST
 
+/* A greedy ordering's runs in threads (ade_order_options.threads, under
+ * ThreadSanitizer in CI): the sequence of one thread, step by step, for
+ * the edge and face orderings in both forms, on a few tapes. */
+START_TEST(test_threads_order) {
+  static const int os[] = {ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN, ADE_ORDER_FACE_GREEDY};
+  for (uint64_t seed = 31; seed < 34; seed++) {
+    randprog p = rp_make(seed, N, M, 150);
+    double x[N] = {0.3, -0.7, 1.1, 0.2, -0.4};
+    ade_tape *t = rp_record(&p, x, NULL);
+    ade_cgraph *g = NULL;
+    ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+    for (size_t k = 0; k < sizeof os / sizeof *os; k++)
+      for (int native = 0; native < 2; native++) {
+        ade_order_options o = {0, native, NULL, NULL, 0, 1};
+        ade_elim_seq *a = NULL, *b = NULL;
+        ck_assert_int_eq(ade_elim_order_with(g, os[k], &o, &a, NULL), ADE_OK);
+        o.threads = NTHREADS;
+        ck_assert_int_eq(ade_elim_order_with(g, os[k], &o, &b, NULL), ADE_OK);
+        ck_assert_uint_eq(ade_seq_cost(a), ade_seq_cost(b));
+        ck_assert_uint_eq(ade_seq_length(a), ade_seq_length(b));
+        for (size_t i = 0; i < ade_seq_length(a); i++) {
+          const ade_elim_step *u = ade_seq_step(a, i), *v = ade_seq_step(b, i);
+          ck_assert(u->a == v->a && u->b == v->b && u->dir == v->dir);
+        }
+        ade_seq_free(a);
+        ade_seq_free(b);
+      }
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    rp_free(&p);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_create("share");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_threads_share_a_tape);
   tcase_add_test(tc, test_threads_kept_tapes);
+  tcase_add_test(tc, test_threads_order);
   suite_add_tcase(s, tc);
   return ade_test_run(s);
 }
