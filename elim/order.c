@@ -1,4 +1,5 @@
 /* order.c: elimination orderings: vertex (forward, reverse, V_LM, V_LR), edge (forward, reverse, Markowitz, E_LF), face (forward, reverse, greedy). */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1760,6 +1761,66 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
   return st;
 }
 
+/* -------------------------------------------------------------- threads */
+
+/* Tasks 0 .. n - 1 taken in turn by up to a given number of threads, the
+ * calling thread one of them: fn(ud, k, w), w the caller's watch on the
+ * calling thread's tasks, NULL on the others. A thread that cannot be
+ * started leaves its tasks to the others. */
+typedef struct tasks {
+  int n, next; /* the next to start (atomic) */
+  void (*fn)(void *ud, int k, ade__watch *w);
+  void *ud;
+} tasks;
+
+/* The tests' knob (1): every task on the calling thread, the last first,
+ * so that no run's bar falls before it has finished (the latest a bar
+ * can fall). */
+int ade__order_reverse;
+
+static void tasks_take(tasks *t, ade__watch *w) {
+  for (int k; (k = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED)) < t->n;)
+    t->fn(t->ud, ade__order_reverse ? t->n - 1 - k : k, w);
+}
+
+static void *tasks_work(void *arg) {
+  tasks_take(arg, NULL);
+  return NULL;
+}
+
+static void tasks_run(tasks *t, int threads, ade__watch *w) {
+  pthread_t tid[15];
+  int started = 0, most = threads - 1 < 15 ? threads - 1 : 15;
+  while (!ade__order_reverse && started < most && started < t->n - 1 &&
+         !pthread_create(&tid[started], NULL, tasks_work, t))
+    started++;
+  tasks_take(t, w);
+  while (started) pthread_join(tid[--started], NULL);
+}
+
+/* A task's failure, raised again on the calling thread (errors and the
+ * memory limit's flag are the thread's own). */
+typedef struct failure {
+  int st, budget;
+  char msg[512];
+} failure;
+
+static int failure_keep(failure *f, int st) {
+  f->st = st;
+  if (st && st != ADE__CUT) {
+    f->budget = ade__budget_hit();
+    snprintf(f->msg, sizeof f->msg, "%s", ade_errmsg());
+    ade__clear_error();
+  }
+  return st;
+}
+
+static int failure_raise(const failure *f) {
+  int st = ade__fail(f->st, "%s", f->msg);
+  if (f->budget) ade__set_budget_hit();
+  return st;
+}
+
 /* ------------------------------------------------------------ portfolio */
 
 /* With threads, order_one's runs after the sweep (the generalized
@@ -1775,83 +1836,57 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
  * not a failure. The same sequence, limited flag and errors, whatever
  * the threads and their timing (check_order: portfolio_is_sequential). */
 typedef struct prun {
-  int order, own;      /* own: the ordering's own run (the last) */
-  int st, budget, lim; /* its status, whether a memory limit's (ade__budget_hit) */
+  int order, own, lim; /* own: the ordering's own run (the last) */
+  failure f;
   uint64_t fill;
   ade__live live;
   ade_elim_seq *seq;
-  char msg[512];       /* the message of a failure */
 } prun;
 
 typedef struct pool {
   const ade_cgraph *g;
   prun *r;
-  int n, next;   /* runs, the next to start (atomic) */
-  uint64_t tie;  /* added to the own run's bars (its ties: !native) */
-  int *limited;  /* as order_one's (NULL: none) */
+  int n;
+  uint64_t tie; /* added to the own run's bars (its ties: !native) */
+  int *limited; /* as order_one's (NULL: none) */
 } pool;
 
-static void prun_go(pool *p, prun *r, ade__watch *w) {
+static void prun_go(void *ud, int k, ade__watch *w) {
+  pool *p = ud;
+  prun *r = &p->r[k];
   uint64_t bar = __atomic_load_n(&r->live.bar, __ATOMIC_RELAXED);
   watch_best(w, bar);
-  r->st = own_live(p->g, r->order, 0, 0, w, p->limited ? &r->lim : NULL, &r->seq, r->own ? &r->fill : NULL, bar,
-                   &r->live);
-  if (r->st && r->st != ADE__CUT) {
-    r->budget = ade__budget_hit();
-    snprintf(r->msg, sizeof r->msg, "%s", ade_errmsg());
-    ade__clear_error();
-  }
-  for (prun *q = r + 1; !r->st && q < p->r + p->n; q++) { /* the runs after it must beat it */
+  failure_keep(&r->f, own_live(p->g, r->order, 0, 0, w, p->limited ? &r->lim : NULL, &r->seq,
+                               r->own ? &r->fill : NULL, bar, &r->live));
+  for (prun *q = r + 1; !r->f.st && q < p->r + p->n; q++) { /* the runs after it must beat it */
     uint64_t b = r->seq->cost + (q->own ? p->tie : 0), cur = __atomic_load_n(&q->live.bar, __ATOMIC_RELAXED);
     while (b < cur && !__atomic_compare_exchange_n(&q->live.bar, &cur, b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
   }
 }
 
-/* The tests' knob (1): every run on the calling thread, the last first,
- * so that no run's bar falls before it has finished (the latest a bar
- * can fall). */
-int ade__portfolio_reverse;
-
-/* The runs not yet started, one after the other, reporting to w. */
-static void pool_take(pool *p, ade__watch *w) {
-  for (int k; (k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n;)
-    prun_go(p, &p->r[ade__portfolio_reverse ? p->n - 1 - k : k], w);
-}
-
-static void *pool_work(void *arg) {
-  pool_take(arg, NULL);
-  return NULL;
-}
-
 /* The runs of order (its generalized orderings, then its own) in up to
  * threads threads, the calling thread one of them (its runs report to w);
  * *sp (the sweep) replaced by the cheapest, *fill by the own run's
  * fill-in if it wins, *mem set if one was dropped at the memory limit
- * (soft). A thread that cannot be started leaves its runs to the others. */
+ * (soft). */
 static int portfolio(const ade_cgraph *g, int order, int threads, int native, int soft, ade__watch *w,
                      int *limited, ade_elim_seq **sp, uint64_t *fill, int *mem) {
   prun r[4] = {{0}};
-  pool p = {g, r, 0, 0, !native, limited};
+  pool p = {g, r, 0, !native, limited};
   for (int k = 0; k < 3 && generalizes[order][k] >= 0; k++) r[p.n++].order = generalizes[order][k];
   r[p.n].order = order, r[p.n++].own = 1;
   for (int k = 0; k < p.n; k++) r[k].live.bar = (*sp)->cost + (r[k].own ? p.tie : 0);
-  pthread_t tid[3];
-  int started = 0, st = ADE_OK;
-  while (!ade__portfolio_reverse && started < threads - 1 && started < p.n - 1 &&
-         !pthread_create(&tid[started], NULL, pool_work, &p))
-    started++;
-  pool_take(&p, w);
-  while (started) pthread_join(tid[--started], NULL);
+  tasks t = {p.n, 0, prun_go, &p};
+  tasks_run(&t, threads, w);
+  int st = ADE_OK;
   for (int k = 0; !st && k < p.n; k++) {
     uint64_t bar = (*sp)->cost + (r[k].own ? p.tie : 0);
     if (limited && r[k].lim) *limited = 1;
-    if (r[k].st == ADE__CUT || (r[k].st && r[k].live.seen >= bar)) continue; /* cut */
-    if (r[k].st && soft && r[k].budget) *mem = 1; /* dropped at the memory limit */
-    else if (r[k].st) {
-      st = ade__fail(r[k].st, "%s", r[k].msg);
-      if (r[k].budget) ade__set_budget_hit();
-    } else if (r[k].seq->cost < bar) {
+    if (r[k].f.st == ADE__CUT || (r[k].f.st && r[k].live.seen >= bar)) continue; /* cut */
+    if (r[k].f.st && soft && r[k].f.budget) *mem = 1; /* dropped at the memory limit */
+    else if (r[k].f.st) st = failure_raise(&r[k].f);
+    else if (r[k].seq->cost < bar) {
       ade_seq_free(*sp);
       *sp = r[k].seq, r[k].seq = NULL;
       if (r[k].own) *fill = r[k].fill;
@@ -1985,34 +2020,87 @@ int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade
  * alone and concatenate (*split = 1): eliminations in different components
  * touch disjoint vertices and edges, so they commute, the costs add up,
  * and every ordering makes the same choices inside a component as on the
- * whole graph (its keys compare the same). Otherwise *split = 0. */
-static int order_split(const ade_cgraph *g, int order, int kind, double deadline, ade__watch *w, ade_elim_seq **sp,
+ * whole graph (its keys compare the same). Otherwise *split = 0. First
+ * each component is ordered (with threads and no deadline, several at
+ * once, each with one thread); then, in order, each sequence is converted
+ * to the kind of the whole (native: the most general of the components'
+ * winners, so that a face ordering whose components all ended with edge
+ * sequences returns an edge sequence, as on one component) and appended.
+ * The same sequence whatever the threads, and the first error in the
+ * order of the components (those after it are not started). */
+typedef struct comp {
+  ade_elim_seq *cs;
+  uint64_t fill;
+  int lim;
+  failure f;
+} comp;
+
+typedef struct comps {
+  const ade_cgraph *g;
+  ade__part *P;
+  size_t *zc; /* the components with an intermediate, in order */
+  comp *c;
+  int order, native, threads, *limited;
+  double deadline;
+  int failed; /* the first component that failed (atomic; INT_MAX: none) */
+} comps;
+
+static void comp_go(void *ud, int k, ade__watch *w) {
+  comps *p = ud;
+  comp *c = &p->c[k];
+  ade_cgraph *h = NULL;
+  if (k > __atomic_load_n(&p->failed, __ATOMIC_RELAXED)) return; /* never appended */
+  if (w) w->p.component = (size_t)k + 1;
+  int st = ade__part_graph(p->g, p->P, p->zc[k], &h);
+  if (!st)
+    st = order_one(h, p->order, p->deadline, w, &c->cs, &c->fill, p->limited ? &c->lim : NULL, p->native, p->threads);
+  ade_cgraph_free(h);
+  if (failure_keep(&c->f, st))
+    for (int f = __atomic_load_n(&p->failed, __ATOMIC_RELAXED);
+         k < f && !__atomic_compare_exchange_n(&p->failed, &f, k, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED);) {
+    }
+}
+
+static int order_split(const ade_cgraph *g, int order, int native, double deadline, ade__watch *w, ade_elim_seq **sp,
                        int *split, int *limited, int threads) {
   ade__part P;
   ade_elim_seq *s = NULL;
   *split = 0;
   int st = ade__part_split(g, 0, &P);
-  if (st || P.nz < 2) {
+  if (st || P.nz < 2 || P.nz > INT_MAX) {
     ade__part_free(&P);
     return st;
   }
+  /* In threads: without a deadline, with the default allocator (as order_one) */
+  int par = threads > 1 && deadline <= 0 && !ade__alloc_hooked(), kind = orders[order].kind;
+  comps p = {g, &P, ade__calloc(P.nz, sizeof *p.zc), ade__calloc(P.nz, sizeof *p.c), order, native, par ? 1 : threads,
+             limited, deadline, INT_MAX};
+  if (!p.zc || !p.c) st = ade__fail(ADE_ENOMEM, "out of memory for %zu components", P.nz);
+  for (size_t c = 0, k = 0; !st && c < P.ncomp; c++)
+    if (P.hasz[c]) p.zc[k++] = c;
+  if (w) w->p.component = 0, w->p.components = P.nz;
+  tasks t = {(int)P.nz, 0, comp_go, &p};
+  if (!st) tasks_run(&t, par ? threads : 1, w);
+  for (size_t k = 0; native && !st && k < P.nz && p.c[k].cs; k++)
+    if (k == 0 || p.c[k].cs->kind > kind) kind = p.c[k].cs->kind;
+  if (!st) st = ade_seq_create(&s, kind);
   long fill0 = (long)g->nedges + (long)g->m + 1;
   uint64_t cost = 0;
-  if (w) w->p.component = 0;
-  st = ade_seq_create(&s, kind);
-  for (size_t c = 0; !st && c < P.ncomp; c++) {
+  for (size_t k = 0; !st && k < P.nz; k++) {
+    comp *c = &p.c[k];
     ade_cgraph *h = NULL;
-    ade_elim_seq *cs = NULL;
-    uint64_t fill = 0;
-    if (!P.hasz[c]) continue; /* no intermediate: nothing to eliminate */
-    if (w) w->p.component++, w->p.components = P.nz;
-    st = ade__part_graph(g, &P, c, &h);
-    if (!st) st = order_one(h, order, deadline, w, &cs, &fill, limited, 0, threads);
-    if (!st) st = ade__part_append(g, h, &P, c, cs, fill0, s);
-    if (!st) cost += cs->cost, fill0 += (long)fill;
-    ade_seq_free(cs);
+    if (limited && c->lim) *limited = 1;
+    if (c->f.st) st = failure_raise(&c->f);
+    else if (c->cs->kind != kind || kind == ADE_SEQ_FACE) /* a conversion, or face ids to renumber */
+      st = ade__part_graph(g, &P, p.zc[k], &h);
+    if (!st && c->cs->kind != kind) st = ade__seq_to_kind(h, &c->cs, kind, &c->fill);
+    if (!st) st = ade__part_append(g, h, &P, p.zc[k], c->cs, fill0, s);
+    if (!st) cost += c->cs->cost, fill0 += (long)c->fill;
     ade_cgraph_free(h);
   }
+  for (size_t k = 0; p.c && k < P.nz; k++) ade_seq_free(p.c[k].cs);
+  ade__free(p.zc);
+  ade__free(p.c);
   if (!st) st = ade__seq_bind_whole(g, s);
   ade__part_free(&P);
   if (st) {
@@ -2029,7 +2117,7 @@ int ade__elim_order_watched(const ade_cgraph *g, int order, double deadline, int
                             ade_elim_seq **sp, int *limited) {
   int split = 0;
   /* Several connected components: each is ordered alone (component.c). */
-  int st = order_split(g, order, orders[order].kind, deadline, w, sp, &split, limited, threads);
+  int st = order_split(g, order, native, deadline, w, sp, &split, limited, threads);
   return st || split ? st : order_one(g, order, deadline, w, sp, NULL, limited, native, threads);
 }
 

@@ -615,15 +615,33 @@ static ade_sparse *jacobian_by(const ade_cgraph *g, const ade_elim_seq *s) {
  * ordering's kind or a less general one (some of each on these graphs),
  * and the same Jacobian (to rounding: another order of the same
  * products' sums). */
+static ade_cgraph *pair(const ade_cgraph *f, const ade_cgraph *g);
+
+/* Every other graph is the last two side by side (components ordered
+ * alone): in native form, the most general kind of the halves' winners,
+ * at the sum of their costs. */
 START_TEST(native_kind) {
   uint64_t rs = 23;
-  int less = 0, own_kind = 0;
-  for (uint64_t seed = 1; seed <= 40; seed++) {
+  int less = 0, own_kind = 0, mixed = 0;
+  ade_cgraph *last = NULL;
+  for (uint64_t seed = 1; seed <= 80; seed++) {
     int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
-    ade_cgraph *g = random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 40));
+    ade_cgraph *one = random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 40));
+    ade_cgraph *g = last && seed % 2 ? pair(last, one) : one;
     for (int o = ADE_ORDER_EDGE_FORWARD; o < ADE_ORDER_COUNT; o++) {
-      ade_elim_seq *a = NULL, *b = NULL;
+      ade_elim_seq *a = NULL, *b = NULL, *c = NULL, *d = NULL;
       int la = 1, lb = 1;
+      if (g != one) {
+        ck_assert_int_eq(ade_elim_order_native(last, o, 0, &c, NULL), ADE_OK);
+        ck_assert_int_eq(ade_elim_order_native(one, o, 0, &d, NULL), ADE_OK);
+        ck_assert_msg(ade_elim_order_native(g, o, 0, &b, NULL) == ADE_OK, "%s", ade_errmsg());
+        ck_assert_int_eq(ade_seq_kind(b), ADE__MAX(ade_seq_kind(c), ade_seq_kind(d)));
+        ck_assert_uint_eq(ade_seq_cost(b), ade_seq_cost(c) + ade_seq_cost(d));
+        mixed += ade_seq_kind(c) != ade_seq_kind(d);
+        ade_seq_free(b), b = NULL;
+        ade_seq_free(c);
+        ade_seq_free(d);
+      }
       ck_assert_int_eq(ade_elim_order_limited(g, o, 0, &a, &la), ADE_OK);
       ck_assert_msg(ade_elim_order_native(g, o, 0, &b, &lb) == ADE_OK, "%s: %s", ade_order_name(o), ade_errmsg());
       ck_assert(!la && !lb);
@@ -643,10 +661,14 @@ START_TEST(native_kind) {
       ade_seq_free(a);
       ade_seq_free(b);
     }
-    ade_cgraph_free(g);
+    if (g != one) ade_cgraph_free(g);
+    ade_cgraph_free(last);
+    last = one;
   }
+  ade_cgraph_free(last);
   ck_assert_int_gt(less, 0);
   ck_assert_int_gt(own_kind, 0);
+  ck_assert_int_gt(mixed, 0);
   ade_elim_seq *s = NULL;
   ck_assert_int_eq(ade_elim_order_native(NULL, 0, 0, &s, NULL), ADE_EINVAL);
 }
@@ -867,26 +889,31 @@ static void same_steps(const ade_elim_seq *a, const ade_elim_seq *b) {
     ck_assert(a->step[i].a == b->step[i].a && a->step[i].b == b->step[i].b && a->step[i].dir == b->step[i].dir);
 }
 
-/* g twice, side by side (ids of the second shifted): two components. */
-static ade_cgraph *twice(const ade_cgraph *g) {
-  long shift = (long)g->nv + 1, *src = malloc(2 * g->nedges * sizeof *src), *dst = malloc(2 * g->nedges * sizeof *dst);
-  long *xid = malloc(2 * g->n * sizeof *xid), *yid = malloc(2 * g->m * sizeof *yid);
-  size_t ne = 0;
-  for (int k = 0; k < 2; k++) {
+/* f and g side by side (ids of g's shifted, the independents' down, the
+ * others' up, clear of f's): at least two components. */
+static ade_cgraph *pair(const ade_cgraph *f, const ade_cgraph *g) {
+  long shift = 1, *src = malloc((f->nedges + g->nedges) * sizeof *src);
+  long *dst = malloc((f->nedges + g->nedges) * sizeof *dst), *xid = malloc((f->n + g->n) * sizeof *xid);
+  long *yid = malloc((f->m + g->m) * sizeof *yid);
+  for (size_t j = 0; j < f->nv; j++) shift = ADE__MAX(shift, 1 + labs(f->v[j].id));
+  for (size_t j = 0; j < g->nv; j++) shift = ADE__MAX(shift, 1 + labs(g->v[j].id));
+  size_t ne = 0, nx = 0, ny = 0;
+  for (int k = 0; k < 2; k++, g = f) {
     for (size_t e = 0; e < g->eslots; e++)
       if (g->e[e].src != ADE__NONE) {
-        long a = g->v[g->e[e].src].id, b = g->v[g->e[e].dst].id;
-        src[ne] = a <= 0 ? a - k * shift : a + k * shift, dst[ne++] = b + k * shift;
+        const ade__vtx *a = &g->v[g->e[e].src];
+        src[ne] = a->id + (a->kind == ADE__X ? -2 : 2) * k * shift, dst[ne++] = g->v[g->e[e].dst].id + 2 * k * shift;
       }
-    for (size_t i = 0; i < g->n; i++) xid[k * g->n + i] = g->v[g->xv[i]].id - k * shift;
-    for (size_t i = 0; i < g->m; i++) yid[k * g->m + i] = g->v[g->yv[i]].id + k * shift;
+    for (size_t i = 0; i < g->n; i++) xid[nx++] = g->v[g->xv[i]].id - 2 * k * shift;
+    for (size_t i = 0; i < g->m; i++) yid[ny++] = g->v[g->yv[i]].id + 2 * k * shift;
   }
   ade_cgraph *h = NULL;
-  ck_assert_msg(ade_cgraph_from_edges(&h, 2 * g->n, xid, 2 * g->m, yid, ne, src, dst, NULL) == ADE_OK, "%s",
-                ade_errmsg());
+  ck_assert_msg(ade_cgraph_from_edges(&h, nx, xid, ny, yid, ne, src, dst, NULL) == ADE_OK, "%s", ade_errmsg());
   free(src), free(dst), free(xid), free(yid);
   return h;
 }
+
+static ade_cgraph *twice(const ade_cgraph *g) { return pair(g, g); }
 
 START_TEST(progress_reports) {
   ade_cgraph *one = layered(11, 6, 60, 30, 6), *two = twice(one);
@@ -1010,9 +1037,9 @@ static int same_as_one_thread(const ade_cgraph *g, int o, int native) {
     ade_elim_seq *b = NULL;
     int lb = 0;
     par.threads = th == 5 ? 2 : th;
-    ade__portfolio_reverse = th == 5;
+    ade__order_reverse = th == 5;
     ck_assert_int_eq(ade_elim_order_with(g, o, &par, &b, &lb), sa);
-    ade__portfolio_reverse = 0;
+    ade__order_reverse = 0;
     ck_assert_int_eq(lb, la);
     if (sa) ck_assert_str_eq(ade_errmsg(), msg);
     if (!sa) {
