@@ -77,6 +77,9 @@ int cli_finish(int status);
 /* Seconds between progress reports on stderr, and before the first:
  * ADELIM_PROGRESS_AFTER (0: as often as they come), else 1. */
 double cli_progress_after(void);
+/* The processors online, 1 to 16: an ordering's threads by default (the
+ * same sequence as one thread's). */
+int cli_processors(void);
 /* An ordering's progress report on stderr, "adelim: what: ...";
  * cli_on_order_progress names the method (ade_jacobian_options.progress). */
 void cli_order_progress(const char *what, const ade_order_progress *p);

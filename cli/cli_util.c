@@ -23,6 +23,11 @@ double cli_progress_after(void) {
   return q > 0 ? q : 1e-9; /* 0: every report the library offers */
 }
 
+int cli_processors(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+}
+
 void cli_order_progress(const char *what, const ade_order_progress *p) {
   fprintf(stderr, "adelim: %s: %.1f s", what, p->seconds);
   if (p->components > 1) fprintf(stderr, ", component %zu of %zu", p->component, p->components);

@@ -42,10 +42,12 @@ const char cli_jacobian_usage[] =
     "                  far is used; it is then not proven optimal). The\n"
     "                  vertex sweeps, CPR and dp-* have nothing to bound\n"
     "  --node-limit N  stop the optimizer after N search nodes\n"
-    "  --threads N     branch and bound in N threads; an ordering without\n"
-    "                  --time-limit orders the graph's components at once,\n"
-    "                  and a greedy edge or face ordering runs the orderings\n"
-    "                  it is compared with beside its own (the same result)\n"
+    "  --threads N     branch and bound in N threads (default 1); an\n"
+    "                  ordering without --time-limit orders the graph's\n"
+    "                  components at once, and a greedy edge or face ordering\n"
+    "                  runs the orderings it is compared with beside its own,\n"
+    "                  in N threads (default: the processors online, at most\n"
+    "                  16; the same result as with one)\n"
     "  --hierarchy H   the filters of the hierarchy optimizer, e.g.\n"
     "                  sibling,markowitz,reverse (implies --method hierarchy)\n"
     "  --seed N        annealing: the random seed (default 1)\n"
@@ -430,7 +432,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
     o.time_limit = lim.time_limit;
     o.progress = cli_on_order_progress;
     o.progress_interval = cli_progress_after();
-    o.threads = lim.threads;
+    o.threads = a.threads ? lim.threads : cli_processors();
   }
   if (rc < 0 && (st = ade_jacobian(tape, method < 0 ? 0 : method, &o, &J, &r)) == ADE_ENOMEM && !given && method == ADE_ELIM_AUTO && !a.seq &&
       !a.parts && !a.save) { /* the default method and no room for the c-graph: stream instead */
