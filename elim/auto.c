@@ -96,7 +96,7 @@ static int try_cpr(const ade_cgraph *g, const sweeps *p, int modes, ade__choice 
  * code). At the deadline (0: none) a Markowitz ordering still running is
  * dropped and CPR not tried (c->limited): the counted sweeps, which take
  * no decisions, are always there. */
-static int choose_auto(const ade_cgraph *g, double deadline, ade__watch *w, ade__choice *c) {
+static int choose_auto(const ade_cgraph *g, double deadline, int threads, ade__watch *w, ade__choice *c) {
   static const int counted[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE, ADE_ORDER_VERTEX_REVERSE,
                                 ADE_ORDER_VERTEX_FORWARD};
   sweeps p;
@@ -111,7 +111,7 @@ static int choose_auto(const ade_cgraph *g, double deadline, ade__watch *w, ade_
       continue;
     }
     if (w) w->outer = c->cost;
-    st = ade__elim_order_watched(g, counted[k], sweep ? 0 : deadline, 0, 1, w, &s, NULL);
+    st = ade__elim_order_watched(g, counted[k], sweep ? 0 : deadline, 0, threads, w, &s, NULL);
     if (st == ADE_ELIMIT && deadline > 0) ade__clear_error(), st = ADE_OK, c->limited = 1; /* dropped */
     if (st == ADE_ENOMEM && c->seq) ade__clear_error(), st = ADE_OK; /* V_LR's degrees beyond the limit */
     if (!st && s && ade_seq_cost(s) < c->cost) {
@@ -146,7 +146,7 @@ int ade__choose(const ade_cgraph *g, int method, const ade_jacobian_options *o, 
   double deadline = o && o->time_limit > 0 ? ade__now() + o->time_limit : 0;
   ade__watch watch, *w = o && o->progress ? &watch : NULL;
   if (w) ade__watch_start(w, method, o->progress, o->progress_ud, o->progress_interval);
-  if (method == ADE_ELIM_AUTO) st = choose_auto(g, deadline, w, c);
+  if (method == ADE_ELIM_AUTO) st = choose_auto(g, deadline, o ? o->threads : 1, w, c);
   else if (method == ADE_ELIM_CPR_FORWARD || method == ADE_ELIM_CPR_REVERSE)
     st = cpr_only(g, method, c);
   else c->method = method;

@@ -873,7 +873,8 @@ typedef struct ade_jacobian_options {
                               ade_order_options.progress */
   void *progress_ud;
   double progress_interval; /* seconds between reports; 0: 1 */
-  int threads;              /* an ordering method's runs in threads, as
+  int threads;              /* an ordering method's (or ADE_ELIM_AUTO's
+                              orderings') threads, as
                               ade_order_options.threads; 0 or 1: one */
 } ade_jacobian_options;
 
