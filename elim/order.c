@@ -2021,8 +2021,8 @@ int ade_elim_order_native(const ade_cgraph *g, int order, double time_limit, ade
  * touch disjoint vertices and edges, so they commute, the costs add up,
  * and every ordering makes the same choices inside a component as on the
  * whole graph (its keys compare the same). Otherwise *split = 0. First
- * each component is ordered (with threads and no deadline, several at
- * once, each with one thread); then, in order, each sequence is converted
+ * each component is ordered (with threads, several at once, each with one
+ * thread); then, in order, each sequence is converted
  * to the kind of the whole (native: the most general of the components'
  * winners, so that a face ordering whose components all ended with edge
  * sequences returns an edge sequence, as on one component) and appended.
@@ -2071,8 +2071,9 @@ static int order_split(const ade_cgraph *g, int order, int native, double deadli
     ade__part_free(&P);
     return st;
   }
-  /* In threads: without a deadline, with the default allocator (as order_one) */
-  int par = threads > 1 && deadline <= 0 && !ade__alloc_hooked(), kind = orders[order].kind;
+  /* In threads: with the default allocator (as order_one); a deadline
+   * holds for each component as in sequence */
+  int par = threads > 1 && !ade__alloc_hooked(), kind = orders[order].kind;
   comps p = {g, &P, ade__calloc(P.nz, sizeof *p.zc), ade__calloc(P.nz, sizeof *p.c), order, native, par ? 1 : threads,
              limited, deadline, INT_MAX};
   if (!p.zc || !p.c) st = ade__fail(ADE_ENOMEM, "out of memory for %zu components", P.nz);

@@ -792,15 +792,16 @@ typedef struct ade_order_options {
   void *progress_ud;
   double progress_interval;       /* seconds between reports (and before the
                                      first); 0: 1 */
-  int threads;                    /* > 1: without a time limit, up to this
-                                     many threads (at most 16): g's connected
-                                     components are ordered at once, and on
-                                     one component a greedy edge or face
-                                     ordering runs the orderings it is
-                                     compared with beside its own (up to 4);
-                                     the same sequence as with one thread.
-                                     Not when the calling thread has an
-                                     allocator hook. 0 or 1: one */
+  int threads;                    /* > 1: up to this many threads (at most
+                                     16): g's connected components are
+                                     ordered at once, and without a time
+                                     limit, on one component, a greedy edge
+                                     or face ordering runs the orderings it
+                                     is compared with beside its own (up to
+                                     4); without a time limit, the same
+                                     sequence as with one thread. Not when
+                                     the calling thread has an allocator
+                                     hook. 0 or 1: one */
 } ade_order_options;
 /*! ade_elim_order_with: ade_elim_order_limited (or, with o->native,
  * ade_elim_order_native) with o's time limit, reporting progress to

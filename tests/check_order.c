@@ -616,6 +616,7 @@ static ade_sparse *jacobian_by(const ade_cgraph *g, const ade_elim_seq *s) {
  * and the same Jacobian (to rounding: another order of the same
  * products' sums). */
 static ade_cgraph *pair(const ade_cgraph *f, const ade_cgraph *g);
+static ade_cgraph *twice(const ade_cgraph *g);
 
 /* Every other graph is the last two side by side (components ordered
  * alone): in native form, the most general kind of the halves' winners,
@@ -836,6 +837,21 @@ START_TEST(time_limit) {
   ade_seq_free(rev);
   ade_cgraph_free(d);
   ade_cgraph_free(g1);
+  /* Two components in two threads: the limit holds for each. */
+  ade_cgraph *g2 = twice(g);
+  ade_order_options o = {0.05, 0, NULL, NULL, 0, 2};
+  t0 = ade__now(), c0 = ade_test_cpu();
+  ck_assert_int_eq(ade_elim_order_with(g2, ADE_ORDER_FACE_GREEDY, &o, &s, &limited), ADE_OK);
+  ck_assert_double_lt(ade_test_cpu() - c0, 2.0);
+  ck_assert_double_lt(ade__now() - t0, 10.0);
+  ck_assert_int_eq(limited, 1);
+  ck_assert_int_eq(ade_cgraph_dual(&d, g2), ADE_OK);
+  ck_assert_msg(ade_seq_validate(d, s, &done, &cost) == ADE_OK, "%s", ade_errmsg());
+  ck_assert(done);
+  ck_assert_uint_eq(cost, ade_seq_cost(s));
+  ade_seq_free(s);
+  ade_cgraph_free(d);
+  ade_cgraph_free(g2);
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, -1, &s, &limited), ADE_EINVAL);
   ck_assert_int_eq(ade_elim_order_limited(NULL, ADE_ORDER_FACE_GREEDY, 1, &s, &limited), ADE_EINVAL);
   ade_cgraph_free(g);
