@@ -589,9 +589,9 @@ int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, a
 /* Its scans' budget, factor (|E| + |V| + fma so far) + slack, past which
  * it falls back: 16 and 2^20 (the tests lower them). */
 extern unsigned ade__vmark_factor;
+extern uint64_t ade__vmark_slack;
 /* order.c's threads: every task on the calling thread, the last first (the tests' knob). */
 extern int ade__order_reverse;
-extern uint64_t ade__vmark_slack;
 /* Live vertices in a topological order (Kahn); *k gets how many. */
 int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);
 

@@ -720,8 +720,8 @@ static ade_cgraph *hubs(long K, int both) {
 }
 
 /* hubs(200, 0): the dual (about 3 MB) is over a 1 MiB memory limit that
- * the graph (tens of KB) keeps. A face ordering in native form with a flag (ade_jacobian's)
- * then drops its run and returns the best of the others, limited;
+ * the graph (tens of KB) keeps. A face ordering in native form with a
+ * flag (ade_jacobian's) then drops its run and returns the best of the others, limited;
  * ade_elim_order and ade_elim_order_limited, which return faces, fail
  * with the dual's ADE_ENOMEM; the face hierarchy (ade_optimize) returns
  * the best of its comparisons, limited. */
@@ -1038,8 +1038,8 @@ START_TEST(out_of_memory) {
 END_TEST
 
 /* Threads (ade_order_options.threads): the status, sequence, cost,
- * limited flag and message of one thread, whatever the timing: with 2 and
- * 4 threads, and with the runs taken last first on one (no bar falls
+ * limited flag and message of one thread, whatever the timing: with 2, 3
+ * and 4 threads, and with the runs taken last first on one (no bar falls
  * before its run has finished). */
 static int same_as_one_thread(const ade_cgraph *g, int o, int native) {
   ade_order_options one = {0, native, NULL, NULL, 0, 1};
