@@ -783,6 +783,17 @@ END_TEST
 /* A 0.05 s limit on a graph whose face-greedy ordering takes longer:
  * internally ADE_ELIMIT at once; through the API a complete sequence,
  * flagged limited. */
+/* The cost of face sequence s on g's dual, checked complete. */
+static uint64_t face_cost(const ade_cgraph *g, const ade_elim_seq *s) {
+  ade_cgraph *d = NULL;
+  uint64_t cost = 0;
+  int done = 0;
+  ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+  ck_assert_msg(ade_seq_validate(d, s, &done, &cost) == ADE_OK && done, "%s", ade_errmsg());
+  ade_cgraph_free(d);
+  return cost;
+}
+
 START_TEST(time_limit) {
   ade_cgraph *g = layered(3, 8, 300, 60, 8);
   ade_elim_seq *s = NULL;
@@ -794,14 +805,9 @@ START_TEST(time_limit) {
   ck_assert_double_lt(ade__now() - t0, 10.0);
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, 0.05, &s, &limited), ADE_OK);
   ck_assert_int_eq(limited, 1);
-  ade_cgraph *d = NULL;
-  uint64_t cost = 0;
-  ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
-  ck_assert_msg(ade_seq_validate(d, s, &done, &cost) == ADE_OK, "%s", ade_errmsg());
-  ck_assert(done);
-  ck_assert_uint_eq(cost, ade_seq_cost(s));
+  ck_assert_uint_eq(face_cost(g, s), ade_seq_cost(s));
   ade_seq_free(s);
-  ade_cgraph_free(d);
+  uint64_t cost = 0;
   /* No limit, and a limit never reached: not limited. */
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_EDGE_MARKOWITZ, 0, &s, &limited), ADE_OK);
   ck_assert_int_eq(limited, 0);
@@ -830,12 +836,9 @@ START_TEST(time_limit) {
   ade_seq_free(s);
   ck_assert_int_eq(ade_elim_order_limited(g1, ADE_ORDER_FACE_GREEDY, 1e-9, &s, &limited), ADE_OK);
   ck_assert_int_eq(limited, 1);
-  ck_assert_int_eq(ade_cgraph_dual(&d, g1), ADE_OK);
-  ck_assert_msg(ade_seq_validate(d, s, &done, &cost) == ADE_OK && done, "%s", ade_errmsg());
-  ck_assert_uint_eq(cost, ade_seq_cost(rev));
+  ck_assert_uint_eq(face_cost(g1, s), ade_seq_cost(rev));
   ade_seq_free(s);
   ade_seq_free(rev);
-  ade_cgraph_free(d);
   ade_cgraph_free(g1);
   /* Two components in two threads: the limit holds for each. */
   ade_cgraph *g2 = twice(g);
@@ -844,12 +847,8 @@ START_TEST(time_limit) {
   ck_assert_int_eq(ade_elim_order_with(g2, ADE_ORDER_FACE_GREEDY, &o, &s, &limited), ADE_OK);
   ck_assert_double_lt(ade__now() - t0, 30.0); /* the limit, then the winners converted to faces */
   ck_assert_int_eq(limited, 1);
-  ck_assert_int_eq(ade_cgraph_dual(&d, g2), ADE_OK);
-  ck_assert_msg(ade_seq_validate(d, s, &done, &cost) == ADE_OK, "%s", ade_errmsg());
-  ck_assert(done);
-  ck_assert_uint_eq(cost, ade_seq_cost(s));
+  ck_assert_uint_eq(face_cost(g2, s), ade_seq_cost(s));
   ade_seq_free(s);
-  ade_cgraph_free(d);
   ade_cgraph_free(g2);
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, -1, &s, &limited), ADE_EINVAL);
   ck_assert_int_eq(ade_elim_order_limited(NULL, ADE_ORDER_FACE_GREEDY, 1, &s, &limited), ADE_EINVAL);
