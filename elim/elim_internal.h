@@ -590,8 +590,29 @@ int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, a
  * it falls back: 16 and 2^20 (the tests lower them). */
 extern unsigned ade__vmark_factor;
 extern uint64_t ade__vmark_slack;
-/* order.c's threads: every task on the calling thread, the last first (the tests' knob). */
+/* Tasks 0 .. n - 1 taken in turn by up to threads threads (at most 16),
+ * the calling thread one of them: fn(ud, k, w), w the caller's watch on
+ * the calling thread's tasks, NULL on the others. A thread that cannot
+ * be started leaves its tasks to the others (tasks.c). */
+typedef struct ade__tasks {
+  int n, next; /* next: the next to start (atomic) */
+  void (*fn)(void *ud, int k, ade__watch *w);
+  void *ud;
+} ade__tasks;
+void ade__tasks_run(ade__tasks *t, int threads, ade__watch *w);
+/* The tests' knob (1): every task on the calling thread, the last first,
+ * so that no ordering run's bar falls before it has finished (the latest
+ * a bar can fall). */
 extern int ade__order_reverse;
+/* A task's failure, raised again on the calling thread (errors and the
+ * memory limit's flag are the thread's own): keep returns st, clearing
+ * the thread's error; ADE__CUT is no failure. */
+typedef struct ade__failure {
+  int st, budget;
+  char msg[512];
+} ade__failure;
+int ade__failure_keep(ade__failure *f, int st);
+int ade__failure_raise(const ade__failure *f);
 /* Live vertices in a topological order (Kahn); *k gets how many. */
 int ade__cgraph_topo(const ade_cgraph *g, size_t *ord, size_t *k);
 

@@ -1,7 +1,5 @@
 /* order.c: elimination orderings: vertex (forward, reverse, V_LM, V_LR), edge (forward, reverse, Markowitz, E_LF), face (forward, reverse, greedy). */
 #include <limits.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "elim_internal.h"
@@ -1761,66 +1759,6 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
   return st;
 }
 
-/* -------------------------------------------------------------- threads */
-
-/* Tasks 0 .. n - 1 taken in turn by up to a given number of threads, the
- * calling thread one of them: fn(ud, k, w), w the caller's watch on the
- * calling thread's tasks, NULL on the others. A thread that cannot be
- * started leaves its tasks to the others. */
-typedef struct tasks {
-  int n, next; /* the next to start (atomic) */
-  void (*fn)(void *ud, int k, ade__watch *w);
-  void *ud;
-} tasks;
-
-/* The tests' knob (1): every task on the calling thread, the last first,
- * so that no run's bar falls before it has finished (the latest a bar
- * can fall). */
-int ade__order_reverse;
-
-static void tasks_take(tasks *t, ade__watch *w) {
-  for (int k; (k = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED)) < t->n;)
-    t->fn(t->ud, ade__order_reverse ? t->n - 1 - k : k, w);
-}
-
-static void *tasks_work(void *arg) {
-  tasks_take(arg, NULL);
-  return NULL;
-}
-
-static void tasks_run(tasks *t, int threads, ade__watch *w) {
-  pthread_t tid[15];
-  int started = 0, most = threads - 1 < 15 ? threads - 1 : 15;
-  while (!ade__order_reverse && started < most && started < t->n - 1 &&
-         !pthread_create(&tid[started], NULL, tasks_work, t))
-    started++;
-  tasks_take(t, w);
-  while (started) pthread_join(tid[--started], NULL);
-}
-
-/* A task's failure, raised again on the calling thread (errors and the
- * memory limit's flag are the thread's own). */
-typedef struct failure {
-  int st, budget;
-  char msg[512];
-} failure;
-
-static int failure_keep(failure *f, int st) {
-  f->st = st;
-  if (st && st != ADE__CUT) {
-    f->budget = ade__budget_hit();
-    snprintf(f->msg, sizeof f->msg, "%s", ade_errmsg());
-    ade__clear_error();
-  }
-  return st;
-}
-
-static int failure_raise(const failure *f) {
-  int st = ade__fail(f->st, "%s", f->msg);
-  if (f->budget) ade__set_budget_hit();
-  return st;
-}
-
 /* ------------------------------------------------------------ portfolio */
 
 /* With threads, order_one's runs after the sweep (the generalized
@@ -1837,7 +1775,7 @@ static int failure_raise(const failure *f) {
  * the threads and their timing (check_order: portfolio_is_sequential). */
 typedef struct prun {
   int order, own, lim; /* own: the ordering's own run (the last) */
-  failure f;
+  ade__failure f;
   uint64_t fill;
   ade__live live;
   ade_elim_seq *seq;
@@ -1856,7 +1794,7 @@ static void prun_go(void *ud, int k, ade__watch *w) {
   prun *r = &p->r[k];
   uint64_t bar = __atomic_load_n(&r->live.bar, __ATOMIC_RELAXED);
   watch_best(w, bar);
-  failure_keep(&r->f, own_live(p->g, r->order, 0, 0, w, p->limited ? &r->lim : NULL, &r->seq,
+  ade__failure_keep(&r->f, own_live(p->g, r->order, 0, 0, w, p->limited ? &r->lim : NULL, &r->seq,
                                r->own ? &r->fill : NULL, bar, &r->live));
   for (prun *q = r + 1; !r->f.st && q < p->r + p->n; q++) { /* the runs after it must beat it */
     uint64_t b = r->seq->cost + (q->own ? p->tie : 0), cur = __atomic_load_n(&q->live.bar, __ATOMIC_RELAXED);
@@ -1877,15 +1815,15 @@ static int portfolio(const ade_cgraph *g, int order, int threads, int native, in
   for (int k = 0; k < 3 && generalizes[order][k] >= 0; k++) r[p.n++].order = generalizes[order][k];
   r[p.n].order = order, r[p.n++].own = 1;
   for (int k = 0; k < p.n; k++) r[k].live.bar = (*sp)->cost + (r[k].own ? p.tie : 0);
-  tasks t = {p.n, 0, prun_go, &p};
-  tasks_run(&t, threads, w);
+  ade__tasks t = {p.n, 0, prun_go, &p};
+  ade__tasks_run(&t, threads, w);
   int st = ADE_OK;
   for (int k = 0; !st && k < p.n; k++) {
     uint64_t bar = (*sp)->cost + (r[k].own ? p.tie : 0);
     if (limited && r[k].lim) *limited = 1;
     if (r[k].f.st == ADE__CUT || (r[k].f.st && r[k].live.seen >= bar)) continue; /* cut */
     if (r[k].f.st && soft && r[k].f.budget) *mem = 1; /* dropped at the memory limit */
-    else if (r[k].f.st) st = failure_raise(&r[k].f);
+    else if (r[k].f.st) st = ade__failure_raise(&r[k].f);
     else if (r[k].seq->cost < bar) {
       ade_seq_free(*sp);
       *sp = r[k].seq, r[k].seq = NULL;
@@ -2032,7 +1970,7 @@ typedef struct comp {
   ade_elim_seq *cs;
   uint64_t fill;
   int lim;
-  failure f;
+  ade__failure f;
 } comp;
 
 typedef struct comps {
@@ -2055,7 +1993,7 @@ static void comp_go(void *ud, int k, ade__watch *w) {
   if (!st)
     st = order_one(h, p->order, p->deadline, w, &c->cs, &c->fill, p->limited ? &c->lim : NULL, p->native, p->threads);
   ade_cgraph_free(h);
-  if (failure_keep(&c->f, st))
+  if (ade__failure_keep(&c->f, st))
     for (int f = __atomic_load_n(&p->failed, __ATOMIC_RELAXED);
          k < f && !__atomic_compare_exchange_n(&p->failed, &f, k, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED);) {
     }
@@ -2080,8 +2018,8 @@ static int order_split(const ade_cgraph *g, int order, int native, double deadli
   for (size_t c = 0, k = 0; !st && c < P.ncomp; c++)
     if (P.hasz[c]) p.zc[k++] = c;
   if (w) w->p.component = 0, w->p.components = P.nz;
-  tasks t = {(int)P.nz, 0, comp_go, &p};
-  if (!st) tasks_run(&t, par ? threads : 1, w);
+  ade__tasks t = {(int)P.nz, 0, comp_go, &p};
+  if (!st) ade__tasks_run(&t, par ? threads : 1, w);
   for (size_t k = 0; native && !st && k < P.nz && p.c[k].cs; k++)
     if (k == 0 || p.c[k].cs->kind > kind) kind = p.c[k].cs->kind;
   if (!st) st = ade_seq_create(&s, kind);
@@ -2091,7 +2029,7 @@ static int order_split(const ade_cgraph *g, int order, int native, double deadli
     comp *c = &p.c[k];
     ade_cgraph *h = NULL;
     if (limited && c->lim) *limited = 1;
-    if (c->f.st) st = failure_raise(&c->f);
+    if (c->f.st) st = ade__failure_raise(&c->f);
     else if (c->cs->kind != kind || kind == ADE_SEQ_FACE) /* a conversion, or face ids to renumber */
       st = ade__part_graph(g, &P, p.zc[k], &h);
     if (!st && c->cs->kind != kind) st = ade__seq_to_kind(h, &c->cs, kind, &c->fill);
