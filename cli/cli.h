@@ -54,6 +54,8 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const cli_opt *opts,
 
 /* one when n is 1, else many: "1 dependent", "2 dependents". */
 const char *cli_plural(uint64_t n, const char *one, const char *many);
+/* "vertices", "edges" or "faces" for an enum ade_seq_kind. */
+const char *cli_kind_plural(int kind);
 
 /* "adelim: <message>" on stderr. */
 void cli_error(const char *fmt, ...);

@@ -15,6 +15,10 @@
 
 const char *cli_plural(uint64_t n, const char *one, const char *many) { return n == 1 ? one : many; }
 
+const char *cli_kind_plural(int kind) {
+  return kind == ADE_SEQ_FACE ? "faces" : kind == ADE_SEQ_EDGE ? "edges" : "vertices";
+}
+
 double cli_progress_after(void) {
   const char *e = getenv("ADELIM_PROGRESS_AFTER");
   char *end = NULL;

@@ -496,9 +496,10 @@ static void print_parts(const cmp *c) {
   if (!c->have_parts) return;
   printf("\nparts (%s): %zu with an interior, %zu %s of identical parts, %zu vertices eliminated first\n", c->parts,
          p->parts, p->classes, cli_plural(p->classes, "class", "classes"), p->interior);
-  printf("two levels: first (the parts' interiors) %" PRIu64 " fma + second (the rest, by %s) %" PRIu64
-         " fma = %" PRIu64 " fma; one level (the same heuristic, flat): %" PRIu64 " fma; %s used\n",
-         p->local_cost, p->outer_kind == ADE_SEQ_EDGE ? "edges" : "vertices", p->outer_cost, p->local_cost + p->outer_cost, p->flat_cost,
+  printf("two levels: first (the parts' interiors, by %s) %" PRIu64 " fma + second (the rest, by %s) %" PRIu64
+         " fma = %" PRIu64 " fma; one level (the same heuristics, flat): %" PRIu64 " fma; %s used\n",
+         cli_kind_plural(p->inner_kind), p->local_cost, cli_kind_plural(p->outer_kind), p->outer_cost,
+         p->local_cost + p->outer_cost, p->flat_cost,
          p->two_level ? "two levels" : "one level");
 }
 

@@ -47,7 +47,10 @@ const char cli_jacobian_usage[] =
     "                  without --time-limit, a greedy edge or face ordering\n"
     "                  runs the orderings it is compared with beside its own,\n"
     "                  in N threads (default: the processors online, at most\n"
-    "                  16; without --time-limit, the result of one thread)\n"
+    "                  16; without --time-limit, the result of one thread);\n"
+    "                  --parts without an optimizer solves its classes of\n"
+    "                  parts in N threads and the one level beside (default:\n"
+    "                  the processors online; the result of one thread)\n"
     "  --hierarchy H   the filters of the hierarchy optimizer, e.g.\n"
     "                  sibling,markowitz,reverse (implies --method hierarchy)\n"
     "  --seed N        annealing: the random seed (default 1)\n"
@@ -59,9 +62,10 @@ const char cli_jacobian_usage[] =
     "  --parts P       two-level elimination over parts of the tape: each\n"
     "                  part's interior first (its local Jacobian), identical\n"
     "                  parts solved once, then the rest; by the optimizer\n"
-    "                  given (vertex kind), else the best heuristic (the rest\n"
-    "                  also by edge orderings and dynamic programming over\n"
-    "                  the chain of parts, when cheaper).\n"
+    "                  given (vertex kind), else the best vertex or edge\n"
+    "                  heuristic (edge orderings and dynamic programming over\n"
+    "                  the chain of factors, when cheaper), at each level;\n"
+    "                  the same heuristics on the whole graph are tried too.\n"
     "                  P: regions (ade_region_begin/end), callsites (runs of\n"
     "                  records from one call of a function; a tape recorded\n"
     "                  with call sites), repeats (repeated blocks such as\n"
@@ -266,8 +270,8 @@ static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, 
 static void print_parts(const char *kind, const ade_parts_report *p) {
   printf("parts: %s, %zu with an interior (%zu %s), %zu vertices eliminated first\n", kind, p->parts, p->classes,
          cli_plural(p->classes, "class", "classes"), p->interior);
-  printf("levels: first %" PRIu64 " fma + second (%s) %" PRIu64 " fma = %" PRIu64 "; one level: %" PRIu64
-         " fma; %s%s; %.6f s\n", p->local_cost, p->outer_kind == ADE_SEQ_EDGE ? "edges" : "vertices", p->outer_cost,
+  printf("levels: first (%s) %" PRIu64 " fma + second (%s) %" PRIu64 " fma = %" PRIu64 "; one level: %" PRIu64
+         " fma; %s%s; %.6f s\n", cli_kind_plural(p->inner_kind), p->local_cost, cli_kind_plural(p->outer_kind), p->outer_cost,
          p->local_cost + p->outer_cost, p->flat_cost,
          p->two_level ? "two levels used" : "one level used", p->limited ? " (a search stopped at its limit)" : "",
          p->seconds);
@@ -424,6 +428,7 @@ int cli_cmd_jacobian(const cli_cmd *self, int argc, char **argv) {
     return rc;
   }
   if (a.seq && (st = ade_seq_load(&seq, a.seq)) < 0) rc = cli_file_error(a.seq, "cannot load sequence", st, CLI_IO_SEQ);
+  if (a.parts && optimizer < 0 && !a.threads) lim.threads = cli_processors(); /* the heuristics' classes, one level beside */
   if (rc < 0 && a.parts) rc = by_parts(&a, &lim, tape, optimizer, &chosen, &prep, &g);
   else if (rc < 0 && !a.seq && optimizer >= 0) rc = optimize(self, &a, &lim, tape, optimizer, kind, &chosen, &orep, &g);
   o.seq = seq ? seq : chosen;

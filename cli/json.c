@@ -84,6 +84,7 @@ void cli_json_parts(cli_json *j, const char *kind, const ade_parts_report *p) {
   cli_json_u64(j, "classes", p->classes);
   cli_json_u64(j, "interior", p->interior);
   cli_json_u64(j, "first_level_fma", p->local_cost);
+  cli_json_str(j, "first_level_kind", p->inner_kind == ADE_SEQ_EDGE ? "edge" : "vertex");
   cli_json_u64(j, "second_level_fma", p->outer_cost);
   cli_json_str(j, "second_level_kind", p->outer_kind == ADE_SEQ_EDGE ? "edge" : "vertex");
   cli_json_u64(j, "one_level_fma", p->flat_cost);

@@ -962,7 +962,8 @@ typedef void (*ade_opt_progress_fn)(void *ud, const ade_opt_progress *p);
 typedef struct ade_opt_limits {
   double time_limit;        /* seconds; 0: none */
   uint64_t node_limit;      /* search nodes; 0: none */
-  int threads;              /* bnb worker threads (pthreads); 0 or 1: one */
+  int threads;              /* bnb worker threads (pthreads); 0 or 1: one;
+                               ade_optimize_parts: see there */
   size_t memory_limit;      /* bytes for state tables; 0: 256 MiB; bnb
                                without a table under 64 KiB */
   const char *hierarchy;    /* filters, e.g. "sibling,markowitz,reverse";
@@ -1069,10 +1070,14 @@ typedef struct ade_parts_report {
   int outer_kind;        /* the second level's plan: ADE_SEQ_VERTEX, or
                             ADE_SEQ_EDGE when edge eliminations (an edge
                             ordering, or dynamic programming over the chain
-                            of extended Jacobians) cost less; the two-level
-                            sequence is then an edge sequence */
+                            of extended Jacobians) cost less */
   int limited;           /* a time or node limit cut a search short */
   double seconds;
+  int inner_kind;        /* the first level's: ADE_SEQ_EDGE when edge
+                            eliminations cost less for some class of parts
+                            (the best heuristic only); the two-level
+                            sequence is an edge sequence when either level
+                            is */
 } ade_parts_report;
 /*! ade_optimize_parts: an elimination sequence for g in two levels. First the
  * interior of each part (its intermediates whose successors all lie in the
@@ -1081,13 +1086,15 @@ typedef struct ade_parts_report {
  * dependents): the part's local Jacobian is preaccumulated, and parts with
  * identical graphs (the time steps of a simulation) are solved once. Then
  * what is left is eliminated as one graph. Each level uses method (an
- * optimizer building vertex sequences, under limits), or the best
- * heuristic ordering when method < 0; then the second level also tries
- * edge eliminations (the edge orderings, dynamic programming over the
- * chain of extended Jacobians) and, when they cost less, the sequence is
- * an edge sequence (report->outer_kind). The method on the whole graph in one
- * level is tried too, and the cheaper sequence returned (report->two_level
- * says which). The sequence is bound to g and its cost set; report may be
+ * optimizer building vertex sequences, under limits), or, when method <
+ * 0, the best heuristic of the vertex and edge kinds (the orderings, the
+ * default hierarchies, dynamic programming over the chain of extended
+ * Jacobians): where an edge plan costs less at either level, the
+ * sequence is an edge sequence (report->inner_kind, outer_kind). The
+ * method on the whole graph in one level is tried too, and the cheaper
+ * sequence returned (report->two_level says which). With limits->threads
+ * above 1 and method < 0, the classes are solved in that many threads,
+ * and the one level beside the two: the same sequence as with one. The sequence is bound to g and its cost set; report may be
  * NULL. @return ADE_OK, ADE_EINVAL, ADE_ENOMEM,
  * errors of the method. */
 ADE_API int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int method,

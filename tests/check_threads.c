@@ -273,6 +273,47 @@ START_TEST(test_threads_order) {
 }
 END_TEST
 
+/* Two-level elimination in threads (ade_opt_limits.threads, under
+ * ThreadSanitizer in CI): the classes of parts at once and the one level
+ * beside, the levels and sequence of one thread. */
+START_TEST(test_threads_parts) {
+  for (uint64_t seed = 41; seed < 44; seed++) {
+    randprog p = rp_make(seed, N, M, 300);
+    double x[N] = {0.3, -0.7, 1.1, 0.2, -0.4};
+    ade_tape *t = rp_record(&p, x, NULL);
+    ade_stats st;
+    ck_assert_int_eq(ade_tape_stats(t, &st), ADE_OK);
+    size_t nid = (size_t)st.records + 1, *part = malloc(nid * sizeof *part);
+    for (size_t i = 0; i < nid; i++) part[i] = i / 30; /* ten parts of 30 records */
+    ade_cgraph *g = NULL;
+    ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+    ade_elim_seq *s[2] = {NULL, NULL};
+    ade_parts_report r[2];
+    for (int k = 0; k < 2; k++) {
+      ade_opt_limits l;
+      ade_opt_limits_init(&l);
+      l.threads = k ? NTHREADS : 1;
+      ck_assert_msg(ade_optimize_parts(g, part, nid, -1, &l, &s[k], &r[k]) == ADE_OK, "%s", ade_errmsg());
+    }
+    ck_assert_uint_gt(r[0].classes, 1);
+    ck_assert_uint_eq(r[0].cost, r[1].cost);
+    ck_assert_uint_eq(r[0].flat_cost, r[1].flat_cost);
+    ck_assert_uint_eq(r[0].local_cost, r[1].local_cost);
+    ck_assert_uint_eq(ade_seq_length(s[0]), ade_seq_length(s[1]));
+    for (size_t i = 0; i < ade_seq_length(s[0]); i++) {
+      const ade_elim_step *u = ade_seq_step(s[0], i), *v = ade_seq_step(s[1], i);
+      ck_assert(u->a == v->a && u->b == v->b && u->dir == v->dir);
+    }
+    ade_seq_free(s[0]);
+    ade_seq_free(s[1]);
+    ade_cgraph_free(g);
+    free(part);
+    ade_tape_free(t);
+    rp_free(&p);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_create("share");
@@ -280,6 +321,7 @@ int main(void) {
   tcase_add_test(tc, test_threads_share_a_tape);
   tcase_add_test(tc, test_threads_kept_tapes);
   tcase_add_test(tc, test_threads_order);
+  tcase_add_test(tc, test_threads_parts);
   suite_add_tcase(s, tc);
   return ade_test_run(s);
 }

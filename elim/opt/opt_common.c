@@ -98,9 +98,10 @@ static void keep_best(ade_elim_seq **best, ade_elim_seq *s) {
   }
 }
 
-/* Graphs too large for the searches get only the orderings that do not
- * rescan every candidate at each step: the others (edge-markowitz,
- * edge-fillin, the face orderings, the hierarchies) take minutes there. */
+/* Graphs too large for the searches get the vertex and edge orderings
+ * (near-linear: doc/elimination.md, "How the orderings keep their keys"), not the face orderings,
+ * whose dual graph and runs can take seconds and much memory there
+ * (face-greedy on lorenz96: 5 s), nor the hierarchies. */
 static int large(const ade_cgraph *g) { return g->nv > ADE__SG_MAX_SLOTS; }
 
 static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
@@ -117,7 +118,7 @@ static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade
     ade_elim_seq *s = NULL;
     int o = i < 3 ? first[i] : i;
     int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
-    if (k != kind || (large(g) && o >= ADE_ORDER_EDGE_MARKOWITZ)) continue;
+    if (k != kind || (large(g) && o >= ADE_ORDER_FACE_FORWARD)) continue;
     if (*best && clk && ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: no more candidates */
     st = ade__elim_order_native(g, o, deadline, &s, NULL);
     if (st == ADE_ELIMIT) st = ADE_OK; /* out of time: not a candidate */

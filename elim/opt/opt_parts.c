@@ -1,4 +1,6 @@
 /* opt_parts.c: two-level elimination over a partition of the intermediate vertices (the parts of a tape). */
+#include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "opt_internal.h"
@@ -14,10 +16,32 @@
  * has in the whole graph at that point. Then what is left (the parts'
  * outputs and the vertices in no part) is eliminated as one graph. */
 
+/* A class of identical parts: the graph of its first part, and its
+ * sequence (in that graph's ids until all classes are solved, then in
+ * local vertex indices, the same for every part of the class). */
 typedef struct pclass {
-  size_t *step, len; /* the local sequence as local vertex indices */
-  uint64_t cost;
+  ade_cgraph *h;
+  ade_elim_seq *s;
+  ade_elim_step *step;
+  size_t len;
+  int limited;
+  ade__failure f;
 } pclass;
+
+/* How the levels are solved: by method (< 0: the best heuristic) on the
+ * clock, which reports progress on the calling thread (caller); other
+ * threads use a quiet copy. threads: for the classes (1: in turn). */
+typedef struct pctx {
+  int method, threads;
+  const ade_opt_limits *l;
+  ade__clock clk, quiet;
+  ade_opt_limits ql;
+  pthread_t caller;
+} pctx;
+
+static const ade__clock *clock_of(const pctx *c) {
+  return pthread_equal(pthread_self(), c->caller) ? &c->clk : &c->quiet;
+}
 
 typedef struct pwork {
   const ade_cgraph *g;
@@ -117,31 +141,45 @@ static int part_graph(pwork *w, const size_t *Z, size_t nz, ade_cgraph **hp) {
   return st;
 }
 
-/* Vertex sequence for h by method (< 0: the best heuristic, on clk). The
- * method searches within the fraction frac of the time left on clk: the
- * classes of the first level a third each, the second level half, the
- * comparison with one level the rest, so the whole keeps to the limit. */
-static int solve(const ade_cgraph *h, int method, const ade_opt_limits *l, const ade__clock *clk, double frac,
-                 ade_elim_seq **s, int *limited) {
+/* A sequence for h by method: an optimizer's vertex sequence, or (method
+ * < 0) the cheapest of the vertex and edge heuristics on clk (a vertex
+ * sequence if no edge plan costs less). The optimizer searches within
+ * the fraction frac of the time left on clk: the classes of the first
+ * level a third each, the second level half, the comparison with one
+ * level the rest, so the whole keeps to the limit. */
+static int solve(const ade_cgraph *h, const pctx *c, double frac, ade_elim_seq **s, int *limited) {
   ade_opt_report r;
-  ade_opt_limits sub = *l;
-  if (method < 0) return ade__opt_heuristic(h, ADE_SEQ_VERTEX, clk, s);
+  ade_opt_limits sub = *c->l;
+  const ade__clock *clk = clock_of(c);
+  if (c->method < 0) return ade__opt_heuristic(h, ADE_SEQ_EDGE, clk, s);
   sub.time_limit = ade__clock_share(clk, frac);
-  int st = ade_optimize(h, ADE_SEQ_VERTEX, method, &sub, s, &r);
+  int st = ade_optimize(h, ADE_SEQ_VERTEX, c->method, &sub, s, &r);
   *limited |= r.limited;
   return st;
 }
 
-/* Class k's sequence from part graph h, as local indices. */
-static int solve_class(const ade_cgraph *h, int method, const ade_opt_limits *l, const ade__clock *clk, pclass *k,
-                       int *limited) {
-  ade_elim_seq *s = NULL;
-  int st = solve(h, method, l, clk, 1.0 / 3, &s, limited);
-  if (!st && !(k->step = ade__alloc((s->len + 1) * sizeof *k->step)))
-    st = ade__fail(ADE_ENOMEM, "out of memory for a sequence of %zu steps", s->len);
-  for (size_t t = 0; !st && t < s->len; t++) k->step[t] = ade__graph_vertex(h, s->step[t].a);
-  if (!st) k->len = s->len, k->cost = s->cost;
-  ade_seq_free(s);
+/* *s, a vertex sequence on g, as front eliminations of each vertex's
+ * in-edges (Rule 3), at the same cost, so that edge steps can follow. */
+static int to_edges(const ade_cgraph *g, ade_elim_seq **s) {
+  ade_elim_seq *e = NULL;
+  int st = ade__seq_vertex_to_edge(g, *s, &e);
+  if (!st) ade_seq_free(*s), *s = e;
+  return st;
+}
+
+/* Class k's sequence in kind (its own, or edges), as local indices. */
+static int localize(pclass *k, int kind) {
+  const ade_cgraph *h = k->h;
+  int st = k->s->kind < kind ? to_edges(h, &k->s) : ADE_OK;
+  size_t n = k->s->len;
+  if (!st && !(k->step = ade__alloc((n + 1) * sizeof *k->step)))
+    st = ade__fail(ADE_ENOMEM, "out of memory for a sequence of %zu steps", n);
+  for (size_t t = 0; !st && t < n; t++) {
+    const ade_elim_step *e = &k->s->step[t];
+    k->step[t] = (ade_elim_step){(long)ade__graph_vertex(h, e->a), kind ? (long)ade__graph_vertex(h, e->b) : 0,
+                                 e->dir};
+  }
+  if (!st) k->len = n;
   return st;
 }
 
@@ -192,66 +230,111 @@ static int group(const pwork *w, size_t np, size_t **Zp, size_t **startp) {
   return ADE_OK;
 }
 
+/* The parts, each with its class and the ids in g of its graph's
+ * vertices (local index order): ids[first[q] ..) for the q-th part with
+ * an interior. */
+typedef struct plist {
+  size_t n, *cls, *first, nids, capids;
+  long *ids;
+} plist;
+
+typedef struct pclasses {
+  const pctx *c;
+  pclass *k;
+  size_t n, cap;
+} pclasses;
+
+static void class_go(void *ud, int k, ade__watch *w) {
+  const pclasses *K = ud;
+  pclass *x = &K->k[k];
+  (void)w;
+  ade__failure_keep(&x->f, solve(x->h, K->c, 1.0 / 3, &x->s, &x->limited));
+}
+
+/* Part q's graph h: its class (the first part of an equal key solved for
+ * all) and its ids; *hp stays its owner's (NULL once a class keeps it). */
+static int enlist(pwork *w, plist *P, ade__table *t, pclasses *K, ade_cgraph **hp, uint64_t **key, size_t *cap) {
+  ade_cgraph *h = *hp;
+  size_t len = 0, nv = h->nv;
+  uint64_t val;
+  int st = ade__part_key(h, key, cap, &len);
+  if (!st && P->nids + nv > P->capids) {
+    size_t c = 2 * (P->nids + nv);
+    long *ids = ade__realloc(P->ids, c * sizeof *ids);
+    if (!ids) st = ade__fail(ADE_ENOMEM, "out of memory for the vertices of %zu parts", P->n);
+    else P->ids = ids, P->capids = c;
+  }
+  for (size_t ix = 0; !st && ix < nv; ix++) /* X copies: ids below g's (pwork.off) */
+    P->ids[P->nids + ix] = h->v[ix].id + (h->v[ix].kind == ADE__X ? w->off : 0);
+  if (!st && !ade__table_get(t, *key, len, &val)) {
+    if (K->n == K->cap) {
+      size_t c = 2 * K->cap + 8;
+      pclass *k = ade__realloc(K->k, c * sizeof *k);
+      if (!k) return ade__fail(ADE_ENOMEM, "out of memory for %zu classes of parts", c);
+      K->k = k, K->cap = c;
+    }
+    val = K->n;
+    memset(&K->k[val], 0, sizeof *K->k);
+    K->k[K->n++].h = h, *hp = NULL;
+    st = ade__table_put(t, *key, len, val);
+  }
+  if (!st) P->cls[P->n] = val, P->first[P->n++] = P->nids, P->nids += nv;
+  return st;
+}
+
+
 /* The parts' interiors eliminated (each class of identical parts solved
- * once), appended to s; r gets the counts. */
-static int first_level(pwork *w, size_t np, int method, const ade_opt_limits *l, const ade__clock *clk,
-                       ade_elim_seq *s, ade_parts_report *r) {
-  size_t *Z = NULL, *start = NULL, cap = 0, len = 0, nk = 0;
-  uint64_t *key = NULL, val;
-  pclass *ks = ade__calloc(np + 1, sizeof *ks);
+ * once, in c->threads threads), appended to *s: a vertex sequence, or an
+ * edge sequence when the heuristics found an edge plan cheaper for some
+ * class (the vertex classes then as front eliminations of their
+ * vertices' in-edges); r gets the counts. The first failure in the order
+ * of the classes is the one returned, as in turn. */
+static int first_level(pwork *w, size_t np, const pctx *c, ade_elim_seq **s, ade_parts_report *r) {
+  size_t *Z = NULL, *start = NULL, cap = 0;
+  uint64_t *key = NULL;
+  plist P = {0};
+  pclasses K = {c, NULL, 0, 0};
+  P.cls = ade__alloc((np + 1) * sizeof *P.cls), P.first = ade__alloc((np + 1) * sizeof *P.first);
   ade__table t;
-  int st = ks ? group(w, np, &Z, &start) : ade__fail(ADE_ENOMEM, "out of memory for %zu parts", np);
+  int st = P.cls && P.first ? group(w, np, &Z, &start) : ade__fail(ADE_ENOMEM, "out of memory for %zu parts", np);
   int tst = st ? st : ade__table_init(&t, (size_t)1 << 30);
   if (!st) st = tst;
   for (size_t p = 0; !st && p < np; p++) {
     ade_cgraph *h = NULL;
     if (start[p] == start[p + 1]) continue;
     st = part_graph(w, Z + start[p], start[p + 1] - start[p], &h);
-    if (!st) st = ade__part_key(h, &key, &cap, &len);
-    if (!st && !ade__table_get(&t, key, len, &val)) {
-      val = nk++;
-      st = solve_class(h, method, l, clk, &ks[val], &r->limited);
-      if (!st) st = ade__table_put(&t, key, len, val);
-    }
-    for (size_t k = 0; !st && k < ks[val].len; k++) st = ade_seq_push(s, h->v[ks[val].step[k]].id, 0, 0);
-    if (!st) r->parts++, r->interior += start[p + 1] - start[p], r->local_cost += ks[val].cost;
+    if (!st) st = enlist(w, &P, &t, &K, &h, &key, &cap);
+    if (!st) r->parts++, r->interior += start[p + 1] - start[p];
     ade_cgraph_free(h);
   }
-  r->classes = nk;
-  for (size_t k = 0; k < nk; k++) ade__free(ks[k].step);
+  ade__tasks tasks = {(int)K.n, 0, class_go, &K};
+  if (!st && K.n > INT_MAX) st = ade__fail(ADE_ENOMEM, "out of memory for %zu classes of parts", K.n);
+  if (!st) ade__tasks_run(&tasks, c->threads, NULL);
+  int kind = ADE_SEQ_VERTEX;
+  for (size_t k = 0; !st && k < K.n; k++) {
+    if (K.k[k].f.st) st = ade__failure_raise(&K.k[k].f);
+    else if (K.k[k].s->kind > kind) kind = K.k[k].s->kind;
+  }
+  for (size_t k = 0; !st && k < K.n; k++) st = localize(&K.k[k], kind), r->limited |= K.k[k].limited;
+  if (!st && kind != (*s)->kind) ade_seq_free(*s), *s = NULL, st = ade_seq_create(s, kind);
+  for (size_t q = 0; !st && q < P.n; q++) {
+    const pclass *k = &K.k[P.cls[q]];
+    const long *id = P.ids + P.first[q];
+    for (size_t u = 0; !st && u < k->len; u++)
+      st = ade_seq_push(*s, id[k->step[u].a], kind ? id[k->step[u].b] : 0, k->step[u].dir);
+    r->local_cost += k->s->cost;
+  }
+  r->classes = K.n, r->inner_kind = kind;
+  for (size_t k = 0; k < K.n; k++) ade_cgraph_free(K.k[k].h), ade_seq_free(K.k[k].s), ade__free(K.k[k].step);
   if (!tst) ade__table_free(&t);
-  ade__free(ks);
+  ade__free(K.k);
   ade__free(key);
+  ade__free(P.cls);
+  ade__free(P.first);
+  ade__free(P.ids);
   ade__free(Z);
   ade__free(start);
   return st == ADE_ETOOBIG ? ade__fail(ADE_ENOMEM, "out of memory for the keys of %zu parts", np) : st;
-}
-
-/* With the best heuristic (method < 0), the second level is also planned
- * by edge eliminations: the edge orderings and the dynamic programming
- * over the chain of extended Jacobians (DP paper; on time steps whose
- * interiors are gone, the chain of their local Jacobians), which
- * ade__opt_heuristic tries for edges. When that is cheaper than the vertex
- * sequence o, *e gets it (else NULL). */
-static int second_edges(const ade_cgraph *c, int method, const ade__clock *clk, const ade_elim_seq *o,
-                        ade_elim_seq **e) {
-  ade_elim_seq *x = NULL;
-  *e = NULL;
-  if (method >= 0 || !o->len) return ADE_OK;
-  int st = ade__opt_heuristic(c, ADE_SEQ_EDGE, clk, &x);
-  if (!st && x->cost < o->cost) st = ade__seq_to_kind(c, &x, ADE_SEQ_EDGE, NULL);
-  if (!st && x->cost < o->cost) *e = x, x = NULL;
-  ade_seq_free(x);
-  return st;
-}
-
-/* s (the first level's vertex steps on g) as front eliminations of their
- * in-edges (Rule 3), at the same cost, so edge steps can follow. */
-static int to_edges(const ade_cgraph *g, ade_elim_seq **s) {
-  ade_elim_seq *e = NULL;
-  int st = ade__seq_vertex_to_edge(g, *s, &e);
-  if (!st) ade_seq_free(*s), *s = e;
-  return st;
 }
 
 /* The live part of c as a graph of its own (the same ids, kinds and
@@ -284,24 +367,22 @@ static int compact(const ade_cgraph *c, ade_cgraph **hp) {
 }
 
 /* What the first level left, eliminated as one graph, appended to *s
- * (turned into an edge sequence when the edge plan of the rest wins);
- * *first gets the engine's count of the first level. */
-static int second_level(const ade_cgraph *g, int method, const ade_opt_limits *l, const ade__clock *clk,
-                        ade_elim_seq **s, ade_parts_report *r, uint64_t *first) {
+ * (both levels in edges when either is an edge plan); *first gets the
+ * engine's count of the first level. */
+static int second_level(const ade_cgraph *g, const pctx *x, ade_elim_seq **s, ade_parts_report *r,
+                        uint64_t *first) {
   ade_cgraph *a = NULL, *c = NULL;
-  ade_elim_seq *o = NULL, *e = NULL;
+  ade_elim_seq *o = NULL;
   int st = ade_cgraph_copy(&a, g);
   if (!st) st = ade_seq_apply(a, *s, first);
   if (!st) st = compact(a, &c); /* the second level's own graph and cost */
   ade_cgraph_free(a);
-  if (!st) st = solve(c, method, l, clk, 0.5, &o, &r->limited);
-  if (!st) st = second_edges(c, method, clk, o, &e);
-  if (!st && e) st = to_edges(g, s);
-  const ade_elim_seq *w = e ? e : o;
-  for (size_t k = 0; !st && k < w->len; k++) st = ade_seq_push(*s, w->step[k].a, w->step[k].b, w->step[k].dir);
-  if (!st) r->outer_cost = w->cost, r->outer_kind = w->kind;
+  if (!st) st = solve(c, x, 0.5, &o, &r->limited);
+  if (!st) r->outer_cost = o->cost, r->outer_kind = o->kind;
+  if (!st && o->kind < (*s)->kind) st = to_edges(c, &o);
+  if (!st && (*s)->kind < o->kind) st = to_edges(g, s);
+  for (size_t k = 0; !st && k < o->len; k++) st = ade_seq_push(*s, o->step[k].a, o->step[k].b, o->step[k].dir);
   ade_seq_free(o);
-  ade_seq_free(e);
   ade_cgraph_free(c);
   return st;
 }
@@ -309,15 +390,32 @@ static int second_level(const ade_cgraph *g, int method, const ade_opt_limits *l
 /* The same method on the whole graph in one level: where preaccumulating
  * the parts does not pay (a gradient through time steps, whose local
  * Jacobians cost as much as one adjoint sweep through them), it is the
- * answer, and r->two_level is 0. */
-static int keep_flat(const ade_cgraph *g, int method, const ade_opt_limits *l, const ade__clock *clk, ade_elim_seq **s,
-                     ade_parts_report *r) {
-  ade_elim_seq *f = NULL;
-  int st = solve(g, method, l, clk, 1.0, &f, &r->limited);
-  if (!st) st = ade__seq_finish(g, f, &r->flat_cost);
+ * answer, and r->two_level is 0. With threads it runs beside the two
+ * levels, and is read after them, as in turn. */
+typedef struct flat {
+  const ade_cgraph *g;
+  const pctx *c;
+  ade_elim_seq *s;
+  uint64_t cost;
+  int limited;
+  ade__failure f;
+} flat;
+
+static void *flat_go(void *arg) {
+  flat *f = arg;
+  int st = solve(f->g, f->c, 1.0, &f->s, &f->limited);
+  if (!st) st = ade__seq_finish(f->g, f->s, &f->cost);
+  ade__failure_keep(&f->f, st);
+  return NULL;
+}
+
+/* The flat sequence if cheaper (its own errors after the two levels'). */
+static int keep_flat(flat *f, int st, ade_elim_seq **s, ade_parts_report *r) {
+  if (!st && f->f.st) st = ade__failure_raise(&f->f);
+  if (!st) r->flat_cost = f->cost, r->limited |= f->limited;
   r->two_level = st || r->cost <= r->flat_cost;
-  if (!st && !r->two_level) ade_seq_free(*s), *s = f, f = NULL, r->cost = r->flat_cost;
-  ade_seq_free(f);
+  if (!st && !r->two_level) ade_seq_free(*s), *s = f->s, f->s = NULL, r->cost = r->flat_cost;
+  ade_seq_free(f->s);
   return st;
 }
 
@@ -326,6 +424,7 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
   ade_parts_report r;
   ade_opt_limits def;
   pwork w;
+  pctx c;
   ade_elim_seq *s = NULL;
   size_t np = 0;
   memset(&r, 0, sizeof r);
@@ -335,14 +434,25 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
   if (method >= ADE_OPT_COUNT || (method >= 0 && !ade_opt_supports(method, ADE_SEQ_VERTEX)))
     return ade__fail(ADE_EINVAL, "ade_optimize_parts: method %d does not build vertex sequences", method);
   if (!limits) ade_opt_limits_init(&def), limits = &def;
-  ade__clock clk;
-  ade__clock_start(&clk, limits);
+  /* In threads with the best heuristic and the default allocator (the
+   * optimizers share the time left in turn; the workers would allocate
+   * what the caller frees): one level beside the two, the classes in the
+   * other threads; the calling thread one of them. */
+  int par = method < 0 && limits->threads > 1 && !ade__alloc_hooked();
+  c.method = method, c.l = limits, c.caller = pthread_self();
+  c.ql = *limits, c.ql.progress = NULL;
+  ade__clock_start(&c.clk, limits);
+  c.quiet = c.clk, c.quiet.lim = &c.ql;
+  flat f = {g, &c, NULL, 0, 0, {0}};
+  pthread_t tid;
   double t0 = ade__now();
+  int beside = par && !pthread_create(&tid, NULL, flat_go, &f);
+  c.threads = par ? limits->threads - beside : 1;
   int st = setup(&w, g, part, nid, &np);
   if (!st) st = ade_seq_create(&s, ADE_SEQ_VERTEX);
   uint64_t first = 0;
-  if (!st) st = first_level(&w, np, method, limits, &clk, s, &r);
-  if (!st) st = second_level(g, method, limits, &clk, &s, &r, &first);
+  if (!st) st = first_level(&w, np, &c, &s, &r);
+  if (!st) st = second_level(g, &c, &s, &r, &first);
   if (!st && first != r.local_cost)
     st = ade__fail(ADE_ESTATE, "internal error: the parts' interiors cost %llu, the engine counts %llu",
                    (unsigned long long)r.local_cost, (unsigned long long)first);
@@ -352,7 +462,9 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
    * ade__seq_finish binds it without simulating the whole again. */
   if (!st) s->cost = first + r.outer_cost, s->checked = ade__graph_fingerprint(g);
   if (!st) st = ade__seq_finish(g, s, &r.cost);
-  if (!st) st = keep_flat(g, method, limits, &clk, &s, &r);
+  if (beside) pthread_join(tid, NULL);
+  else if (!st) flat_go(&f);
+  st = keep_flat(&f, st, &s, &r);
   pwork_free(&w);
   r.seconds = ade__now() - t0;
   if (st) ade_seq_free(s);
