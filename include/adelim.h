@@ -962,8 +962,9 @@ typedef void (*ade_opt_progress_fn)(void *ud, const ade_opt_progress *p);
 typedef struct ade_opt_limits {
   double time_limit;        /* seconds; 0: none */
   uint64_t node_limit;      /* search nodes; 0: none */
-  int threads;              /* bnb worker threads (pthreads); 0 or 1: one;
-                               ade_optimize_parts: see there */
+  int threads;              /* bnb worker threads (pthreads), which also
+                               try its start's heuristics at once; 0 or
+                               1: one; ade_optimize_parts: see there */
   size_t memory_limit;      /* bytes for state tables; 0: 256 MiB; bnb
                                without a table under 64 KiB */
   const char *hierarchy;    /* filters, e.g. "sibling,markowitz,reverse";

@@ -336,6 +336,59 @@ START_TEST(random_small) {
 }
 END_TEST
 
+/* The best heuristic (ade__opt_heuristic, the start of the searches and
+ * what --parts uses): the least cost of its candidates, computed here one
+ * by one (every ordering of the kind or a less general one, the default
+ * hierarchies, for edges the dynamic programs), won by the least general
+ * kind on ties, and in three threads the sequence of one. */
+START_TEST(heuristic_best) {
+  uint64_t rs = 777;
+  int ties = 0;
+  for (int it = 0; it < 120; it++) {
+    size_t n = 1 + ade_test_rand(&rs) % 4, m = 1 + ade_test_rand(&rs) % 4, ne;
+    ade_cgraph *g = random_graph(&rs, n, 2 + ade_test_rand(&rs) % 12, m, ade_test_uniform(&rs, 0.1, 0.4), &ne);
+    for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_EDGE; kind++) {
+      uint64_t best = UINT64_MAX;
+      int least = 3; /* the least general kind reaching best */
+      for (int o = 0; o < ADE_ORDER_COUNT; o++) {
+        ade_elim_seq *s = NULL;
+        int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
+        if (k > kind) continue;
+        ck_assert_int_eq(ade_elim_order_native(g, o, 0, &s, NULL), ADE_OK);
+        uint64_t c = ade_seq_cost(s);
+        if (c < best || (c == best && ade_seq_kind(s) < least)) best = c, least = ade_seq_kind(s);
+        ade_seq_free(s);
+      }
+      for (int k = ADE_SEQ_VERTEX; k <= kind; k++)
+        for (int me = ADE_OPT_HIERARCHY; me <= ADE_OPT_DP_BFRA; me++) {
+          ade_elim_seq *s = NULL;
+          uint64_t c;
+          if (me == ADE_OPT_ANNEAL || (me > ADE_OPT_ANNEAL && k != ADE_SEQ_EDGE)) continue;
+          if (me == ADE_OPT_HIERARCHY) ck_assert_int_eq(ade__opt_hierarchy(g, k, NULL, NULL, &s, NULL), ADE_OK);
+          else if (ade__opt_dp(g, me, &s, &c) != ADE_OK) continue; /* a chain too long */
+          c = ade_seq_cost(s);
+          if (c < best || (c == best && ade_seq_kind(s) < least)) best = c, least = ade_seq_kind(s);
+          ade_seq_free(s);
+        }
+      ade_elim_seq *h[2] = {NULL, NULL};
+      for (int t = 0; t < 2; t++) ck_assert_int_eq(ade__opt_heuristic(g, kind, NULL, 1 + 2 * t, &h[t]), ADE_OK);
+      ck_assert_uint_eq(ade_seq_cost(h[0]), best);
+      ck_assert_int_eq(ade_seq_kind(h[0]), least);
+      ties += kind == ADE_SEQ_EDGE && least == ADE_SEQ_VERTEX;
+      ck_assert_uint_eq(ade_seq_length(h[0]), ade_seq_length(h[1]));
+      for (size_t k = 0; k < ade_seq_length(h[0]); k++) {
+        const ade_elim_step *a = ade_seq_step(h[0], k), *b = ade_seq_step(h[1], k);
+        ck_assert(a->a == b->a && a->b == b->b && a->dir == b->dir);
+      }
+      ade_seq_free(h[0]);
+      ade_seq_free(h[1]);
+    }
+    ade_cgraph_free(g);
+  }
+  ck_assert_int_gt(ties, 0); /* edges asked for, a vertex sequence as cheap: the vertex one */
+}
+END_TEST
+
 /* The face bound's chains (opt_bound.c) count on graphs with vertices
  * between two junctions, which need more edges than random_small gives
  * faces: the plain oracle checks the bound on every state of graphs with
@@ -919,6 +972,7 @@ static Suite *suite(void) {
   tc = tcase_create("property");
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, random_small);
+  tcase_add_test(tc, heuristic_best);
   tcase_add_test(tc, face_bound);
   tcase_add_test(tc, parts);
   tcase_add_test(tc, repeated_parts);

@@ -308,7 +308,7 @@ int ade__opt_anneal(const ade_cgraph *g, int kind, const ade_opt_limits *l, ade_
   ade__clock_start(&a.clk, l);
   ade__clock half; /* the start gets at most half the time */
   ade__clock_part(&a.clk, 0.5, &half);
-  int st = ade__opt_heuristic(g, kind, &half, &h);
+  int st = ade__opt_heuristic(g, kind, &half, 1, &h);
   if (!st) st = ade__seq_to_kind(g, &h, kind, NULL); /* its steps are the first genes */
   if (!st) r->initial = h->cost;
   if (!st && kind == ADE_SEQ_EDGE) st = edge_start(g, l, &a.clk, &h, r);

@@ -397,7 +397,7 @@ static int start(shared *sh, const ade_cgraph *g, int kind, const ade_opt_limits
   ade__clock_start(&sh->clk, l);
   ade__clock half; /* the start gets at most half the time */
   ade__clock_part(&sh->clk, 0.5, &half);
-  int st = ade__opt_heuristic(g, kind, &half, h);
+  int st = ade__opt_heuristic(g, kind, &half, sh->threads, h);
   if (!st && kind != ADE_SEQ_VERTEX) st = seed(g, kind, l, &sh->clk, h);
   if (st) return st;
   uint64_t ub = (*h)->cost;

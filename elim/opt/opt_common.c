@@ -1,4 +1,7 @@
 /* opt_common.c: what the optimizers share: method names, limits, the best heuristic to start from, binding and checking a result. */
+#include <limits.h>
+#include <pthread.h>
+
 #include "opt_internal.h"
 
 static const char *const opt_names[] = {
@@ -88,55 +91,84 @@ int ade__seq_from_steps(int kind, const ade_elim_step *st, size_t n, ade_elim_se
 
 /* ---------------------------------------------------------- heuristics */
 
-static void keep_best(ade_elim_seq **best, ade_elim_seq *s) {
-  if (!s) return;
-  if (!*best || s->cost < (*best)->cost) {
-    ade_seq_free(*best);
-    *best = s;
-  } else {
-    ade_seq_free(s);
-  }
-}
-
 /* Graphs too large for the searches get the vertex and edge orderings
- * (near-linear: doc/elimination.md, "How the orderings keep their keys"), not the face orderings,
- * whose dual graph and runs can take seconds and much memory there
- * (face-greedy on lorenz96: 5 s), nor the hierarchies. */
+ * (near-linear: doc/elimination.md, "How the orderings keep their keys"),
+ * not the face orderings, whose dual graph and runs can take seconds and
+ * much memory there (face-greedy on lorenz96: 5 s), nor the hierarchies. */
 static int large(const ade_cgraph *g) { return g->nv > ADE__SG_MAX_SLOTS; }
 
-static int best_orders(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
-  int st = ADE_OK;
-  double deadline = clk ? clk->deadline : 0;
-  /* Under a limit the candidates stop when it expires: first the sweep of
-   * the cheaper vector mode (never above m|E| or n|E|, and the cheapest to
-   * compute and to convert), then vertex Markowitz (most often the best
-   * vertex ordering), then the other sweep and the rest. */
-  int rev = g->m < g->n;
+/* A candidate of ade__opt_heuristic: an ordering (order >= 0), the
+ * default hierarchy of a kind (order -1) or a dynamic program (order -2,
+ * method dp). */
+typedef struct cand {
+  int order, kind, dp;
+} cand;
+
+/* The candidates for kind, in the order they are tried and win ties:
+ * for each kind up to it, under a limit first the sweep of the cheaper
+ * vector mode (never above m|E| or n|E|, and the cheapest to compute and
+ * to convert), then vertex Markowitz (most often the best vertex
+ * ordering), then the other sweep and the rest of the kind's orderings;
+ * then its hierarchy; for edges the four dynamic programs. */
+static int candidates(const ade_cgraph *g, int kind, cand *c) {
+  int rev = g->m < g->n, n = 0;
   const int first[3] = {rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ,
                         rev ? ADE_ORDER_VERTEX_FORWARD : ADE_ORDER_VERTEX_REVERSE};
-  for (int i = 0; !st && i < ADE_ORDER_COUNT; i++) {
-    ade_elim_seq *s = NULL;
-    int o = i < 3 ? first[i] : i;
-    int k = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
-    if (k != kind || (large(g) && o >= ADE_ORDER_FACE_FORWARD)) continue;
-    if (*best && clk && ade__clock_expired(clk, 0)) return ADE_OK; /* out of time: no more candidates */
-    st = ade__elim_order_native(g, o, deadline, &s, NULL);
-    if (st == ADE_ELIMIT) st = ADE_OK; /* out of time: not a candidate */
-    keep_best(best, s);
+  for (int k = ADE_SEQ_VERTEX; k <= kind; k++) {
+    for (int i = 0; i < ADE_ORDER_COUNT; i++) {
+      int o = i < 3 ? first[i] : i;
+      int ok = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
+      if (ok == k && !(large(g) && o >= ADE_ORDER_FACE_FORWARD)) c[n++] = (cand){o, k, 0};
+    }
+    if (!large(g)) c[n++] = (cand){-1, k, 0};
+    for (int m = ADE_OPT_DP_BFFT; k == ADE_SEQ_EDGE && m <= ADE_OPT_DP_BFRA; m++) c[n++] = (cand){-2, k, m};
   }
-  ade_elim_seq *h = NULL;
-  if (!st && *best && clk && ade__clock_expired(clk, 0)) return ADE_OK;
-  if (!st && !large(g)) st = ade__opt_hierarchy(g, kind, NULL, clk, &h, NULL);
-  keep_best(best, h);
-  for (int m = ADE_OPT_DP_BFFT; !st && kind == ADE_SEQ_EDGE && m <= ADE_OPT_DP_BFRA; m++) {
-    uint64_t c;
-    ade_elim_seq *d = NULL;
-    if (clk && ade__clock_expired(clk, 0)) break; /* each takes up to a tenth of a second */
-    st = ade__opt_dp(g, m, &d, &c);
-    if (st == ADE_ETOOBIG) st = ADE_OK; /* a chain too long: not a candidate */
-    keep_best(best, d);
+  return n;
+}
+
+/* The candidates run as tasks (in threads or in turn); each result is
+ * kept if cheaper than the best so far, or as cheap and earlier, so the
+ * best is the one of running them in turn. */
+typedef struct hrun {
+  const ade_cgraph *g;
+  const ade__clock *clk, *quiet;
+  pthread_t caller;
+  const cand *c;
+  ade__failure *f;
+  int failed;                      /* the first candidate that failed (atomic; INT_MAX: none) */
+  pthread_mutex_t lock;            /* best, at */
+  ade_elim_seq *best;
+  int at;
+} hrun;
+
+static void cand_go(void *ud, int k, ade__watch *w) {
+  hrun *h = ud;
+  const cand *c = &h->c[k];
+  const ade__clock *clk = h->clk && !pthread_equal(pthread_self(), h->caller) ? h->quiet : h->clk;
+  ade_elim_seq *s = NULL;
+  uint64_t cost;
+  int st = ADE_OK;
+  (void)w;
+  /* Out of time: no more candidates after the first; none after a failure. */
+  if ((k && clk && ade__clock_expired(clk, 0)) || k > __atomic_load_n(&h->failed, __ATOMIC_RELAXED)) return;
+  if (c->order >= 0) st = ade__elim_order_native(h->g, c->order, clk ? clk->deadline : 0, &s, NULL);
+  else if (c->order == -1) st = ade__opt_hierarchy(h->g, c->kind, NULL, clk, &s, NULL);
+  else st = ade__opt_dp(h->g, c->dp, &s, &cost);
+  if (st == ADE_ELIMIT || st == ADE_ETOOBIG) st = ADE_OK; /* out of time, a chain too long: not a candidate */
+  if (ade__failure_keep(&h->f[k], st)) {
+    for (int f = __atomic_load_n(&h->failed, __ATOMIC_RELAXED);
+         k < f && !__atomic_compare_exchange_n(&h->failed, &f, k, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED);) {
+    }
+    return;
   }
-  return st;
+  if (!s) return;
+  pthread_mutex_lock(&h->lock);
+  if (!h->best || s->cost < h->best->cost || (s->cost == h->best->cost && k < h->at)) {
+    ade_seq_free(h->best);
+    h->best = s, h->at = k, s = NULL;
+  }
+  pthread_mutex_unlock(&h->lock);
+  ade_seq_free(s);
 }
 
 /* Out of time before any candidate: the sweep of the cheaper vector mode
@@ -158,14 +190,23 @@ static int sweep_of_kind(const ade_cgraph *g, int kind, ade_elim_seq **best) {
  * (native: a vertex or edge sequence for edges or faces, at the same
  * cost), so that nothing is converted, or simulated on the dual, unless a
  * caller needs the kind itself (ade__seq_to_kind); ties go to the less
- * general kind. */
-int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best) {
-  ade_elim_seq *b = NULL;
+ * general kind. With threads > 1 (and the default allocator) the
+ * candidates run in that many threads, only the calling thread reporting
+ * progress: without a time limit, the sequence of one thread. */
+int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, int threads, ade_elim_seq **best) {
+  cand c[3 * (ADE_ORDER_COUNT + 5)];
+  ade__failure f[sizeof c / sizeof *c];
+  ade__clock quiet;
+  ade_opt_limits ql;
   if (clk && ade__clock_expired(clk, 0)) return sweep_of_kind(g, kind, best);
-  int st = kind == ADE_SEQ_VERTEX ? ADE_OK : ade__opt_heuristic(g, kind - 1, clk, &b);
-  if (!st) st = best_orders(g, kind, clk, &b);
-  if (st) ade_seq_free(b);
-  else *best = b;
+  if (clk) ade__clock_quiet(clk, &quiet, &ql);
+  hrun h = {g, clk, clk ? &quiet : NULL, pthread_self(), c, f, INT_MAX, PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+  ade__tasks t = {candidates(g, kind, c), 0, cand_go, &h};
+  ade__tasks_run(&t, threads > 1 && !ade__alloc_hooked() ? threads : 1, NULL);
+  pthread_mutex_destroy(&h.lock);
+  int st = h.failed < INT_MAX ? ade__failure_raise(&f[h.failed]) : ADE_OK;
+  if (st) ade_seq_free(h.best);
+  else *best = h.best;
   return st;
 }
 

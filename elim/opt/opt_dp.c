@@ -23,7 +23,7 @@ typedef struct chain {
   uint32_t *ord;        /* rows in chain order */
   size_t nrows, L;
   uint64_t *bits;       /* N(., a) for one a: nv x W */
-  uint32_t *cnt;        /* |N(c, a)|: (L + 1) x nv */
+  uint32_t *cnt;        /* |N(c, a)|: nv x (L + 1), a row per vertex */
   uint64_t *cost;       /* cost(a, k, b), packed */
   size_t *off;          /* (L + 1) x (L + 1): start of (a, k) in cost */
   uint64_t *m;          /* m(a, b): (L + 1) x (L + 1) */
@@ -156,38 +156,39 @@ static int costs(chain *c) {
   for (size_t a = 1; a <= L; a++)
     for (size_t k = a; k <= L; k++) OFF(c, a, k) = tot, tot += L - k;
   c->cost = ade__calloc(tot + 1, sizeof *c->cost);
-  uint64_t *D = ade__alloc((L + 2) * (L + 2) * sizeof *D), *w = ade__alloc((L + 1) * sizeof *w);
+  /* D[b (L + 1) + a2]: row r's weight for (a2, b) enters at b = pos r and
+   * leaves at its end; w: one row's weights by a2 (then the running sums). */
+  uint64_t *D = ade__alloc((L + 2) * (L + 1) * sizeof *D), *w = ade__alloc((L + 1) * sizeof *w);
   int st = c->cost && D && w ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for %zu chain costs", tot);
   for (uint32_t a = 1; !st && a <= L; a++) {
     patterns(c, a);
     for (size_t t = 0; t < c->nrows; t++) {
       uint32_t r = c->ord[t];
-      if (c->pos[r] >= a) c->cnt[(size_t)a * c->nv + r] = (uint32_t)ade__popcount(NB(c, r), c->W);
+      if (c->pos[r] >= a) c->cnt[(size_t)r * (L + 1) + a] = (uint32_t)ade__popcount(NB(c, r), c->W);
     }
     size_t k = a - 1;
     if (!k) continue;
-    memset(D, 0, (L + 2) * (L + 2) * sizeof *D);
+    memset(D, 0, (L + 2) * (L + 1) * sizeof *D);
     for (size_t t = 0; t < c->nrows; t++) {
       uint32_t r = c->ord[t], x;
       if (c->pos[r] < a || c->end[r] <= c->pos[r]) continue;
-      memset(w, 0, (L + 1) * sizeof *w);
+      memset(w, 0, (k + 1) * sizeof *w); /* x in N(r, a) lies below a: pos x <= k */
       for (size_t q = 0; q < c->W; q++)
         for (uint64_t bits = NB(c, r)[q]; bits && (x = (uint32_t)(q * 64 + (size_t)__builtin_ctzll(bits)), 1); bits &= bits - 1)
-          if (c->role[x] == 1)
-            for (uint32_t a2 = 1; a2 <= c->pos[x]; a2++) w[a2] += c->cnt[(size_t)a2 * c->nv + x];
+          if (c->role[x] == 1) {
+            const uint32_t *cx = c->cnt + (size_t)x * (L + 1);
+            for (size_t a2 = 1, top = c->pos[x] < k ? c->pos[x] : k; a2 <= top; a2++) w[a2] += cx[a2];
+          }
       uint32_t e = c->end[r] > L + 1 ? (uint32_t)L + 1 : c->end[r];
-      for (size_t a2 = 1; a2 <= k; a2++) { /* r counts for b in [pos r, end r) */
-        D[a2 * (L + 2) + c->pos[r]] += w[a2];
-        D[a2 * (L + 2) + e] -= w[a2];
-      }
+      uint64_t *in = D + (size_t)c->pos[r] * (L + 1), *out = D + (size_t)e * (L + 1);
+      for (size_t a2 = 1; a2 <= k; a2++) in[a2] += w[a2], out[a2] -= w[a2]; /* r counts for b in [pos r, end r) */
     }
-    for (size_t a2 = 1; a2 <= k; a2++) {
-      uint64_t run = 0;
-      for (size_t b = k + 1; b <= L; b++) {
-        run += D[a2 * (L + 2) + b];
-        c->cost[OFF(c, a2, k) + (b - k - 1)] = run;
+    memset(w, 0, (k + 1) * sizeof *w);
+    for (size_t b = k + 1; b <= L; b++)
+      for (size_t a2 = 1; a2 <= k; a2++) {
+        w[a2] += D[b * (L + 1) + a2];
+        c->cost[OFF(c, a2, k) + (b - k - 1)] = w[a2];
       }
-    }
   }
   ade__free(D);
   ade__free(w);

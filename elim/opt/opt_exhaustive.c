@@ -111,7 +111,7 @@ int ade__exhaustive(const ade_cgraph *g, int kind, const ade_opt_limits *l, int 
   ade__clock_start(&x.clk, l);
   ade__clock half; /* the start gets at most half the time */
   ade__clock_part(&x.clk, 0.5, &half);
-  int st = bound ? ade__opt_heuristic(g, kind, &half, &heur) : ADE_OK;
+  int st = bound ? ade__opt_heuristic(g, kind, &half, 1, &heur) : ADE_OK;
   if (heur) ub = x.ub = r->initial = heur->cost;
   uint64_t room = kind == ADE_SEQ_FACE ? ade__face_room(g, ADE__SG_MAX_SLOTS) : 0;
   if (!st) st = ade__sg_init(&x.s, g, kind, (size_t)(room < ub ? room : ub));
@@ -130,7 +130,7 @@ int ade__exhaustive(const ade_cgraph *g, int kind, const ade_opt_limits *l, int 
     ade_seq_free(*seq);
     *seq = NULL;
     r->limited = 1;
-    if (!heur) st = ade__opt_heuristic(g, kind, &x.clk, &heur);
+    if (!heur) st = ade__opt_heuristic(g, kind, &x.clk, 1, &heur);
     else st = ADE_OK;
     if (!st) r->cost = r->initial = heur->cost, *seq = heur, heur = NULL;
   }

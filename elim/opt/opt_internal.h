@@ -83,7 +83,17 @@ void ade__sg_neighbours(const ade__sg *s, uint32_t a, uint64_t *nb);
 static inline int ade__bit(const uint64_t *row, size_t i) { return (int)((row[i >> 6] >> (i & 63)) & 1u); }
 static inline size_t ade__popcount(const uint64_t *row, size_t W) {
   size_t c = 0;
+#ifdef __POPCNT__
   for (size_t w = 0; w < W; w++) c += (size_t)__builtin_popcountll(row[w]);
+#else /* without the instruction the builtin is a call to libgcc; this vectorizes */
+  for (size_t w = 0; w < W; w++) {
+    uint64_t x = row[w];
+    x -= (x >> 1) & 0x5555555555555555u;
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    c += (size_t)((x * 0x0101010101010101u) >> 56);
+  }
+#endif
   return c;
 }
 
@@ -126,13 +136,16 @@ void ade__clock_part(const ade__clock *c, double frac, ade__clock *part);
 double ade__clock_share(const ade__clock *c, double frac);
 void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64_t bound, uint64_t nodes,
                        uint64_t cuts);
+/* *q: c without progress reports (its limits copied to *ql), for a search
+ * off the calling thread. */
+void ade__clock_quiet(const ade__clock *c, ade__clock *q, ade_opt_limits *ql);
 
 /* opt_common.c */
 /* The best heuristic sequence for the kind; clk (may be NULL) bounds its
  * time: the orderings that rescan their candidates are dropped and the
  * hierarchies completed cheaply when it expires. It may be of a less
  * general kind than asked (the same cost; ade__seq_to_kind converts). */
-int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, ade_elim_seq **best);
+int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, int threads, ade_elim_seq **best);
 int ade__seq_finish(const ade_cgraph *g, ade_elim_seq *s, uint64_t *cost);
 /* The key of a part's graph h into *key (grown as needed; *len words):
  * sizes, vertex kinds in order, edges (local ends) in order. Two graphs

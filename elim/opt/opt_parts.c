@@ -30,7 +30,8 @@ typedef struct pclass {
 
 /* How the levels are solved: by method (< 0: the best heuristic) on the
  * clock, which reports progress on the calling thread (caller); other
- * threads use a quiet copy. threads: for the classes (1: in turn). */
+ * threads use a quiet copy. threads: for the classes, and for the
+ * candidates of the heuristic on the rest and on the whole (1: in turn). */
 typedef struct pctx {
   int method, threads;
   const ade_opt_limits *l;
@@ -39,8 +40,10 @@ typedef struct pctx {
   pthread_t caller;
 } pctx;
 
-static const ade__clock *clock_of(const pctx *c) {
-  return pthread_equal(pthread_self(), c->caller) ? &c->clk : &c->quiet;
+/* The clock of a search: quiet off the calling thread, and for the
+ * heuristics on the classes (each would report once past a second). */
+static const ade__clock *clock_of(const pctx *c, int quiet) {
+  return !quiet && pthread_equal(pthread_self(), c->caller) ? &c->clk : &c->quiet;
 }
 
 typedef struct pwork {
@@ -147,11 +150,12 @@ static int part_graph(pwork *w, const size_t *Z, size_t nz, ade_cgraph **hp) {
  * the fraction frac of the time left on clk: the classes of the first
  * level a third each, the second level half, the comparison with one
  * level the rest, so the whole keeps to the limit. */
-static int solve(const ade_cgraph *h, const pctx *c, double frac, ade_elim_seq **s, int *limited) {
+static int solve(const ade_cgraph *h, const pctx *c, double frac, int quiet, int threads, ade_elim_seq **s,
+                 int *limited) {
   ade_opt_report r;
   ade_opt_limits sub = *c->l;
-  const ade__clock *clk = clock_of(c);
-  if (c->method < 0) return ade__opt_heuristic(h, ADE_SEQ_EDGE, clk, s);
+  const ade__clock *clk = clock_of(c, quiet);
+  if (c->method < 0) return ade__opt_heuristic(h, ADE_SEQ_EDGE, clk, threads, s);
   sub.time_limit = ade__clock_share(clk, frac);
   int st = ade_optimize(h, ADE_SEQ_VERTEX, c->method, &sub, s, &r);
   *limited |= r.limited;
@@ -248,7 +252,7 @@ static void class_go(void *ud, int k, ade__watch *w) {
   const pclasses *K = ud;
   pclass *x = &K->k[k];
   (void)w;
-  ade__failure_keep(&x->f, solve(x->h, K->c, 1.0 / 3, &x->s, &x->limited));
+  ade__failure_keep(&x->f, solve(x->h, K->c, 1.0 / 3, K->c->method < 0, 1, &x->s, &x->limited));
 }
 
 /* Part q's graph h: its class (the first part of an equal key solved for
@@ -377,7 +381,7 @@ static int second_level(const ade_cgraph *g, const pctx *x, ade_elim_seq **s, ad
   if (!st) st = ade_seq_apply(a, *s, first);
   if (!st) st = compact(a, &c); /* the second level's own graph and cost */
   ade_cgraph_free(a);
-  if (!st) st = solve(c, x, 0.5, &o, &r->limited);
+  if (!st) st = solve(c, x, 0.5, 0, x->threads, &o, &r->limited);
   if (!st) r->outer_cost = o->cost, r->outer_kind = o->kind;
   if (!st && o->kind < (*s)->kind) st = to_edges(c, &o);
   if (!st && (*s)->kind < o->kind) st = to_edges(g, s);
@@ -403,7 +407,7 @@ typedef struct flat {
 
 static void *flat_go(void *arg) {
   flat *f = arg;
-  int st = solve(f->g, f->c, 1.0, &f->s, &f->limited);
+  int st = solve(f->g, f->c, 1.0, 0, f->c->threads, &f->s, &f->limited);
   if (!st) st = ade__seq_finish(f->g, f->s, &f->cost);
   ade__failure_keep(&f->f, st);
   return NULL;
@@ -436,18 +440,17 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
   if (!limits) ade_opt_limits_init(&def), limits = &def;
   /* In threads with the best heuristic and the default allocator (the
    * optimizers share the time left in turn; the workers would allocate
-   * what the caller frees): one level beside the two, the classes in the
-   * other threads; the calling thread one of them. */
+   * what the caller frees): one level beside the two, the classes at
+   * once, and the candidates of each heuristic at once. */
   int par = method < 0 && limits->threads > 1 && !ade__alloc_hooked();
   c.method = method, c.l = limits, c.caller = pthread_self();
-  c.ql = *limits, c.ql.progress = NULL;
+  c.threads = par ? limits->threads : 1;
   ade__clock_start(&c.clk, limits);
-  c.quiet = c.clk, c.quiet.lim = &c.ql;
+  ade__clock_quiet(&c.clk, &c.quiet, &c.ql);
   flat f = {g, &c, NULL, 0, 0, {0}};
   pthread_t tid;
   double t0 = ade__now();
   int beside = par && !pthread_create(&tid, NULL, flat_go, &f);
-  c.threads = par ? limits->threads - beside : 1;
   int st = setup(&w, g, part, nid, &np);
   if (!st) st = ade_seq_create(&s, ADE_SEQ_VERTEX);
   uint64_t first = 0;

@@ -146,6 +146,11 @@ int ade__clock_expired(const ade__clock *c, uint64_t nodes) {
   return c->deadline > 0 && ade__now() >= c->deadline;
 }
 
+void ade__clock_quiet(const ade__clock *c, ade__clock *q, ade_opt_limits *ql) {
+  *q = *c;
+  if (c->lim) *ql = *c->lim, ql->progress = NULL, q->lim = ql;
+}
+
 void ade__clock_report(ade__clock *c, int method, int kind, uint64_t inc, uint64_t bound, uint64_t nodes,
                        uint64_t cuts) {
   double t = ade__now();

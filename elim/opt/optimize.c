@@ -212,7 +212,7 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
   }
   if (st == ADE_ETOOBIG && method <= ADE_OPT_ANNEAL && method != ADE_OPT_HIERARCHY) { /* too large to search: the start */
     memset(&r, 0, sizeof r);
-    st = ade__opt_heuristic(g, kind, &clk, &s);
+    st = ade__opt_heuristic(g, kind, &clk, limits->threads, &s);
     if (!st) r.cost = r.initial = s->cost, r.limited = 1;
   }
   uint64_t cost = 0;

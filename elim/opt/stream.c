@@ -214,7 +214,7 @@ static int eliminate(sstate *w, ade_cgraph *h, sclass *k) {
   ade_elim_seq *s = NULL;
   ade_cgraph *c = NULL;
   uint64_t cost = 0;
-  int st = ade__opt_heuristic(h, ADE_SEQ_VERTEX, &w->clk, &s);
+  int st = ade__opt_heuristic(h, ADE_SEQ_VERTEX, &w->clk, 1, &s);
   if (!st) st = ade_cgraph_copy(&c, h);
   for (size_t i = 0; !st && i < s->len; i++) st = ade__elim_vertex_ix(c, ade__graph_vertex(c, s->step[i].a), &cost);
   if (!st) k->elim = c->fma + w->q * c->nedges < w->q * h->nedges;
