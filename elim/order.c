@@ -1785,8 +1785,9 @@ typedef struct pool {
   const ade_cgraph *g;
   prun *r;
   int n;
-  uint64_t tie; /* added to the own run's bars (its ties: !native) */
-  int *limited; /* as order_one's (NULL: none) */
+  uint64_t tie;    /* added to the own run's bars (its ties: !native) */
+  int *limited;    /* as order_one's (NULL: none) */
+  double deadline; /* anytime (0: none): a run out of time is dropped */
 } pool;
 
 static void prun_go(void *ud, int k, ade__watch *w) {
@@ -1794,8 +1795,8 @@ static void prun_go(void *ud, int k, ade__watch *w) {
   prun *r = &p->r[k];
   uint64_t bar = __atomic_load_n(&r->live.bar, __ATOMIC_RELAXED);
   watch_best(w, bar);
-  ade__failure_keep(&r->f, own_live(p->g, r->order, 0, 0, w, p->limited ? &r->lim : NULL, &r->seq,
-                               r->own ? &r->fill : NULL, bar, &r->live));
+  ade__failure_keep(&r->f, own_live(p->g, r->order, 0, p->deadline, w, p->limited && !p->deadline ? &r->lim : NULL,
+                                    &r->seq, r->own ? &r->fill : NULL, bar, &r->live));
   for (prun *q = r + 1; !r->f.st && q < p->r + p->n; q++) { /* the runs after it must beat it */
     uint64_t b = r->seq->cost + (q->own ? p->tie : 0), cur = __atomic_load_n(&q->live.bar, __ATOMIC_RELAXED);
     while (b < cur && !__atomic_compare_exchange_n(&q->live.bar, &cur, b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -1808,10 +1809,10 @@ static void prun_go(void *ud, int k, ade__watch *w) {
  * *sp (the sweep) replaced by the cheapest, *fill by the own run's
  * fill-in if it wins, *mem set if one was dropped at the memory limit
  * (soft). */
-static int portfolio(const ade_cgraph *g, int order, int threads, int native, int soft, ade__watch *w,
+static int portfolio(const ade_cgraph *g, int order, int threads, int native, int soft, double deadline, ade__watch *w,
                      int *limited, ade_elim_seq **sp, uint64_t *fill, int *mem) {
   prun r[4] = {{0}};
-  pool p = {g, r, 0, !native, limited};
+  pool p = {g, r, 0, !native, limited, deadline};
   for (int k = 0; k < 3 && generalizes[order][k] >= 0; k++) r[p.n++].order = generalizes[order][k];
   r[p.n].order = order, r[p.n++].own = 1;
   for (int k = 0; k < p.n; k++) r[k].live.bar = (*sp)->cost + (r[k].own ? p.tie : 0);
@@ -1822,7 +1823,8 @@ static int portfolio(const ade_cgraph *g, int order, int threads, int native, in
     uint64_t bar = (*sp)->cost + (r[k].own ? p.tie : 0);
     if (limited && r[k].lim) *limited = 1;
     if (r[k].f.st == ADE__CUT || (r[k].f.st && r[k].live.seen >= bar)) continue; /* cut */
-    if (r[k].f.st && soft && r[k].f.budget) *mem = 1; /* dropped at the memory limit */
+    if (r[k].f.st == ADE_ELIMIT && deadline > 0) *limited = 1; /* dropped at the deadline (anytime) */
+    else if (r[k].f.st && soft && r[k].f.budget) *mem = 1; /* dropped at the memory limit */
     else if (r[k].f.st) st = ade__failure_raise(&r[k].f);
     else if (r[k].seq->cost < bar) {
       ade_seq_free(*sp);
@@ -1872,10 +1874,11 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch
                order == ADE_ORDER_FACE_FORWARD || order == ADE_ORDER_FACE_REVERSE;
   if (gen) st = vector_sweep(g, &s, sc);
   if (!st && esweep) same = sc[generalizes[order][0] == ADE_ORDER_VERTEX_REVERSE];
-  /* In threads (portfolio): without a deadline, and with the default
-   * allocator (the runs' memory changes threads). */
-  int par = !st && threads > 1 && gen && !esweep && deadline <= 0 && s->cost && !ade__alloc_hooked();
-  if (par) st = portfolio(g, order, threads, native, soft, w, limited, &s, &f, &mem);
+  /* In threads (portfolio): without a deadline or anytime (each run out
+   * of time is dropped), and with the default allocator (the runs' memory
+   * changes threads). */
+  int par = !st && threads > 1 && gen && !esweep && (deadline <= 0 || anytime) && s->cost && !ade__alloc_hooked();
+  if (par) st = portfolio(g, order, threads, native, soft, anytime ? deadline : 0, w, limited, &s, &f, &mem);
   for (int k = 0; !st && !par && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
     if (esweep && k == 0 && same != UINT64_MAX) continue; /* counted above */
     if (esweep && k == 0) { /* the vertex sweep of the edge sweep's direction */

@@ -794,11 +794,12 @@ typedef struct ade_order_options {
                                      first); 0: 1 */
   int threads;                    /* > 1: up to this many threads (at most
                                      16): g's connected components are
-                                     ordered at once, and without a time
-                                     limit, on one component, a greedy edge
-                                     or face ordering runs the orderings it
-                                     is compared with beside its own (up to
-                                     4); without a time limit, the same
+                                     ordered at once, and on one component
+                                     a greedy edge or face ordering runs the
+                                     orderings it is compared with beside
+                                     its own (up to 4; under a time limit
+                                     only with a limited flag to report
+                                     it); without a time limit, the same
                                      sequence as with one thread. Not when
                                      the calling thread has an allocator
                                      hook. 0 or 1: one */

@@ -850,6 +850,35 @@ START_TEST(time_limit) {
   ck_assert_uint_eq(face_cost(g2, s), ade_seq_cost(s));
   ade_seq_free(s);
   ade_cgraph_free(g2);
+  /* The compared runs of one component in three threads under the limit:
+   * each run out of time is dropped, as in turn; the answer is complete,
+   * costed and limited. */
+  o.threads = 3;
+  t0 = ade__now();
+  ck_assert_int_eq(ade_elim_order_with(g, ADE_ORDER_FACE_GREEDY, &o, &s, &limited), ADE_OK);
+  ck_assert_double_lt(ade__now() - t0, 30.0);
+  ck_assert_int_eq(limited, 1);
+  ck_assert_uint_eq(face_cost(g, s), ade_seq_cost(s));
+  ade_seq_free(s);
+  /* A limit never reached: in threads, the sequence without one, not limited. */
+  ade_cgraph *g3 = layered(11, 4, 12, 6, 3);
+  for (int k = ADE_ORDER_EDGE_MARKOWITZ; k <= ADE_ORDER_FACE_GREEDY; k++) {
+    ade_elim_seq *u = NULL;
+    if (k == ADE_ORDER_FACE_FORWARD || k == ADE_ORDER_FACE_REVERSE) continue;
+    o.time_limit = 0;
+    ck_assert_int_eq(ade_elim_order_with(g3, k, &o, &u, NULL), ADE_OK);
+    o.time_limit = 100;
+    ck_assert_int_eq(ade_elim_order_with(g3, k, &o, &s, &limited), ADE_OK);
+    ck_assert_int_eq(limited, 0);
+    ck_assert_uint_eq(ade_seq_length(s), ade_seq_length(u));
+    for (size_t i = 0; i < ade_seq_length(s); i++) {
+      const ade_elim_step *a = ade_seq_step(s, i), *b = ade_seq_step(u, i);
+      ck_assert(a->a == b->a && a->b == b->b && a->dir == b->dir);
+    }
+    ade_seq_free(s);
+    ade_seq_free(u);
+  }
+  ade_cgraph_free(g3);
   ck_assert_int_eq(ade_elim_order_limited(g, ADE_ORDER_FACE_GREEDY, -1, &s, &limited), ADE_EINVAL);
   ck_assert_int_eq(ade_elim_order_limited(NULL, ADE_ORDER_FACE_GREEDY, 1, &s, &limited), ADE_EINVAL);
   ade_cgraph_free(g);
