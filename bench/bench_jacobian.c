@@ -137,7 +137,7 @@ struct jac_ctx {
 static int call_jacobian(void *v)
 {
   struct jac_ctx *c = v;
-  ade_jacobian_options o = {c->seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+  ade_jacobian_options o = {c->seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
   ade_sparse *J = NULL;
   int st = ade_jacobian(c->t, c->order, &o, &J, NULL);
   ade_sparse_free(J);

@@ -151,7 +151,7 @@ static void fresh_tape(ctx *c) {
 }
 static void run_own(ctx *c) { die(ade_elim_plan_jacobian(c->plan, c->t, NULL, c->J), "plan"); }
 static void run_hit(ctx *c) {
-  ade_jacobian_options o = {NULL, 0, c->cache, 0, NULL, NULL, NULL, NULL, 0};
+  ade_jacobian_options o = {NULL, 0, c->cache, 0, NULL, NULL, NULL, NULL, 0, 0};
   ade_sparse *J = NULL;
   die(ade_jacobian(c->t, ADE_ELIM_AUTO, &o, &J, NULL), "ade_jacobian (cache)");
   ade_sparse_free(J);

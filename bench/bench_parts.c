@@ -74,7 +74,7 @@ typedef struct row {
   uint64_t mission;     /* the parts as vector elementals, planned by the mission planner ("best", 2 s) */
   int mission_st;
   double err_md;
-  int outer_kind;
+  int inner_kind, outer_kind;
   double t_hier_opt, t_hier_jac, t_flat, t_adolc, err_hf, err_hd;
   int two_level, have_adolc;
 } row;
@@ -150,7 +150,7 @@ static void measure(row *r, ade_tape *t) {
     ade_seq_free(seq), seq = NULL;
     if (ade_optimize_parts(g, part, nid, -1, NULL, &seq, &pr)) die("optimize_parts");
     th[k] = cpu() - t0;
-    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+    ade_jacobian_options o = {seq, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
     ade_sparse_free(Jh), Jh = NULL;
     t0 = cpu();
     if (ade_jacobian(t, 0, &o, &Jh, &jr)) die("jacobian (parts)");
@@ -161,7 +161,7 @@ static void measure(row *r, ade_tape *t) {
     tf[k] = cpu() - t0;
   }
   r->parts = pr.parts, r->classes = pr.classes, r->local = pr.local_cost, r->outer = pr.outer_cost;
-  r->flat = pr.flat_cost, r->hier = pr.cost, r->two_level = pr.two_level, r->outer_kind = pr.outer_kind;
+  r->flat = pr.flat_cost, r->hier = pr.cost, r->two_level = pr.two_level, r->inner_kind = pr.inner_kind, r->outer_kind = pr.outer_kind;
   if (jr.fma < r->flat) r->flat = jr.fma; /* auto may choose CPR */
   r->t_hier_opt = median(th, samples), r->t_hier_jac = median(tj, samples), r->t_flat = median(tf, samples);
   size_t len = r->n * r->m;
@@ -201,9 +201,10 @@ static void print(const row *R, size_t nr) {
     if (r->mission_st) snprintf(mi, sizeof mi, "- (%s)", ade_errname(r->mission_st));
     else snprintf(mi, sizeof mi, "%" PRIu64 " (%.0e)", r->mission, r->err_md);
     if (r->have_adolc) snprintf(ad, sizeof ad, "%.2f", 1e3 * r->t_adolc);
-    printf("| %s | %zu | %zu | %zu | %zu (%zu) | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " (%s) | %" PRIu64 " | %" PRIu64 " + %" PRIu64 "%s | %" PRIu64
+    printf("| %s | %zu | %zu | %zu | %zu (%zu) | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " (%s) | %" PRIu64 " | %" PRIu64 "%s + %" PRIu64 "%s | %" PRIu64
            "%s | %s | %.2f + %.2f | %.2f | %s | %.1e | %.1e |\n",
-           r->name, r->n, r->m, r->edges, r->parts, r->classes, r->fwd, r->rev, r->best, r->best_name, r->flat, r->local, r->outer,
+           r->name, r->n, r->m, r->edges, r->parts, r->classes, r->fwd, r->rev, r->best, r->best_name, r->flat, r->local,
+           r->inner_kind == ADE_SEQ_EDGE ? " (edges)" : "", r->outer,
            r->outer_kind == ADE_SEQ_EDGE ? " (edges)" : "", r->hier,
            r->two_level ? " (two)" : " (flat)", mi, 1e3 * r->t_hier_opt, 1e3 * r->t_hier_jac, 1e3 * r->t_flat, ad,
            r->err_hf, r->err_hd);

@@ -365,7 +365,7 @@ START_TEST(cache_hit) {
   ck_assert_int_eq(ade_elim_plan_jacobian(pb, b, NULL, J1), ADE_OK);
   ck_assert_int_eq(ade_elim_plan_jacobian(fresh, b, NULL, J2), ADE_OK);
   same_bits(J1, J2);
-  ade_jacobian_options o = {NULL, 0, c, 0, NULL, NULL, NULL, NULL, 0};
+  ade_jacobian_options o = {NULL, 0, c, 0, NULL, NULL, NULL, NULL, 0, 0};
   ck_assert_int_eq(ade_jacobian(b, method, &o, &J3, &r), ADE_OK);
   ck_assert_int_eq(r.cached, 1);
   ck_assert_uint_eq(r.fma, ade_elim_plan_fma(fresh));
@@ -402,7 +402,7 @@ START_TEST(cache_evicts) {
   for (int k = 0; k < 3; k++) branchy(xs[k], &t[k]);
   for (int round = 0; round < 2; round++)
     for (int k = 0; k < 3; k++) {
-      ade_jacobian_options o = {NULL, 0, c, 0, NULL, NULL, NULL, NULL, 0};
+      ade_jacobian_options o = {NULL, 0, c, 0, NULL, NULL, NULL, NULL, 0, 0};
       ade_sparse *J = NULL;
       double D[2 * BN];
       ck_assert_int_eq(ade_jacobian(t[k], ADE_ELIM_AUTO, &o, &J, NULL), ADE_OK);
@@ -593,7 +593,7 @@ static void *worker(void *arg) {
     if (ade_tape_create(&t, NULL) || ade_trace_on(t)) j->bad = __LINE__;
     rp_eval(j->p, x, y, 1);
     if (ade_trace_off()) j->bad = __LINE__;
-    ade_jacobian_options o = {NULL, 0, j->c, 0, NULL, NULL, NULL, NULL, 0};
+    ade_jacobian_options o = {NULL, 0, j->c, 0, NULL, NULL, NULL, NULL, 0, 0};
     ade_sparse *J = NULL;
     double D[64];
     if (!j->bad && ade_jacobian(t, ADE_ELIM_AUTO, &o, &J, NULL)) j->bad = __LINE__;

@@ -146,7 +146,7 @@ static void orderings(ade_tape *t, const ade_cgraph *g) {
           FAIL("an ordering's sequence eliminates everything");
       ade_cgraph_free(d);
     }
-    ade_jacobian_options jo = {NULL, o == 0, NULL, 0, NULL, NULL, NULL, NULL, 0};
+    ade_jacobian_options jo = {NULL, o == 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
     call(FUZZ_ELIM_JAC, ade_jacobian(t, o, &jo, &J, NULL));
     ade_sparse_free(J);
     ade_seq_free(s);
