@@ -1083,7 +1083,8 @@ typedef struct ade_parts_report {
 } ade_parts_report;
 /*! ade_optimize_parts: an elimination sequence for g in two levels. First the
  * interior of each part (its intermediates whose successors all lie in the
- * part; vertex ids index part[0..nid)) is eliminated on a graph of its own
+ * part; vertex ids index part[0..nid); any label but ADE_PART_NONE names a
+ * part, taken in increasing order) is eliminated on a graph of its own
  * (what feeds it as independents, the part's other vertices it feeds as
  * dependents): the part's local Jacobian is preaccumulated, and parts with
  * identical graphs (the time steps of a simulation) are solved once. Then

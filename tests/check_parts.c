@@ -242,6 +242,24 @@ START_TEST(edges_and_errors) {
   ck_assert_uint_eq(r.parts, 1);
   check_jacobian(t, seq, 3, 2);
   ade_seq_free(seq);
+  /* Part labels are any values but ADE_PART_NONE: labels far apart (the
+   * largest one below it) give the sequence of the same parts numbered
+   * 0, 1 (they crashed in group() before). */
+  ade_elim_seq *dense = NULL;
+  for (size_t i = 1; i < nid; i++) part[i] = i % 2;
+  ck_assert_int_eq(ade_optimize_parts(g, part, nid, -1, NULL, &dense, &r), ADE_OK);
+  ck_assert_uint_eq(r.parts, 2);
+  for (size_t i = 1; i < nid; i++) part[i] = i % 2 ? ADE_PART_NONE - 1 : (size_t)1 << 40;
+  ck_assert_int_eq(ade_optimize_parts(g, part, nid, -1, NULL, &seq, &r), ADE_OK);
+  ck_assert_uint_eq(r.parts, 2);
+  ck_assert_uint_eq(ade_seq_length(seq), ade_seq_length(dense));
+  for (size_t k = 0; k < ade_seq_length(seq); k++) {
+    const ade_elim_step *a = ade_seq_step(seq, k), *b = ade_seq_step(dense, k);
+    ck_assert(a->a == b->a && a->b == b->b && a->dir == b->dir);
+  }
+  check_jacobian(t, seq, 3, 2);
+  ade_seq_free(seq);
+  ade_seq_free(dense);
   ck_assert_int_eq(ade_optimize_parts(NULL, part, nid, -1, NULL, &seq, NULL), ADE_EINVAL);
   ck_assert_int_eq(ade_optimize_parts(g, NULL, nid, -1, NULL, &seq, NULL), ADE_EINVAL);
   ck_assert_int_eq(ade_optimize_parts(g, part, nid, ADE_OPT_COUNT, NULL, &seq, NULL), ADE_EINVAL);

@@ -187,8 +187,16 @@ static int localize(pclass *k, int kind) {
   return st;
 }
 
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Each intermediate's part; the labels (any value but ADE_PART_NONE) are
+ * renumbered 0 .. *nparts - 1 in increasing order, so that labels far
+ * apart cost nothing. */
 static int setup(pwork *w, const ade_cgraph *g, const size_t *part, size_t nid, size_t *nparts) {
-  size_t nv = g->nv;
+  size_t nv = g->nv, n = 0, np = 0;
   long maxid = 0;
   memset(w, 0, sizeof *w);
   w->g = g;
@@ -197,16 +205,23 @@ static int setup(pwork *w, const ade_cgraph *g, const size_t *part, size_t nid, 
   w->ly = ade__alloc((nv + 1) * sizeof *w->ly);
   w->in = ade__calloc(nv + 1, 1);
   if (!w->pv || !w->lx || !w->ly || !w->in) return ade__fail(ADE_ENOMEM, "out of memory for parts of %zu vertices", nv);
-  *nparts = 0;
+  size_t *label = w->lx; /* scratch until the copies are numbered */
   for (size_t i = 0; i < nv; i++) {
     const ade__vtx *v = &g->v[i];
-    w->lx[i] = w->ly[i] = ADE__NONE;
     w->pv[i] = v->alive && v->kind == ADE__Z && v->id >= 0 && (size_t)v->id < nid ? part[v->id] : ADE__NONE;
-    if (w->pv[i] != ADE__NONE && w->pv[i] + 1 > *nparts) *nparts = w->pv[i] + 1;
+    if (w->pv[i] != ADE__NONE) label[n++] = w->pv[i];
     if (v->id > maxid) maxid = v->id;
   }
+  qsort(label, n, sizeof *label, cmp_size);
+  for (size_t k = 0; k < n; k++)
+    if (!np || label[k] != label[np - 1]) label[np++] = label[k];
+  for (size_t i = 0; i < nv; i++)
+    if (w->pv[i] != ADE__NONE)
+      w->pv[i] = (size_t)((const size_t *)bsearch(&w->pv[i], label, np, sizeof *label, cmp_size) - label);
+  for (size_t i = 0; i < nv; i++) w->lx[i] = w->ly[i] = ADE__NONE;
   for (size_t i = 0; i < nv; i++) w->in[i] = w->pv[i] != ADE__NONE && interior(g, w->pv, i);
   w->off = maxid + 1;
+  *nparts = np;
   return ADE_OK;
 }
 

@@ -255,6 +255,11 @@ static void loops(ade_tape *t, const point *P) {
     l.node_limit = 2000;
     ade_elim_seq *s = NULL;
     call(FUZZ_PARTS, ade_optimize_parts(g, part, nid, -1, &l, &s, NULL));
+    ade_seq_free(s), s = NULL;
+    /* Any label but ADE_PART_NONE names a part: far apart, in another order. */
+    for (size_t i = 0; i < nid; i++)
+      if (part[i] != ADE_PART_NONE) part[i] = (part[i] + 1) * 0x9E3779B97F4A7C15u % (ADE_PART_NONE - 1);
+    call(FUZZ_PARTS, ade_optimize_parts(g, part, nid, -1, &l, &s, NULL));
     ade_seq_free(s);
   }
   for (int kind = ADE_PARTS_CALLSITES; part && kind <= ADE_PARTS_AUTO; kind++)
