@@ -241,7 +241,8 @@ END_TEST
 
 /* A greedy ordering's runs in threads (ade_order_options.threads, under
  * ThreadSanitizer in CI): the sequence of one thread, step by step, for
- * the edge and face orderings in both forms, on a few tapes. */
+ * the edge and face orderings in both forms, on a few tapes, without a
+ * time limit and with one never reached. */
 START_TEST(test_threads_order) {
   static const int os[] = {ADE_ORDER_EDGE_MARKOWITZ, ADE_ORDER_EDGE_FILLIN, ADE_ORDER_FACE_GREEDY};
   for (uint64_t seed = 31; seed < 34; seed++) {
@@ -254,17 +255,21 @@ START_TEST(test_threads_order) {
       for (int native = 0; native < 2; native++) {
         ade_order_options o = {0, native, NULL, NULL, 0, 1};
         ade_elim_seq *a = NULL, *b = NULL;
+        int limited = -1;
         ck_assert_int_eq(ade_elim_order_with(g, os[k], &o, &a, NULL), ADE_OK);
-        o.threads = NTHREADS;
-        ck_assert_int_eq(ade_elim_order_with(g, os[k], &o, &b, NULL), ADE_OK);
-        ck_assert_uint_eq(ade_seq_cost(a), ade_seq_cost(b));
-        ck_assert_uint_eq(ade_seq_length(a), ade_seq_length(b));
-        for (size_t i = 0; i < ade_seq_length(a); i++) {
-          const ade_elim_step *u = ade_seq_step(a, i), *v = ade_seq_step(b, i);
-          ck_assert(u->a == v->a && u->b == v->b && u->dir == v->dir);
+        for (int lim = 0; lim < 2; lim++) { /* then under a time limit never reached (anytime) */
+          o.threads = NTHREADS, o.time_limit = lim ? 100 : 0;
+          ck_assert_int_eq(ade_elim_order_with(g, os[k], &o, &b, lim ? &limited : NULL), ADE_OK);
+          ck_assert(!lim || limited == 0);
+          ck_assert_uint_eq(ade_seq_cost(a), ade_seq_cost(b));
+          ck_assert_uint_eq(ade_seq_length(a), ade_seq_length(b));
+          for (size_t i = 0; i < ade_seq_length(a); i++) {
+            const ade_elim_step *u = ade_seq_step(a, i), *v = ade_seq_step(b, i);
+            ck_assert(u->a == v->a && u->b == v->b && u->dir == v->dir);
+          }
+          ade_seq_free(b);
         }
         ade_seq_free(a);
-        ade_seq_free(b);
       }
     ade_cgraph_free(g);
     ade_tape_free(t);
