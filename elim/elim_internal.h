@@ -593,7 +593,9 @@ extern uint64_t ade__vmark_slack;
 /* Tasks 0 .. n - 1 taken in turn by up to threads threads (at most 16),
  * the calling thread one of them: fn(ud, k, w), w the caller's watch on
  * the calling thread's tasks, NULL on the others. A thread that cannot
- * be started leaves its tasks to the others (tasks.c). */
+ * be started leaves its tasks to the others (tasks.c). A graph the tasks
+ * share needs its fingerprint taken first (ade__graph_fingerprint keeps
+ * it in the graph, which ade_cgraph_copy copies). */
 typedef struct ade__tasks {
   int n, next; /* next: the next to start (atomic) */
   void (*fn)(void *ud, int k, ade__watch *w);

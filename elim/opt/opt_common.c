@@ -202,7 +202,9 @@ int ade__opt_heuristic(const ade_cgraph *g, int kind, const ade__clock *clk, int
   if (clk) ade__clock_quiet(clk, &quiet, &ql);
   hrun h = {g, clk, clk ? &quiet : NULL, pthread_self(), c, f, INT_MAX, PTHREAD_MUTEX_INITIALIZER, NULL, 0};
   ade__tasks t = {candidates(g, kind, c), 0, cand_go, &h};
-  ade__tasks_run(&t, threads > 1 && !ade__alloc_hooked() ? threads : 1, NULL);
+  threads = threads > 1 && !ade__alloc_hooked() ? threads : 1;
+  if (threads > 1) (void)ade__graph_fingerprint(g); /* kept in g: no task writes it while others copy g */
+  ade__tasks_run(&t, threads, NULL);
   pthread_mutex_destroy(&h.lock);
   int st = h.failed < INT_MAX ? ade__failure_raise(&f[h.failed]) : ADE_OK;
   if (st) ade_seq_free(h.best);

@@ -465,6 +465,7 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
   flat f = {g, &c, NULL, 0, 0, {0}};
   pthread_t tid;
   double t0 = ade__now();
+  if (par) (void)ade__graph_fingerprint(g); /* kept in g: no thread writes it while another copies g */
   int beside = par && !pthread_create(&tid, NULL, flat_go, &f);
   int st = setup(&w, g, part, nid, &np);
   if (!st) st = ade_seq_create(&s, ADE_SEQ_VERTEX);
