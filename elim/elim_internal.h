@@ -233,8 +233,8 @@ size_t ade__graph_vertex(const ade_cgraph *g, long id);
 /* ade__graph_vertex with its first test inline: a vertex at its id's
  * offset from the first (the ids of a c-graph from a tape are dense). */
 static inline size_t ade__graph_vertex_at(const ade_cgraph *g, long id) {
-  if (g->nv && id >= g->v[0].id && (unsigned long)(id - g->v[0].id) < g->nv) {
-    const ade__vtx *v = &g->v[id - g->v[0].id];
+  if (g->nv && id >= g->v[0].id && (unsigned long)id - (unsigned long)g->v[0].id < g->nv) {
+    const ade__vtx *v = &g->v[(unsigned long)id - (unsigned long)g->v[0].id];
     if (v->id == id) return v->alive ? (size_t)(v - g->v) : ADE__NONE;
   }
   return ade__graph_vertex(g, id);

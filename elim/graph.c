@@ -362,8 +362,9 @@ void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
 /* Binary search: vertex ids ascend with the index. */
 size_t ade__graph_vertex(const ade_cgraph *g, long id) {
   size_t lo = 0, hi = g->nv;
-  if (hi && id >= g->v[0].id && (unsigned long)(id - g->v[0].id) < hi) { /* dense ids: at its offset */
-    const ade__vtx *v = &g->v[id - g->v[0].id];
+  /* dense ids: at its offset (unsigned: ids may span all of long) */
+  if (hi && id >= g->v[0].id && (unsigned long)id - (unsigned long)g->v[0].id < hi) {
+    const ade__vtx *v = &g->v[(unsigned long)id - (unsigned long)g->v[0].id];
     if (v->id == id) return v->alive ? (size_t)(v - g->v) : ADE__NONE;
   }
   while (lo < hi) {

@@ -1,8 +1,10 @@
 /* sequence.c: elimination sequences as values: build, apply, validate, save and load as text, convert. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "elim_internal.h"
 
@@ -61,6 +63,8 @@ int ade__seq_kept_result(const ade_elim_seq *s, const ade_cgraph *g, ade_sparse 
 
 int ade_seq_push(ade_elim_seq *s, long a, long b, int dir) {
   if (!s) return ade__fail(ADE_EINVAL, "ade_seq_push: NULL sequence");
+  if (s->kind == ADE_SEQ_EDGE && dir != ADE_FRONT && dir != ADE_BACK)
+    return ade__fail(ADE_EINVAL, "ade_seq_push: edge direction %d (ADE_FRONT or ADE_BACK)", dir);
   if (ade__grow((void **)&s->step, &s->cap, s->len + 1, sizeof *s->step))
     return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + 1);
   ade_elim_step *st = &s->step[s->len++];
@@ -180,15 +184,47 @@ static int next_line(FILE *f, char *buf, size_t n, size_t *lineno) {
   return -1;
 }
 
+/* Numbers are read whole: out of range (which sscanf clamps or wraps), a
+ * sign on a count, or anything after them is a format error. */
+static int at_end(const char *p) {
+  while (isspace((unsigned char)*p)) p++;
+  return !*p;
+}
+
+static int read_long(const char **p, long *v) {
+  char *e;
+  errno = 0;
+  *v = strtol(*p, &e, 10);
+  if (e == *p || errno == ERANGE) return -1;
+  *p = e;
+  return 0;
+}
+
+/* "key N" (base 10 or 16), N unsigned, on a line of its own. */
+static int read_keyed(const char *line, const char *key, int base, uint64_t *v) {
+  size_t n = strlen(key);
+  char *e;
+  if (strncmp(line, key, n) || !isspace((unsigned char)line[n])) return -1;
+  const char *p = line + n;
+  while (isspace((unsigned char)*p)) p++;
+  if (!isxdigit((unsigned char)*p)) return -1;
+  errno = 0;
+  unsigned long long x = strtoull(p, &e, base);
+  if (e == p || errno == ERANGE || !at_end(e)) return -1;
+  *v = (uint64_t)x;
+  return 0;
+}
+
 /* A step line of the given kind. */
 static int parse_step(const char *line, int kind, ade_elim_step *st) {
-  char word[16], extra;
-  int k;
+  char word[16];
+  int n = 0, k;
   st->dir = 0;
   st->b = 0;
-  if (kind == ADE_SEQ_VERTEX)
-    return sscanf(line, "%15s %ld %c", word, &st->a, &extra) == 2 && !strcmp(word, "vertex") ? 0 : -1;
-  if (sscanf(line, "%15s %ld %ld %c", word, &st->a, &st->b, &extra) != 3) return -1;
+  if (sscanf(line, "%15s%n", word, &n) != 1) return -1;
+  const char *p = line + n;
+  if (read_long(&p, &st->a) || (kind != ADE_SEQ_VERTEX && read_long(&p, &st->b)) || !at_end(p)) return -1;
+  if (kind == ADE_SEQ_VERTEX) return strcmp(word, "vertex") ? -1 : 0;
   if (kind == ADE_SEQ_FACE) return strcmp(word, "face") ? -1 : 0;
   k = !strcmp(word, "front") ? ADE_FRONT : !strcmp(word, "back") ? ADE_BACK : -1;
   st->dir = k;
@@ -197,8 +233,8 @@ static int parse_step(const char *line, int kind, ade_elim_step *st) {
 
 static int load_stream(FILE *f, const char *path, ade_elim_seq **out) {
   char line[256], kind[16];
-  size_t lineno = 0, nsteps;
-  uint64_t fingerprint, cost;
+  size_t lineno = 0;
+  uint64_t fingerprint, cost, nsteps;
   int ver, k = -1, st = ADE_OK;
   ade_elim_seq *s = NULL;
 #define BAD(...) (st = ade__fail(ADE_EFORMAT, __VA_ARGS__))
@@ -209,22 +245,22 @@ static int load_stream(FILE *f, const char *path, ade_elim_seq **out) {
   for (int i = 0; !st && i < 3; i++)
     if (!strcmp(kind, kind_names[i])) k = i;
   if (!st && k < 0) BAD("%s:%zu: unknown kind '%s'", path, lineno, kind);
-  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "graph %" SCNx64, &fingerprint) != 1))
+  if (!st && (next_line(f, line, sizeof line, &lineno) || read_keyed(line, "graph", 16, &fingerprint)))
     BAD("%s:%zu: expected 'graph FINGERPRINT'", path, lineno);
-  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "cost %" SCNu64, &cost) != 1))
+  if (!st && (next_line(f, line, sizeof line, &lineno) || read_keyed(line, "cost", 10, &cost)))
     BAD("%s:%zu: expected 'cost N'", path, lineno);
-  if (!st && (next_line(f, line, sizeof line, &lineno) || sscanf(line, "steps %zu", &nsteps) != 1))
+  if (!st && (next_line(f, line, sizeof line, &lineno) || read_keyed(line, "steps", 10, &nsteps)))
     BAD("%s:%zu: expected 'steps N'", path, lineno);
   if (!st) st = ade_seq_create(&s, k);
-  for (size_t i = 0; !st && i < nsteps; i++) {
+  for (uint64_t i = 0; !st && i < nsteps; i++) {
     ade_elim_step x;
     if (next_line(f, line, sizeof line, &lineno) || parse_step(line, k, &x))
-      BAD("%s:%zu: expected step %zu of %zu as '%s'", path, lineno, i + 1, nsteps,
+      BAD("%s:%zu: expected step %" PRIu64 " of %" PRIu64 " as '%s'", path, lineno, i + 1, nsteps,
           k == ADE_SEQ_VERTEX ? "vertex ID" : k == ADE_SEQ_EDGE ? "front|back I J" : "face I J");
     else st = ade_seq_push(s, x.a, x.b, x.dir);
   }
   if (!st && next_line(f, line, sizeof line, &lineno) != -1)
-    BAD("%s:%zu: more lines than the %zu steps announced", path, lineno, nsteps);
+    BAD("%s:%zu: more lines than the %" PRIu64 " steps announced", path, lineno, nsteps);
 #undef BAD
   if (st) ade_seq_free(s);
   else {

@@ -663,7 +663,8 @@ typedef struct ade_elim_seq ade_elim_seq;
 /*! ade_seq_create: an empty sequence of a kind. */
 ADE_API int ade_seq_create(ade_elim_seq **s, int kind);
 ADE_API void ade_seq_free(ade_elim_seq *s);
-/*! ade_seq_push: append a step. @return ADE_OK, ADE_ENOMEM. */
+/*! ade_seq_push: append a step (edges: dir ADE_FRONT or ADE_BACK).
+ * @return ADE_OK, ADE_EINVAL (NULL, a bad direction), ADE_ENOMEM. */
 ADE_API int ade_seq_push(ade_elim_seq *s, long a, long b, int dir);
 ADE_API int ade_seq_kind(const ade_elim_seq *s);
 ADE_API size_t ade_seq_length(const ade_elim_seq *s);
@@ -1155,7 +1156,8 @@ ADE_API int ade_opt_variant(size_t i, int *method, int *kind, const char **label
  * products, "tan(F1)" / "adj(F1)" for F1' accumulated in tangent / adjoint
  * mode, "tan(F3, P)" for P extended by tangents of F3, "adj(P, F1)" for P
  * extended by adjoints of F1.
- * @return ADE_OK, ADE_EINVAL, ADE_ETOOBIG (q > 1024), ADE_ENOMEM. */
+ * @return ADE_OK, ADE_EINVAL, ADE_ETOOBIG (q > 1024, or the cost above
+ * 2^64 - 2: costs saturate), ADE_ENOMEM. */
 ADE_API int ade_chain_bracket(size_t q, const size_t *d, const uint64_t *tangent,
                               const uint64_t *adjoint, uint64_t *cost, char *plan,
                               size_t plan_size);

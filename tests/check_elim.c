@@ -736,7 +736,13 @@ START_TEST(seq_text) {
   const char *bad[] = {"", "adelim-sequence 2\n", "adelim-sequence 1\nkind knight\n",
                        "adelim-sequence 1\nkind vertex\ngraph 0\ncost 0\nsteps 2\nvertex 1\n",
                        "adelim-sequence 1\nkind edge\ngraph 0\ncost 0\nsteps 1\nsideways 1 2\n",
-                       "adelim-sequence 1\nkind vertex\ngraph 0\ncost 0\nsteps 1\nvertex 1\nvertex 2\n"};
+                       "adelim-sequence 1\nkind vertex\ngraph 0\ncost 0\nsteps 1\nvertex 1\nvertex 2\n",
+                       /* numbers out of range or signed counts (sscanf clamped or wrapped them) */
+                       "adelim-sequence 1\nkind face\ngraph 0\ncost 0\nsteps 1\nface 99999999999999999999 2\n",
+                       "adelim-sequence 1\nkind vertex\ngraph 0\ncost 0\nsteps -1\n",
+                       "adelim-sequence 1\nkind vertex\ngraph 0\ncost 99999999999999999999\nsteps 0\n",
+                       "adelim-sequence 1\nkind vertex\ngraph 11112222333344445\ncost 0\nsteps 0\n",
+                       "adelim-sequence 1\nkind vertex\ngraph 0\ncost 0\nsteps 1\nvertex 1 2\n"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     FILE *f = fopen(path, "w");
     fputs(bad[i], f);

@@ -1,4 +1,5 @@
 /* check_opt.c: tests of the optimizers: exhaustive oracle, branch and bound, hierarchies, annealing, dynamic programming, chain bracketing. */
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -491,6 +492,15 @@ START_TEST(chain_bracket) {
   ck_assert_int_eq(ade_chain_bracket(0, d, NULL, NULL, &cost, NULL, 0), ADE_EINVAL);
   ck_assert_int_eq(ade_chain_bracket(2, d, (uint64_t[]){1, 2}, NULL, &cost, NULL, 0), ADE_EINVAL);
   ck_assert_int_eq(ade_chain_bracket(2000, d, NULL, NULL, &cost, NULL, 0), ADE_ETOOBIG);
+  /* Every bracketing's cost overflows: an error, and no plan from memory
+   * never written (it crashed). */
+  size_t big[3] = {(size_t)1 << 22, (size_t)1 << 22, (size_t)1 << 22}, huge[3] = {SIZE_MAX, 1, SIZE_MAX};
+  uint64_t tmax[2] = {UINT64_MAX, UINT64_MAX};
+  ck_assert_int_eq(ade_chain_bracket(2, big, NULL, NULL, &cost, plan, sizeof plan), ADE_ETOOBIG);
+  ck_assert_int_eq(ade_chain_bracket(2, huge, tmax, tmax, &cost, plan, sizeof plan), ADE_ETOOBIG);
+  big[0] = 1;
+  ck_assert_int_eq(ade_chain_bracket(2, big, NULL, NULL, &cost, plan, sizeof plan), ADE_OK);
+  ck_assert_uint_eq(cost, (uint64_t)1 << 44);
 }
 END_TEST
 
@@ -892,6 +902,23 @@ START_TEST(bad_input) {
   ck_assert_uint_eq(opt(g, ADE_SEQ_VERTEX, ADE_OPT_HIERARCHY, &l, NULL), 12);
   l.hierarchy = " sibling , markowitz,reverse ";
   opt(g, ADE_SEQ_EDGE, ADE_OPT_HIERARCHY, &l, NULL);
+  /* A time limit or progress interval that is negative or NaN: an error,
+   * as for the orderings (they read as no limit before). */
+  size_t part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 3; k++) {
+    ade_opt_limits_init(&l);
+    if (k == 0) l.time_limit = NAN;
+    if (k == 1) l.time_limit = -1;
+    if (k == 2) l.progress_interval = -INFINITY;
+    ck_assert_int_eq(ade_optimize(g, ADE_SEQ_EDGE, ADE_OPT_BNB, &l, &s, NULL), ADE_EINVAL);
+    ck_assert_int_eq(ade_optimize_parts(g, part, 8, -1, &l, &s, NULL), ADE_EINVAL);
+  }
+  /* An edge step's direction is ADE_FRONT or ADE_BACK. */
+  ck_assert_int_eq(ade_seq_create(&s, ADE_SEQ_EDGE), ADE_OK);
+  ck_assert_int_eq(ade_seq_push(s, 1, 2, 7), ADE_EINVAL);
+  ck_assert_int_eq(ade_seq_push(s, 1, 2, ADE_BACK), ADE_OK);
+  ck_assert_uint_eq(ade_seq_length(s), 1);
+  ade_seq_free(s);
   ade_cgraph_free(d);
   ade_cgraph_free(g);
 }

@@ -1,4 +1,5 @@
 /* check_parts.c: partitions of a tape (regions, call sites, repeats, auto) and two-level elimination over them. */
+#include <limits.h>
 #include <string.h>
 
 #include "randprog.h"
@@ -274,6 +275,37 @@ START_TEST(edges_and_errors) {
 }
 END_TEST
 
+/* A c-graph whose ids span more than LONG_MAX (ade_cgraph_from_edges
+ * takes any ids): the part's copies of its independents once took ids
+ * below the smallest by subtraction, which wrapped and collided with an
+ * intermediate's ("vertex ... is independent, not intermediate"). The
+ * part's Jacobian is the product of its edges: J = [2 5 7, 3 5 7 + 13 7]. */
+START_TEST(ids_span_long) {
+  const long lo = LONG_MIN + 5, hi = LONG_MAX - 10;
+  long x[] = {lo, 3}, y[] = {hi};
+  long src[] = {lo, 3, 14, 15, 16, 3}, dst[] = {14, 14, 15, 16, hi, 15};
+  double val[] = {2, 3, 5, 7, 11, 13};
+  ade_cgraph *g = NULL;
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, 2, x, 1, y, 6, src, dst, val), ADE_OK);
+  size_t part[17];
+  for (int i = 0; i < 17; i++) part[i] = i >= 14 ? 0 : ADE_PART_NONE;
+  ade_elim_seq *seq = NULL;
+  ade_parts_report r;
+  ck_assert_msg(ade_optimize_parts(g, part, 17, -1, NULL, &seq, &r) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_uint_eq(r.parts, 1);
+  ade_sparse *J = NULL;
+  ck_assert_msg(ade_seq_apply(g, seq, NULL) == ADE_OK, "%s", ade_errmsg());
+  ck_assert_int_eq(ade_cgraph_jacobian(g, &J), ADE_OK);
+  double D[2] = {0, 0};
+  ck_assert_int_eq(ade_sparse_to_dense(J, D), ADE_OK);
+  ck_assert_double_eq(D[0], 2.0 * 5 * 7 * 11);
+  ck_assert_double_eq(D[1], (3.0 * 5 + 13) * 7 * 11);
+  ade_sparse_free(J);
+  ade_seq_free(seq);
+  ade_cgraph_free(g);
+}
+END_TEST
+
 /* ------------------------------------------- call sites, repeats, auto */
 
 /* A random program's steps as the body of a function called again and
@@ -494,6 +526,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, repeated_steps);
   tcase_add_test(tc, edge_parts);
   tcase_add_test(tc, edges_and_errors);
+  tcase_add_test(tc, ids_span_long);
   tcase_add_test(tc, loop_steps);
   tcase_add_test(tc, random_kinds);
   tcase_add_test(tc, unclosed_and_names);

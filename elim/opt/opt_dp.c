@@ -353,6 +353,7 @@ int ade_chain_bracket(size_t q, const size_t *d, const uint64_t *tan, const uint
     for (size_t i = 1; i + len <= q; i++) {
       size_t j = i + len;
       uint64_t best = UINT64_MAX;
+      H(i, j) = MUL, at[(i - 1) * q + (j - 1)] = (uint32_t)i; /* a plan even if every cost saturates */
       for (size_t k = i; k < j; k++) {
         uint64_t v = sat(sat(F(k + 1, j), F(i, k)), satm(satm(d[j], d[k]), d[i - 1]));
         if (v < best) best = v, H(i, j) = MUL, at[(i - 1) * q + (j - 1)] = (uint32_t)k;
@@ -365,7 +366,9 @@ int ade_chain_bracket(size_t q, const size_t *d, const uint64_t *tan, const uint
       F(i, j) = best;
     }
   *cost = F(1, q);
-  if (text && text_size) {
+  int st = *cost == UINT64_MAX ? ade__fail(ADE_ETOOBIG, "ade_chain_bracket: the chain's cost overflows 64 bits")
+                               : ADE_OK;
+  if (!st && text && text_size) {
     out o = {text, text_size, 0};
     text[0] = '\0';
     plan(&o, how, at, q, 1, q);
@@ -375,5 +378,5 @@ int ade_chain_bracket(size_t q, const size_t *d, const uint64_t *tan, const uint
   ade__free(f);
   ade__free(how);
   ade__free(at);
-  return ADE_OK;
+  return st;
 }

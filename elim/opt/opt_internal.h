@@ -127,6 +127,9 @@ typedef struct ade__clock {
   const ade_opt_limits *lim;
 } ade__clock;
 void ade__clock_start(ade__clock *c, const ade_opt_limits *lim);
+/* ADE_EINVAL naming who for a time limit or progress interval that is
+ * negative or NaN (as ade_elim_order_with), else ADE_OK. */
+int ade__limits_check(const ade_opt_limits *lim, const char *who);
 int ade__clock_expired(const ade__clock *c, uint64_t nodes);
 /* A clock for a first phase of a search (its start): the fraction frac of
  * the time left on c, no node limit. */

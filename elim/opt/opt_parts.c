@@ -51,9 +51,11 @@ typedef struct pwork {
   size_t *pv;        /* per vertex: its part, ADE__NONE if none or not intermediate */
   char *in;          /* per vertex: interior of its part */
   size_t *lx, *ly;   /* per vertex: its X and Y copy in the part's graph, ADE__NONE */
-  long off;          /* X copies are numbered id - off (below every id of g) */
 } pwork;
 
+/* A vertex of a part's graph: the X copies first, then the others, each
+ * in the order of their ids in g; the part's graph numbers them 0, 1, ...
+ * in that order (ids of g may span all of long). */
 typedef struct lvtx {
   long id;
   int kind;
@@ -61,8 +63,10 @@ typedef struct lvtx {
 } lvtx;
 
 static int cmp_lvtx(const void *a, const void *b) {
-  long x = ((const lvtx *)a)->id, y = ((const lvtx *)b)->id;
-  return (x > y) - (x < y);
+  const lvtx *u = a, *v = b;
+  int cu = u->kind != ADE__X, cv = v->kind != ADE__X;
+  if (cu != cv) return cu - cv;
+  return (u->id > v->id) - (u->id < v->id);
 }
 
 /* Interior: every successor is in the part, or is eliminated at no part's
@@ -94,7 +98,7 @@ static int part_vertices(pwork *w, const size_t *Z, size_t nz, lvtx **out, size_
     for (size_t k = 0; k < v->nin; k++) {
       size_t u = g->e[v->in[k]].src;
       if (w->in[u] && w->pv[u] == w->pv[Z[t]]) continue;
-      if (w->lx[u] == ADE__NONE) w->lx[u] = 0, L[n++] = (lvtx){g->v[u].id - w->off, ADE__X, u};
+      if (w->lx[u] == ADE__NONE) w->lx[u] = 0, L[n++] = (lvtx){g->v[u].id, ADE__X, u};
     }
     for (size_t k = 0; k < v->nout; k++) {
       size_t x = g->e[v->out[k]].dst;
@@ -107,20 +111,24 @@ static int part_vertices(pwork *w, const size_t *Z, size_t nz, lvtx **out, size_
   return ADE_OK;
 }
 
-/* The graph of the part whose interior is Z (lx, ly reset on return). */
-static int part_graph(pwork *w, const size_t *Z, size_t nz, ade_cgraph **hp) {
+/* The graph of the part whose interior is Z (lx, ly reset on return), and
+ * *gid: the id in g of each of its vertices (h's ids are 0, 1, ...). */
+static int part_graph(pwork *w, const size_t *Z, size_t nz, ade_cgraph **hp, long **gid) {
   const ade_cgraph *g = w->g;
   lvtx *L = NULL;
   size_t nl = 0, ne = 0, ix;
   int st = part_vertices(w, Z, nz, &L, &nl);
   ade_cgraph *h = st ? NULL : ade__calloc(1, sizeof *h);
+  *gid = st ? NULL : ade__alloc((nl + 1) * sizeof **gid);
+  if (!st && !*gid) st = ade__fail(ADE_ENOMEM, "out of memory for a part of %zu vertices", nl);
   for (size_t t = 0; t < nz; t++) ne += g->v[Z[t]].nin + g->v[Z[t]].nout;
   if (!st && (!h || ade__graph_init(h, 0, nl, ne) || !(h->xv = ade__alloc((nl + 1) * sizeof *h->xv)) ||
               !(h->yv = ade__alloc((nl + 1) * sizeof *h->yv))))
     st = ade__fail(ADE_ENOMEM, "out of memory for a part of %zu vertices", nl);
   if (h) h->memlimit = g->memlimit;
   for (size_t k = 0; !st && k < nl; k++) {
-    if ((st = ade__graph_add_vertex(h, L[k].id, L[k].kind, &ix))) break;
+    if ((st = ade__graph_add_vertex(h, (long)k, L[k].kind, &ix))) break;
+    (*gid)[ix] = L[k].id;
     if (L[k].kind == ADE__X) w->lx[L[k].gix] = ix, h->v[ix].aux = h->n, h->xv[h->n++] = ix;
     if (L[k].kind == ADE__Y) w->ly[L[k].gix] = ix, h->v[ix].aux = h->m, h->yv[h->m++] = ix;
     if (L[k].kind == ADE__Z) w->ly[L[k].gix] = ix; /* the interior's own index */
@@ -139,7 +147,7 @@ static int part_graph(pwork *w, const size_t *Z, size_t nz, ade_cgraph **hp) {
   }
   for (size_t k = 0; k < nl; k++) w->lx[L[k].gix] = w->ly[L[k].gix] = ADE__NONE;
   ade__free(L);
-  if (st) ade_cgraph_free(h), h = NULL;
+  if (st) ade_cgraph_free(h), h = NULL, ade__free(*gid), *gid = NULL;
   *hp = h;
   return st;
 }
@@ -197,7 +205,6 @@ static int cmp_size(const void *a, const void *b) {
  * apart cost nothing. */
 static int setup(pwork *w, const ade_cgraph *g, const size_t *part, size_t nid, size_t *nparts) {
   size_t nv = g->nv, n = 0, np = 0;
-  long maxid = 0;
   memset(w, 0, sizeof *w);
   w->g = g;
   w->pv = ade__alloc((nv + 1) * sizeof *w->pv);
@@ -210,7 +217,6 @@ static int setup(pwork *w, const ade_cgraph *g, const size_t *part, size_t nid, 
     const ade__vtx *v = &g->v[i];
     w->pv[i] = v->alive && v->kind == ADE__Z && v->id >= 0 && (size_t)v->id < nid ? part[v->id] : ADE__NONE;
     if (w->pv[i] != ADE__NONE) label[n++] = w->pv[i];
-    if (v->id > maxid) maxid = v->id;
   }
   qsort(label, n, sizeof *label, cmp_size);
   for (size_t k = 0; k < n; k++)
@@ -220,7 +226,6 @@ static int setup(pwork *w, const ade_cgraph *g, const size_t *part, size_t nid, 
       w->pv[i] = (size_t)((const size_t *)bsearch(&w->pv[i], label, np, sizeof *label, cmp_size) - label);
   for (size_t i = 0; i < nv; i++) w->lx[i] = w->ly[i] = ADE__NONE;
   for (size_t i = 0; i < nv; i++) w->in[i] = w->pv[i] != ADE__NONE && interior(g, w->pv, i);
-  w->off = maxid + 1;
   *nparts = np;
   return ADE_OK;
 }
@@ -271,8 +276,10 @@ static void class_go(void *ud, int k, ade__watch *w) {
 }
 
 /* Part q's graph h: its class (the first part of an equal key solved for
- * all) and its ids; *hp stays its owner's (NULL once a class keeps it). */
-static int enlist(pwork *w, plist *P, ade__table *t, pclasses *K, ade_cgraph **hp, uint64_t **key, size_t *cap) {
+ * all) and its vertices' ids in g (gid); *hp stays its owner's (NULL once
+ * a class keeps it). */
+static int enlist(plist *P, ade__table *t, pclasses *K, ade_cgraph **hp, const long *gid, uint64_t **key,
+                  size_t *cap) {
   ade_cgraph *h = *hp;
   size_t len = 0, nv = h->nv;
   uint64_t val;
@@ -283,8 +290,7 @@ static int enlist(pwork *w, plist *P, ade__table *t, pclasses *K, ade_cgraph **h
     if (!ids) st = ade__fail(ADE_ENOMEM, "out of memory for the vertices of %zu parts", P->n);
     else P->ids = ids, P->capids = c;
   }
-  for (size_t ix = 0; !st && ix < nv; ix++) /* X copies: ids below g's (pwork.off) */
-    P->ids[P->nids + ix] = h->v[ix].id + (h->v[ix].kind == ADE__X ? w->off : 0);
+  if (!st) memcpy(P->ids + P->nids, gid, nv * sizeof *gid);
   if (!st && !ade__table_get(t, *key, len, &val)) {
     if (K->n == K->cap) {
       size_t c = 2 * K->cap + 8;
@@ -320,11 +326,13 @@ static int first_level(pwork *w, size_t np, const pctx *c, ade_elim_seq **s, ade
   if (!st) st = tst;
   for (size_t p = 0; !st && p < np; p++) {
     ade_cgraph *h = NULL;
+    long *gid = NULL;
     if (start[p] == start[p + 1]) continue;
-    st = part_graph(w, Z + start[p], start[p + 1] - start[p], &h);
-    if (!st) st = enlist(w, &P, &t, &K, &h, &key, &cap);
+    st = part_graph(w, Z + start[p], start[p + 1] - start[p], &h, &gid);
+    if (!st) st = enlist(&P, &t, &K, &h, gid, &key, &cap);
     if (!st) r->parts++, r->interior += start[p + 1] - start[p];
     ade_cgraph_free(h);
+    ade__free(gid);
   }
   ade__tasks tasks = {(int)K.n, 0, class_go, &K};
   if (!st && K.n > INT_MAX) st = ade__fail(ADE_ENOMEM, "out of memory for %zu classes of parts", K.n);
@@ -453,6 +461,8 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
   if (method >= ADE_OPT_COUNT || (method >= 0 && !ade_opt_supports(method, ADE_SEQ_VERTEX)))
     return ade__fail(ADE_EINVAL, "ade_optimize_parts: method %d does not build vertex sequences", method);
   if (!limits) ade_opt_limits_init(&def), limits = &def;
+  int bad = ade__limits_check(limits, "ade_optimize_parts");
+  if (bad) return bad;
   /* In threads with the best heuristic and the default allocator (the
    * optimizers share the time left in turn; the workers would allocate
    * what the caller frees): one level beside the two, the classes at

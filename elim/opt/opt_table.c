@@ -120,6 +120,12 @@ int ade__table_put(ade__table *t, const uint64_t *key, size_t len, uint64_t val)
 
 /* ----------------------------------------------------------------- clock */
 
+int ade__limits_check(const ade_opt_limits *lim, const char *who) {
+  if (lim->time_limit >= 0 && lim->progress_interval >= 0) return ADE_OK;
+  return ade__fail(ADE_EINVAL, "%s: bad time limit %g or progress interval %g", who, lim->time_limit,
+                   lim->progress_interval);
+}
+
 void ade__clock_start(ade__clock *c, const ade_opt_limits *lim) {
   c->lim = lim;
   c->t0 = ade__now();

@@ -190,6 +190,8 @@ int ade_optimize(const ade_cgraph *g, int kind, int method, const ade_opt_limits
     return ade__fail(ADE_EINVAL, "%s does not build %s sequences", ade_opt_name(method),
                      ade__opt_kind_name(kind));
   if (!limits) ade_opt_limits_init(&def), limits = &def;
+  int bad = ade__limits_check(limits, "ade_optimize");
+  if (bad) return bad;
   if (!limits->memory_limit && g->memlimit != SIZE_MAX) { /* the tape's limit bounds the state tables */
     def = *limits;
     def.memory_limit = g->memlimit ? g->memlimit : 1;

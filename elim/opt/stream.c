@@ -451,6 +451,8 @@ int ade_jacobian_stream(const ade_tape *t, const ade_opt_limits *limits, ade_spa
   *J = NULL;
   memset(&w, 0, sizeof w);
   if (!limits) ade_opt_limits_init(&def), limits = &def;
+  int bad = ade__limits_check(limits, "ade_jacobian_stream");
+  if (bad) return bad;
   ade__clock_start(&w.clk, limits);
   double t0 = ade__now();
   ade_tape *c = NULL, *shared = (ade_tape *)(uintptr_t)t; /* read through a clone: t itself is not changed */
