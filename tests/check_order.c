@@ -870,11 +870,7 @@ START_TEST(time_limit) {
     o.time_limit = 100;
     ck_assert_int_eq(ade_elim_order_with(g3, k, &o, &s, &limited), ADE_OK);
     ck_assert_int_eq(limited, 0);
-    ck_assert_uint_eq(ade_seq_length(s), ade_seq_length(u));
-    for (size_t i = 0; i < ade_seq_length(s); i++) {
-      const ade_elim_step *a = ade_seq_step(s, i), *b = ade_seq_step(u, i);
-      ck_assert(a->a == b->a && a->b == b->b && a->dir == b->dir);
-    }
+    ade_test_same_seq(s, u, ade_order_name(k), 11);
     ade_seq_free(s);
     ade_seq_free(u);
   }

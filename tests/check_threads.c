@@ -261,12 +261,7 @@ START_TEST(test_threads_order) {
           o.threads = NTHREADS, o.time_limit = lim ? 100 : 0;
           ck_assert_int_eq(ade_elim_order_with(g, os[k], &o, &b, lim ? &limited : NULL), ADE_OK);
           ck_assert(!lim || limited == 0);
-          ck_assert_uint_eq(ade_seq_cost(a), ade_seq_cost(b));
-          ck_assert_uint_eq(ade_seq_length(a), ade_seq_length(b));
-          for (size_t i = 0; i < ade_seq_length(a); i++) {
-            const ade_elim_step *u = ade_seq_step(a, i), *v = ade_seq_step(b, i);
-            ck_assert(u->a == v->a && u->b == v->b && u->dir == v->dir);
-          }
+          ade_test_same_seq(b, a, ade_order_name(os[k]), seed);
           ade_seq_free(b);
         }
         ade_seq_free(a);
@@ -304,11 +299,7 @@ START_TEST(test_threads_parts) {
     ck_assert_uint_eq(r[0].cost, r[1].cost);
     ck_assert_uint_eq(r[0].flat_cost, r[1].flat_cost);
     ck_assert_uint_eq(r[0].local_cost, r[1].local_cost);
-    ck_assert_uint_eq(ade_seq_length(s[0]), ade_seq_length(s[1]));
-    for (size_t i = 0; i < ade_seq_length(s[0]); i++) {
-      const ade_elim_step *u = ade_seq_step(s[0], i), *v = ade_seq_step(s[1], i);
-      ck_assert(u->a == v->a && u->b == v->b && u->dir == v->dir);
-    }
+    ade_test_same_seq(s[1], s[0], "parts in threads", seed);
     ade_seq_free(s[0]);
     ade_seq_free(s[1]);
     ade_cgraph_free(g);
