@@ -16,9 +16,10 @@
  * has in the whole graph at that point. Then what is left (the parts'
  * outputs and the vertices in no part) is eliminated as one graph. */
 
-/* A class of identical parts: the graph of its first part, and its
- * sequence (in that graph's ids until all classes are solved, then in
- * local vertex indices, the same for every part of the class). */
+/* A class of identical parts: the graph of its first part, its sequence
+ * s there, and (once all classes are solved) step: s in the kind of the
+ * whole first level, as local vertex indices, which fit every part of
+ * the class. */
 typedef struct pclass {
   ade_cgraph *h;
   ade_elim_seq *s;
@@ -306,7 +307,6 @@ static int enlist(plist *P, ade__table *t, pclasses *K, ade_cgraph **hp, const l
   if (!st) P->cls[P->n] = val, P->first[P->n++] = P->nids, P->nids += nv;
   return st;
 }
-
 
 /* The parts' interiors eliminated (each class of identical parts solved
  * once, in c->threads threads), appended to *s: a vertex sequence, or an
