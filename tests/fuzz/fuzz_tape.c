@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz_tape.h"
 #include "record_internal.h"
@@ -133,6 +134,41 @@ static void sweeps(ade_tape *t, point *P) {
   ade_tape_set_memory_limit(t, (size_t)256 << 20);
 }
 
+/* The input's hash: where seq_file cuts and changes a saved sequence. */
+static uint64_t input_hash;
+
+/* The sequence loader on s (vertices or edges) saved, cut and with one
+ * byte changed where the input's hash says: ADE_EFORMAT, or a sequence
+ * that applies to g or is refused, without a crash or a leak. */
+static void seq_file(const ade_cgraph *g, const ade_elim_seq *s) {
+  char path[] = "/tmp/fuzz-seq-XXXXXX", buf[4096];
+  int fd = mkstemp(path);
+  if (fd < 0) return;
+  close(fd);
+  size_t len = 0;
+  FILE *f = NULL;
+  if (!call(FUZZ_SEQFILE, ade_seq_save(s, path)) && (f = fopen(path, "rb"))) {
+    len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+  }
+  if (len && (f = fopen(path, "wb"))) {
+    uint64_t h = input_hash;
+    size_t cut = len - (size_t)(h % 7 == 0 ? h / 7 % len : 0), at = (size_t)(h >> 8) % len;
+    static const char subst[] = "0-9 x\n#face";
+    buf[at] = subst[(h >> 40) % (sizeof subst - 1)];
+    fwrite(buf, 1, cut, f);
+    fclose(f);
+    ade_elim_seq *l = NULL;
+    ade_cgraph *c = NULL;
+    int ls = ade_seq_load(&l, path); /* ADE_EFORMAT is the answer to a broken file */
+    if (ls != ADE_EFORMAT && !call(FUZZ_SEQFILE, ls) && !call(FUZZ_SEQFILE, ade_cgraph_copy(&c, g)))
+      call(FUZZ_SEQFILE, ade_seq_apply(c, l, NULL));
+    ade_cgraph_free(c);
+    ade_seq_free(l);
+  }
+  remove(path);
+}
+
 static void orderings(ade_tape *t, const ade_cgraph *g) {
   for (int o = 0; o < ADE_ORDER_COUNT; o++) {
     ade_elim_seq *s = NULL;
@@ -145,6 +181,7 @@ static void orderings(ade_tape *t, const ade_cgraph *g) {
         if (call(FUZZ_ORDER, ade_seq_validate(face ? d : g, s, &complete, NULL)) == ADE_OK && !complete)
           FAIL("an ordering's sequence eliminates everything");
       ade_cgraph_free(d);
+      if (o == ADE_ORDER_VERTEX_MARKOWITZ || o == ADE_ORDER_EDGE_FILLIN) seq_file(g, s);
     }
     ade_jacobian_options jo = {NULL, o == 0, NULL, 0, NULL, NULL, NULL, NULL, 0, 0};
     call(FUZZ_ELIM_JAC, ade_jacobian(t, o, &jo, &J, NULL));
@@ -388,6 +425,8 @@ void fuzz_register_elementals(void) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ade_tape *t = NULL;
   fuzz_register_elementals();
+  input_hash = 1469598103934665603u;
+  for (size_t i = 0; i < size; i++) input_hash = (input_hash ^ data[i]) * 1099511628211u;
   ade_set_allocator(hook, NULL);
   live = live_bytes = 0;
   if (ade_tape_from_bytes(&t, data, size) != ADE_OK) {

@@ -14,7 +14,7 @@
   X(CGRAPH, "cgraph") X(ORDER, "orderings") X(ELIM_JAC, "ade_jacobian")        \
   X(OPTIMIZE, "optimize") X(CPR, "cpr") X(PLAN, "plan") X(HESSIAN, "hessian") \
   X(LOOP, "plan cache / loop") X(CODEGEN, "codegen") X(PARTS, "parts")       \
-  X(HESS_PLAN, "hessian plans")
+  X(HESS_PLAN, "hessian plans") X(SEQFILE, "sequence files")
 enum fuzz_entry {
 #define FUZZ_ENUM(N, s) FUZZ_##N,
   FUZZ_ENTRY_MAP(FUZZ_ENUM)
