@@ -84,13 +84,17 @@ struct ade_cgraph {
    * (the sequence cannot beat one of that cost); 0: no ceiling. */
   uint64_t ceiling;
   struct ade__live *live;       /* non-NULL: the ceiling is live->bar (order.c's threads) */
-  /* trimmed: every intermediate has predecessors and successors, which
-   * vertex and edge eliminations keep so; each step then costs at least 1
-   * and removes at most one intermediate, so nalive - kept (the
-   * intermediates left) is a lower bound on the cost still to come.
-   * Only set on the working copies of vertex and edge orderings. */
-  int trimmed;
-  size_t kept;                  /* alive independents and dependents */
+  /* An ordering's working copy or dual: cut, the cut bounds of the graph
+   * it came from (ade__cut_bounds; NULL: none). lb (a vertex or edge
+   * ordering's copy with a ceiling, every intermediate with predecessors
+   * and successors, which vertex and edge eliminations keep so): lb[j] a
+   * lower bound on the cost still to come at intermediate j (its cut
+   * bound, 1 once an edge elimination had j in the middle, 1 without
+   * cut bounds; 0 once gone), lbrest their sum, a lower bound on the cost
+   * of every completion (graph.c's deletions and eliminate.c keep it). */
+  const uint8_t *cut;
+  uint8_t *lb;
+  uint64_t lbrest;
   struct ade__planrec *rec;     /* non-NULL: record each arithmetic step (plan.c) */
   size_t *slab, nslab;          /* a copy's or a dual's adjacency lists in one block
                                    (ade_cgraph_copy, ade_cgraph_dual): a list in it is
@@ -361,11 +365,14 @@ void ade__dual_index_free(ade__dual_index *x);
  * (index in g): a live dual vertex ending at j with an intermediate
  * successor. */
 int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j);
-/* The c-graph vertices with an intermediate face of dual d through them,
- * counted (rest) and flagged (face[j]). A face step through c-graph vertex
- * j never adds such a vertex and can only take away j, and a complete
- * face sequence leaves none: so each step costs 1 fma and lowers rest by
- * at most 1, and cost + rest is a lower bound on the final cost
+/* The c-graph vertices with an intermediate face of dual d through them:
+ * face[j] their share of a lower bound on the cost still to come (their
+ * cut bound, d->cut, while no face through j was taken, then 1; 0: no
+ * face left), rest the sum. A face step through c-graph vertex j never
+ * adds such a vertex and can only take away j, and a complete face
+ * sequence leaves none: so each step costs 1 fma and lowers rest by at
+ * most 1 (or by j's bound less 1, at j's first step: those faces are
+ * still to come), and cost + rest is a lower bound on the final cost
  * (doc/elimination.md, "Never worse than what they generalize"). */
 typedef struct ade__faced {
   ade__dual_index x;
@@ -577,15 +584,31 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
  * its independent predecessors and those that reach each predecessor;
  * so at least the most of those counts, times |S_j| (|P_j|). It stops
  * once the bound reaches bar (UINT64_MAX: never). */
+/* Cut bounds (cuts.c): cut[j] holds kx(j) in bits 0-1 and ky(j) in bits
+ * 2-3, each 1 or 2: lower bounds on the least vertex cut between X and j
+ * and between j and Y. Any elimination then takes at least
+ * ade__cut_face(cut, j) faces (fma) with intermediate j in the middle,
+ * and a vertex elimination of j costs at least ade__cut_vertex(cut, j).
+ * *cut is NULL (no bounds) unless g's index order is topological and every
+ * intermediate has predecessors and successors, or when the dominator
+ * walks pass O(|V| + |E|) steps. */
+int ade__cut_bounds(const ade_cgraph *g, uint8_t **cut);
+static inline unsigned ade__cut_vertex(const uint8_t *cut, size_t j) { return cut ? (cut[j] & 3u) * (cut[j] >> 2) : 1; }
+static inline unsigned ade__cut_face(const uint8_t *cut, size_t j) {
+  unsigned x = cut ? cut[j] & 3u : 1, y = cut ? cut[j] >> 2 : 1;
+  return x > y ? x : y;
+}
 int ade__sweep_floor(const ade_cgraph *g, int reverse, uint64_t bar, uint64_t *floor);
 /* V_LM, or V_LR with dependency degrees dd, on a structure-only copy of g
  * (vmark.c): the sequence appended to s, its cost and fill-in in *fma and
- * *fill. ADE__CUT once the cost reaches ceiling (0: none), ADE_ELIMIT at
+ * *fill. ADE__CUT once the cost so far and a lower bound on the rest
+ * (from cut, g's cut bounds: may be NULL) reach ceiling (0: none), ADE_ELIMIT at
  * the deadline (0: none), or with sweep 0 (1) the rest then as a forward
  * (reverse) vertex sweep and *swept = 1; ADE__FALLBACK: use order.c's.
  * Its steps are counted in w (may be NULL). */
-int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, ade__live *live, double deadline,
-                     int sweep, ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill);
+int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, ade__live *live, const uint8_t *cut,
+                     double deadline, int sweep, ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma,
+                     uint64_t *fill);
 /* Its scans' budget, factor (|E| + |V| + fma so far) + slack, past which
  * it falls back: 16 and 2^20 (the tests lower them). */
 extern unsigned ade__vmark_factor;

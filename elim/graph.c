@@ -354,6 +354,7 @@ void ade__graph_del_vertex(ade_cgraph *g, size_t i) {
     release(g, e);
   }
   drop_lists(g, i);
+  if (g->lb) g->lbrest -= g->lb[i], g->lb[i] = 0;
   v->alive = 0;
   g->nalive--;
   g->fp = 0;
@@ -451,6 +452,7 @@ void ade_cgraph_free(ade_cgraph *g) {
   ade__free(g->xv);
   ade__free(g->yv);
   ade__free(g->mark);
+  ade__free(g->lb);
   ade__free(g);
 }
 
@@ -479,6 +481,7 @@ int ade_cgraph_copy(ade_cgraph **cp, const ade_cgraph *g) {
   if (!c) return ade__fail(ADE_ENOMEM, "out of memory copying a graph");
   *c = *g;
   c->rec = NULL; /* a copy records nothing */
+  c->cut = NULL, c->lb = NULL, c->lbrest = 0;
   c->slab = NULL, c->nslab = 0;
   memset(&c->pool, 0, sizeof c->pool);
   for (size_t i = 0; i < g->nv; i++) c->nslab += slab_cap(g->v[i].nin) + slab_cap(g->v[i].nout);

@@ -8,6 +8,7 @@ libadelim_core_la_SOURCES += \
 	%D%/planrec.c \
 	%D%/sequence.c \
 	%D%/order.c \
+	%D%/cuts.c \
 	%D%/tasks.c \
 	%D%/vmark.c \
 	%D%/pqueue.c \

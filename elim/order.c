@@ -19,27 +19,31 @@ static int late(double deadline) {
   return expired(deadline) ? ade__fail(ADE_ELIMIT, "ordering: time limit reached") : ADE_OK;
 }
 /* ADE__CUT once c's cost reaches its ceiling: the costs only grow, so the
- * sequence could not beat the one the ceiling came from. On a trimmed
- * copy each intermediate left costs at least 1 more (ade_cgraph.trimmed),
- * so the cut comes as soon as the cost so far plus those reaches it. */
+ * sequence could not beat the one the ceiling came from. With lower
+ * bounds (ade_cgraph.lb) the cut comes as soon as the cost so far plus
+ * the bound on the rest reaches it. */
 static int over(const ade_cgraph *c) {
   ade__watch_step(c->watch, c->fma);
-  uint64_t rest = c->trimmed ? (uint64_t)(c->nalive - c->kept) : 0;
-  return ade__reached(c->live, c->ceiling, c->fma + rest) ? ADE__CUT : ADE_OK;
+  return ade__reached(c->live, c->ceiling, c->fma + (c->lb ? c->lbrest : 0)) ? ADE__CUT : ADE_OK;
 }
 
-/* Mark the working copy c trimmed if every intermediate has predecessors
- * and successors (always so on a c-graph from a tape). */
-static void set_trimmed(ade_cgraph *c) {
-  size_t kept = 0;
+/* The lower bounds of working copy c (a vertex ordering's if vertex, else
+ * an edge ordering's), if every intermediate has predecessors and
+ * successors (always so on a c-graph from a tape): each then costs at
+ * least 1 more, and at least its cut bound (c->cut). */
+static int set_bounds(ade_cgraph *c, int vertex) {
+  uint64_t rest = 0;
   for (size_t j = 0; j < c->nv; j++) {
     const ade__vtx *v = &c->v[j];
-    if (!v->alive) continue;
-    if (v->kind != ADE__Z) kept++;
-    else if (!v->nin || !v->nout) return;
+    if (v->alive && v->kind == ADE__Z && (!v->nin || !v->nout)) return ADE_OK;
   }
-  c->trimmed = 1;
-  c->kept = kept;
+  if (!(c->lb = ade__calloc(c->nv + 1, 1)))
+    return ade__fail(ADE_ENOMEM, "out of memory for the bounds of %zu vertices", c->nv);
+  for (size_t j = 0; j < c->nv; j++)
+    if (c->v[j].alive && c->v[j].kind == ADE__Z)
+      rest += c->lb[j] = (uint8_t)(vertex ? ade__cut_vertex(c->cut, j) : ade__cut_face(c->cut, j));
+  c->lbrest = rest;
+  return ADE_OK;
 }
 
 static const struct {
@@ -1011,15 +1015,17 @@ typedef struct sweep {
   ade__ix buf, f;
   ade_elim_seq *tmp;
   int scan;
-  size_t rest; /* c-graph vertices not yet drained that have a face through them,
-                * the one being drained left out (its last face may be gone) */
+  size_t rest; /* the faces still to come, at least, at the c-graph vertices not yet
+                * drained that have a face through them (each its cut bound), the
+                * one being drained left out (its last face may be gone) */
 } sweep;
 
 /* ADE__CUT once the cost so far plus a lower bound on the rest reaches the
  * ceiling. The bound: the c-graph vertices with an intermediate face
  * through them are never more after a face step, and at most one fewer
  * (doc/elimination.md, "Never worse than what they generalize"), and a
- * complete sequence leaves none; so each costs at least 1 more. */
+ * complete sequence leaves none; so each costs at least 1 more, and at
+ * least its cut bound (cuts.c) before its first face is taken. */
 static int sweep_over(const sweep *w) {
   const ade_cgraph *d = w->d;
   ade__watch_step(d->watch, d->fma);
@@ -1055,13 +1061,14 @@ static int drain(sweep *w, size_t j, ade_elim_seq *s, double deadline) {
 static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s, int reverse, int scan,
                             double deadline) {
   sweep w = {g, d, {0}, {0}, {0}, NULL, scan, 0};
-  uint8_t *face = NULL; /* face[j]: j counts in w.rest (pass 0 only) */
+  uint8_t *face = NULL; /* face[j]: j's share of w.rest (pass 0 only) */
   int st = ade_seq_create(&w.tmp, ADE_SEQ_FACE);
   if (!st) st = ade__dual_index_init(&w.x, g, d);
   if (!st && d->ceiling && !(face = ade__calloc(g->nv + 1, 1)))
     st = ade__fail(ADE_ENOMEM, "out of memory for a face sweep of %zu vertices", g->nv);
   for (size_t j = 0; !st && face && j < g->nv; j++)
-    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&w.x, d, j)) face[j] = 1, w.rest++;
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&w.x, d, j))
+      w.rest += face[j] = (uint8_t)ade__cut_face(d->cut, j);
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
     if (pass > 2) {
       st = ade__fail(ADE_ELIMIT, "face ordering: faces left after %d sweeps", pass);
@@ -1069,7 +1076,7 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
     }
     for (size_t t = 0; !st && t < g->nv; t++) {
       size_t j = reverse ? g->nv - 1 - t : t;
-      if (face && face[j]) face[j] = 0, w.rest--; /* j is drained now */
+      if (face && face[j]) w.rest -= face[j], face[j] = 0; /* j is drained now */
       if (!st && g->v[j].alive && g->v[j].kind == ADE__Z) st = drain(&w, j, s, deadline);
     }
   }
@@ -1582,7 +1589,7 @@ static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
  * sequence, cost and fill-in), in a fraction of the time and memory;
  * ADE__FALLBACK (nothing returned) where vmark.c declines g. */
 static int structural(const ade_cgraph *g, int relative, double deadline, ade__watch *w, int *limited,
-                      ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling, ade__live *live) {
+                      ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling, ade__live *live, const uint8_t *cut) {
   ade_elim_seq *s = NULL;
   int64_t *dd = NULL;
   uint64_t fma = 0, f = 0;
@@ -1591,8 +1598,8 @@ static int structural(const ade_cgraph *g, int relative, double deadline, ade__w
     st = (dd = ade__alloc((g->nv + 1) * sizeof *dd)) ? dependency_degrees(g, dd)
                                                    : ade__fail(ADE_ENOMEM, "out of memory for dependency degrees");
   if (!st)
-    st = ade__vmark_order(g, dd, ceiling == UINT64_MAX ? 0 : ceiling, live, deadline, limited ? g->m < g->n : -1,
-                          w, &swept, s, &fma, &f);
+    st = ade__vmark_order(g, dd, ceiling == UINT64_MAX ? 0 : ceiling, live, cut, deadline,
+                          limited ? g->m < g->n : -1, w, &swept, s, &fma, &f);
   ade__free(dd);
   if (swept && st != ADE__FALLBACK) *limited = 1;
   if (st) {
@@ -1605,18 +1612,32 @@ static int structural(const ade_cgraph *g, int relative, double deadline, ade__w
   return ADE_OK;
 }
 
+/* Whether the cost of g so far plus the cut bounds of its intermediates
+ * (of a vertex elimination if kind is, else of any) reach the ceiling (or
+ * live's bar): then no sequence of that kind can win, and nothing need be
+ * built. */
+static int bound_reached(const ade_cgraph *g, const uint8_t *cut, int kind, uint64_t ceiling, ade__live *live) {
+  uint64_t lb = g->fma;
+  for (size_t j = 0; j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z)
+      lb += kind == ADE_SEQ_VERTEX ? ade__cut_vertex(cut, j) : ade__cut_face(cut, j);
+  return ade__reached(live, ceiling, lb);
+}
+
 /* The ordering's own sequence; *fill (may be NULL) gets the fill-in.
  * ADE__CUT (nothing returned) once its cost reaches ceiling (UINT64_MAX:
  * none): it is compared with a sequence of that cost and cannot win.
- * With live (may be NULL), the ceiling is live->bar. */
+ * With live (may be NULL), the ceiling is live->bar; cut: g's cut bounds
+ * (may be NULL), for the cut at the ceiling. */
 static int own_live(const ade_cgraph *g, int order, int scan, double deadline, ade__watch *w, int *limited,
-                    ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling, ade__live *live) {
+                    ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling, ade__live *live, const uint8_t *cut) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
   if (w) w->p.running = order, w->p.steps = 0;
+  if (cut && ceiling != UINT64_MAX && bound_reached(g, cut, kind, ceiling, live)) return ADE__CUT;
   if (!scan && (order == ADE_ORDER_VERTEX_MARKOWITZ || order == ADE_ORDER_VERTEX_RELATIVE)) {
-    int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, w, limited, sp, fill, ceiling, live);
+    int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, w, limited, sp, fill, ceiling, live, cut);
     if (st != ADE__FALLBACK) return st;
   }
   if (!scan && (order == ADE_ORDER_VERTEX_FORWARD || order == ADE_ORDER_VERTEX_REVERSE) && index_topological(g)) {
@@ -1631,9 +1652,9 @@ static int own_live(const ade_cgraph *g, int order, int scan, double deadline, a
   /* A vertex or edge sequence gets g's fingerprint once it has won
    * (bind); the dual's is taken here. */
   if (!st && kind == ADE_SEQ_FACE) s->fingerprint = ade__graph_fingerprint(c);
-  if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling, c->live = live;
+  if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling, c->live = live, c->cut = cut;
   if (!st) c->watch = w;
-  if (!st && c->ceiling && kind != ADE_SEQ_FACE) set_trimmed(c);
+  if (!st && c->ceiling && kind != ADE_SEQ_FACE) st = set_bounds(c, kind == ADE_SEQ_VERTEX);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;
@@ -1644,8 +1665,8 @@ static int own_live(const ade_cgraph *g, int order, int scan, double deadline, a
 }
 
 static int own(const ade_cgraph *g, int order, int scan, double deadline, ade__watch *w, int *limited,
-               ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling) {
-  return own_live(g, order, scan, deadline, w, limited, sp, fill, ceiling, NULL);
+               ade_elim_seq **sp, uint64_t *fill, uint64_t ceiling, const uint8_t *cut) {
+  return own_live(g, order, scan, deadline, w, limited, sp, fill, ceiling, NULL, cut);
 }
 
 /* A vertex or edge sequence's fingerprint: g's (a copy of g has it).
@@ -1666,7 +1687,10 @@ int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) 
 
 int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, double deadline,
                       ade_elim_seq **sp) {
-  int st = own(g, order, scan, deadline, NULL, NULL, sp, NULL, ceiling);
+  uint8_t *cut = NULL;
+  int st = ceiling == UINT64_MAX ? ADE_OK : ade__cut_bounds(g, &cut);
+  if (!st) st = own(g, order, scan, deadline, NULL, NULL, sp, NULL, ceiling, cut);
+  ade__free(cut);
   if (!st) bind(g, *sp);
   return st;
 }
@@ -1682,7 +1706,8 @@ int ade__both_sweeps(const ade_cgraph *g) {
 static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) {
   int rev = g->m < g->n;
   ade_elim_seq *s = NULL, *t = NULL;
-  int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, NULL, &s, NULL, UINT64_MAX);
+  int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, NULL, &s, NULL, UINT64_MAX,
+               NULL);
   if (cost) cost[rev] = st ? UINT64_MAX : s->cost, cost[!rev] = UINT64_MAX;
   uint64_t c = 0, lo = 0;
   /* its floor first (O(|E|)), then, if that leaves it a chance, its cost; its sequence if it wins */
@@ -1713,14 +1738,14 @@ static void watch_best(ade__watch *w, uint64_t bar) {
 /* Replace *sp by ordering o's sequence if that costs less (*sp NULL: in
  * any case); sequences stay in their own kind until the end (ade__seq_to_kind).
  * Without limited, an ordering stopped by the deadline is dropped (*sp
- * stays, *cut = 1); with soft, one stopped by the memory limit too (*mem
- * = 1). */
+ * stays, *dropped = 1); with soft, one stopped by the memory limit too
+ * (*mem = 1). cut: g's cut bounds (may be NULL). */
 static int keep_cheaper(const ade_cgraph *g, int o, double deadline, ade__watch *w, int *limited, ade_elim_seq **sp,
-                        int *cut, int soft, int *mem) {
+                        int *dropped, int soft, int *mem, const uint8_t *cut) {
   ade_elim_seq *t = NULL;
   uint64_t bar = *sp ? (*sp)->cost : UINT64_MAX;
   watch_best(w, bar);
-  int st = own(g, o, 0, deadline, w, limited, &t, NULL, bar);
+  int st = own(g, o, 0, deadline, w, limited, &t, NULL, bar, cut);
   if (st == ADE__CUT) return ADE_OK; /* it reached bar: *sp stays */
   if (soft && *sp && ade__take_budget(&st)) {
     *mem = 1;
@@ -1728,7 +1753,7 @@ static int keep_cheaper(const ade_cgraph *g, int o, double deadline, ade__watch 
   }
   if (st == ADE_ELIMIT && !limited && *sp && expired(deadline)) {
     ade__clear_error();
-    *cut = 1;
+    *dropped = 1;
     return ADE_OK;
   }
   if (!st && t->cost < bar) {
@@ -1788,6 +1813,7 @@ typedef struct pool {
   uint64_t tie;    /* added to the own run's bars (its ties: !native) */
   int *limited;    /* as order_one's (NULL: none) */
   double deadline; /* anytime (0: none): a run out of time is dropped */
+  const uint8_t *cut; /* g's cut bounds (may be NULL) */
 } pool;
 
 static void prun_go(void *ud, int k, ade__watch *w) {
@@ -1796,7 +1822,7 @@ static void prun_go(void *ud, int k, ade__watch *w) {
   uint64_t bar = __atomic_load_n(&r->live.bar, __ATOMIC_RELAXED);
   watch_best(w, bar);
   ade__failure_keep(&r->f, own_live(p->g, r->order, 0, p->deadline, w, p->limited && !p->deadline ? &r->lim : NULL,
-                                    &r->seq, r->own ? &r->fill : NULL, bar, &r->live));
+                                    &r->seq, r->own ? &r->fill : NULL, bar, &r->live, p->cut));
   for (prun *q = r + 1; !r->f.st && q < p->r + p->n; q++) { /* the runs after it must beat it */
     uint64_t b = r->seq->cost + (q->own ? p->tie : 0), cur = __atomic_load_n(&q->live.bar, __ATOMIC_RELAXED);
     while (b < cur && !__atomic_compare_exchange_n(&q->live.bar, &cur, b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -1810,9 +1836,9 @@ static void prun_go(void *ud, int k, ade__watch *w) {
  * fill-in if it wins, *mem set if one was dropped at the memory limit
  * (soft). */
 static int portfolio(const ade_cgraph *g, int order, int threads, int native, int soft, double deadline, ade__watch *w,
-                     int *limited, ade_elim_seq **sp, uint64_t *fill, int *mem) {
+                     int *limited, ade_elim_seq **sp, uint64_t *fill, int *mem, const uint8_t *cut) {
   prun r[4] = {{0}};
-  pool p = {g, r, 0, !native, limited, deadline};
+  pool p = {g, r, 0, !native, limited, deadline, cut};
   for (int k = 0; k < 3 && generalizes[order][k] >= 0; k++) r[p.n++].order = generalizes[order][k];
   r[p.n].order = order, r[p.n++].own = 1;
   for (int k = 0; k < p.n; k++) r[k].live.bar = (*sp)->cost + (r[k].own ? p.tie : 0);
@@ -1849,9 +1875,10 @@ static int portfolio(const ade_cgraph *g, int order, int threads, int native, in
 static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch *w, ade_elim_seq **sp,
                      uint64_t *fill, int *limited, int native, int threads) {
   ade_elim_seq *s = NULL, *t = NULL;
+  uint8_t *cut = NULL; /* g's cut bounds, for the runs' cuts at their ceilings */
   uint64_t f = 0, tf = 0, same = UINT64_MAX;
   uint64_t sc[2] = {UINT64_MAX, UINT64_MAX}; /* the counted vertex sweeps' costs, forward and reverse */
-  int cut = 0, mem = 0, kind = orders[order].kind, st = ADE_OK;
+  int dropped = 0, mem = 0, kind = orders[order].kind, st = ADE_OK;
   int gen = generalizes[order][0] != -1 && kind != ADE_SEQ_VERTEX;
   /* In native form with a flag to report it, a run that the tape's memory
    * limit stops (a face ordering's dual grows with its fill-in) is
@@ -1874,21 +1901,22 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch
                order == ADE_ORDER_FACE_FORWARD || order == ADE_ORDER_FACE_REVERSE;
   if (gen) st = vector_sweep(g, &s, sc);
   if (!st && esweep) same = sc[generalizes[order][0] == ADE_ORDER_VERTEX_REVERSE];
+  if (!st && gen) st = ade__cut_bounds(g, &cut);
   /* In threads (portfolio): without a deadline or anytime (each run out
    * of time is dropped), and with the default allocator (the runs' memory
    * changes threads). */
   int par = !st && threads > 1 && gen && !esweep && (deadline <= 0 || anytime) && s->cost && !ade__alloc_hooked();
-  if (par) st = portfolio(g, order, threads, native, soft, anytime ? deadline : 0, w, limited, &s, &f, &mem);
+  if (par) st = portfolio(g, order, threads, native, soft, anytime ? deadline : 0, w, limited, &s, &f, &mem, cut);
   for (int k = 0; !st && !par && first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++) {
     if (esweep && k == 0 && same != UINT64_MAX) continue; /* counted above */
     if (esweep && k == 0) { /* the vertex sweep of the edge sweep's direction */
-      st = own(g, generalizes[order][0], 0, 0, w, NULL, &t, NULL, UINT64_MAX);
+      st = own(g, generalizes[order][0], 0, 0, w, NULL, &t, NULL, UINT64_MAX, NULL);
       if (!st) same = t->cost;
       if (!st && t->cost < s->cost) ade_seq_free(s), s = t, t = NULL;
       ade_seq_free(t), t = NULL;
       continue;
     }
-    st = keep_cheaper(g, generalizes[order][k], deadline, w, anytime ? NULL : limited, &s, &cut, soft, &mem);
+    st = keep_cheaper(g, generalizes[order][k], deadline, w, anytime ? NULL : limited, &s, &dropped, soft, &mem, cut);
   }
   /* Ties go to the ordering's own sequence, except in native form, where
    * the generalized one applies without the dual (same cost, less work).
@@ -1897,7 +1925,7 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch
   int skip = !st && s && same != UINT64_MAX && same >= s->cost + !native;
   watch_best(w, s ? s->cost : UINT64_MAX);
   if (!st && !skip && !par)
-    st = own(g, order, 0, deadline, w, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX);
+    st = own(g, order, 0, deadline, w, anytime ? NULL : limited, &t, &tf, s ? s->cost + !native : UINT64_MAX, cut);
   if (skip || par) (void)0;
   else if (st == ADE_ELIMIT && anytime) *limited = 1, st = ADE_OK; /* out of time: the best so far */
   else if (st == ADE__CUT) st = ADE_OK; /* it cost more than s */
@@ -1906,10 +1934,11 @@ static int order_one(const ade_cgraph *g, int order, double deadline, ade__watch
   ade_seq_free(t);
   for (int k = 0; !st && !first && k < 3 && generalizes[order][k] >= 0 && !expired(deadline); k++)
     if (!(esweep && k == 0)) /* the sweeps' vertex sweep: counted (or not needed: the own run has the answer) */
-      st = keep_cheaper(g, generalizes[order][k], deadline, w, limited, &s, &cut, soft, &mem);
-  if (!st && cut && anytime) *limited = 1; /* a generalized ordering dropped at the deadline */
+      st = keep_cheaper(g, generalizes[order][k], deadline, w, limited, &s, &dropped, soft, &mem, cut);
+  if (!st && dropped && anytime) *limited = 1; /* a generalized ordering dropped at the deadline */
   if (!st && mem) *limited = 1;            /* or one over the memory limit */
   if (!st && s->kind != kind && !native) st = ade__seq_to_kind(g, &s, kind, &f);
+  ade__free(cut);
   if (st) {
     ade_seq_free(s);
     return st;

@@ -40,6 +40,8 @@ typedef struct vm {
   uint64_t fma, fill, work, budget;
   size_t rest;          /* intermediates left */
   int trimmed;
+  const uint8_t *cut;   /* g's cut bounds (may be NULL) */
+  uint64_t lbrest;      /* the sum of their vertex bounds over the intermediates left */
   uint64_t ceiling;     /* 0: none */
   ade__live *live;      /* non-NULL: the ceiling is live->bar */
 } vm;
@@ -147,7 +149,7 @@ static int vm_init(vm *m, const ade_cgraph *g, uint64_t ceiling) {
     m->out[j] = (vlist){blk, 0, no + no / 4 + 1};
     blk += m->out[j].cap;
     m->nin[j] = ni, m->nout[j] = no;
-    if (m->st[j] == ZV) m->rest++, m->trimmed &= ni && no;
+    if (m->st[j] == ZV) m->rest++, m->lbrest += ade__cut_vertex(m->cut, j), m->trimmed &= ni && no;
   }
   m->cur = blk, m->left = first - (size_t)(blk - m->chunk[0]); /* the first block's rest serves growth */
   for (size_t j = 0; j < nv; j++) {
@@ -188,7 +190,7 @@ static int vm_elim(vm *m, uint32_t j) {
   compact(m, P);
   compact(m, S);
   m->fma += (uint64_t)P->n * S->n;
-  m->st[j] = DEAD, m->rest--;
+  m->st[j] = DEAD, m->rest--, m->lbrest -= ade__cut_vertex(m->cut, j);
   uint64_t sumout = 0;
   for (uint32_t a = 0; a < P->n; a++) m->nout[P->a[a]]--, sumout += m->out[P->a[a]].n;
   int st = ADE_OK;
@@ -213,10 +215,11 @@ static int vm_elim(vm *m, uint32_t j) {
   return st;
 }
 
-/* ADE__CUT once the cost so far plus a lower bound of the rest (1 per
- * intermediate left, on a trimmed graph) reaches the ceiling: as order.c. */
+/* ADE__CUT once the cost so far plus a lower bound of the rest (each
+ * intermediate left's cut bound, on a trimmed graph) reaches the
+ * ceiling: as order.c. */
 static int vm_over(const vm *m) {
-  uint64_t rest = m->trimmed ? m->rest : 0;
+  uint64_t rest = m->trimmed ? m->lbrest : 0;
   return ade__reached(m->live, m->ceiling, m->fma + rest) ? ADE__CUT : ADE_OK;
 }
 
@@ -365,9 +368,10 @@ static int markowitz(vm *m, const ade_cgraph *g, const int64_t *dd, double deadl
   return st;
 }
 
-int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, ade__live *live, double deadline,
-                     int sweep, ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma, uint64_t *fill) {
-  vm m = {0};
+int ade__vmark_order(const ade_cgraph *g, const int64_t *dd, uint64_t ceiling, ade__live *live, const uint8_t *cut,
+                     double deadline, int sweep, ade__watch *w, int *swept, ade_elim_seq *s, uint64_t *fma,
+                     uint64_t *fill) {
+  vm m = {.cut = cut};
   int st = vm_init(&m, g, ceiling);
   m.live = live;
   if (!st && ade__grow((void **)&s->step, &s->cap, s->len + m.rest, sizeof *s->step))

@@ -223,7 +223,7 @@ static int vmark_falls_back(const ade_cgraph *g) {
   uint64_t fma = 0, fill = 0;
   int swept = 0;
   ck_assert_int_eq(ade_seq_create(&s, ADE_SEQ_VERTEX), ADE_OK);
-  int st = ade__vmark_order(g, NULL, 0, NULL, 0, -1, NULL, &swept, s, &fma, &fill);
+  int st = ade__vmark_order(g, NULL, 0, NULL, NULL, 0, -1, NULL, &swept, s, &fma, &fill);
   ck_assert_msg(st == ADE_OK || st == ADE__FALLBACK, "%d: %s", st, ade_errmsg());
   ade_seq_free(s);
   return st == ADE__FALLBACK;
@@ -338,6 +338,213 @@ START_TEST(face_bound_random) {
     ade_cgraph_free(d);
     ade_cgraph_free(g);
   }
+}
+END_TEST
+
+/* Whether one vertex other than j cuts j from every independent (up: from
+ * every dependent): a search from j that avoids it, per vertex. */
+static int single_cut(const ade_cgraph *g, size_t j, int up) {
+  size_t *stack = malloc((g->nv + 1) * sizeof *stack);
+  char *seen = malloc(g->nv + 1);
+  int cut = 0;
+  for (size_t c = 0; !cut && c < g->nv; c++) {
+    if (c == j || !g->v[c].alive) continue;
+    size_t top = 0;
+    int reached = 0;
+    memset(seen, 0, g->nv);
+    stack[top++] = j, seen[j] = seen[c] = 1;
+    while (top && !reached) {
+      const ade__vtx *v = &g->v[stack[--top]];
+      reached = v->kind == (up ? ADE__Y : ADE__X);
+      for (size_t k = 0; k < (up ? v->nout : v->nin); k++) {
+        size_t u = up ? g->e[v->out[k]].dst : g->e[v->in[k]].src;
+        if (!seen[u]) seen[u] = 1, stack[top++] = u;
+      }
+    }
+    cut = !reached;
+  }
+  free(stack), free(seen);
+  return cut;
+}
+
+/* A working copy of g with the lower bounds an ordering's copy gets
+ * (order.c's set_bounds): each intermediate's cut bound. */
+static ade_cgraph *bounded_copy(const ade_cgraph *g, const uint8_t *cut, int vertex) {
+  ade_cgraph *c = NULL;
+  ck_assert_int_eq(ade_cgraph_copy(&c, g), ADE_OK);
+  c->lb = calloc(c->nv + 1, 1);
+  c->lbrest = 0;
+  for (size_t j = 0; j < c->nv; j++)
+    if (c->v[j].alive && c->v[j].kind == ADE__Z)
+      c->lbrest += c->lb[j] = (uint8_t)(vertex ? ade__cut_vertex(cut, j) : ade__cut_face(cut, j));
+  return c;
+}
+
+/* The bound c->lbrest against its definition (the sum over the vertices
+ * alive), and the cost so far plus it, kept in *hist, the final cost's. */
+static void bound_step(const ade_cgraph *c, uint64_t *hist, size_t *nh) {
+  uint64_t sum = 0;
+  for (size_t j = 0; j < c->nv; j++) sum += c->v[j].alive ? c->lb[j] : 0;
+  ck_assert_uint_eq(sum, c->lbrest);
+  hist[(*nh)++] = c->fma + c->lbrest;
+}
+
+/* ade__cut_bounds: kx(j) = 2 exactly where no single vertex cuts j from
+ * the independents (1 where one does), ky likewise from the dependents,
+ * checked by a search per vertex; and the lemmas behind the cuts at the
+ * ceilings, on complete random sequences: eliminating vertex j costs at
+ * least kx(j) ky(j); any edge or face sequence takes at least
+ * max(kx(j), ky(j)) faces with j in the middle; the bounds kept by the
+ * graph engine on a working copy (ade_cgraph.lb: deletions, an edge
+ * elimination's middle falling to 1) stay their sum, and the cost so far
+ * plus them never passes the final cost. Small graphs: the exhaustive
+ * optimum of each kind is at least the sum. */
+START_TEST(cut_bounds_random) {
+  uint64_t rs = 71;
+  int twos = 0, ones = 0, above = 0, tight = 0, exhausted = 0;
+  for (uint64_t seed = 1; seed <= 240; seed++) {
+    int n = 1 + (int)(ade_test_rand(&rs) % 5), m = 1 + (int)(ade_test_rand(&rs) % 5);
+    ade_cgraph *g = seed % 3 == 0 ? random_tape_graph(seed, n, m, 4 + (int)(ade_test_rand(&rs) % 40))
+                    : seed % 3 == 1
+                        ? layered(seed, n, 1 + (int)(ade_test_rand(&rs) % 5), 1 + (int)(ade_test_rand(&rs) % 6), m)
+                        : dense_dag(&rs, n, 2 + (int)(ade_test_rand(&rs) % 10), m, ade_test_uniform(&rs, 0.15, 0.6));
+    uint8_t *cut = NULL;
+    ck_assert_int_eq(ade__cut_bounds(g, &cut), ADE_OK);
+    ck_assert_msg(cut != NULL, "seed %llu: no cut bounds", (unsigned long long)seed);
+    uint64_t vsum = 0, fsum = 0, nz = 0;
+    for (size_t j = 0; j < g->nv; j++) {
+      if (!g->v[j].alive || g->v[j].kind != ADE__Z) continue;
+      ck_assert_uint_eq(cut[j] & 3, single_cut(g, j, 0) ? 1 : 2);
+      ck_assert_uint_eq(cut[j] >> 2, single_cut(g, j, 1) ? 1 : 2);
+      twos += (cut[j] & 3) == 2 || cut[j] >> 2 == 2, ones += cut[j] == (1 | 1 << 2);
+      vsum += ade__cut_vertex(cut, j), fsum += ade__cut_face(cut, j), nz++;
+    }
+    above += fsum > nz;
+    uint64_t *hist = malloc(100000 * sizeof *hist);
+    size_t nh = 0;
+    /* vertices in a random order */
+    ade_cgraph *c = bounded_copy(g, cut, 1);
+    for (;;) {
+      size_t z[512], nzl = 0;
+      for (size_t j = 0; j < c->nv && nzl < 512; j++)
+        if (c->v[j].alive && c->v[j].kind == ADE__Z) z[nzl++] = j;
+      if (!nzl) break;
+      size_t j = z[ade_test_rand(&rs) % nzl];
+      uint64_t cost = 0;
+      ck_assert_int_eq(ade__elim_vertex_ix(c, j, &cost), ADE_OK);
+      ck_assert_uint_ge(cost, ade__cut_vertex(cut, j));
+      bound_step(c, hist, &nh);
+    }
+    for (size_t h = 0; h < nh; h++) ck_assert_uint_le(hist[h], c->fma);
+    ck_assert_uint_eq(c->lbrest, 0);
+    ade_cgraph_free(c);
+    /* edges in a random order, front or back; faces counted per middle */
+    uint64_t *at = calloc(g->nv + 1, sizeof *at);
+    c = bounded_copy(g, cut, 0), nh = 0;
+    for (;;) {
+      size_t cand[4096], nc = 0;
+      for (size_t e = 0; e < c->eslots && nc < 4096; e++) {
+        const ade__edge *x = &c->e[e];
+        if (x->src == ADE__NONE) continue;
+        if (c->v[x->dst].kind == ADE__Z) cand[nc++] = 2 * e;
+        if (c->v[x->src].kind == ADE__Z && nc < 4096) cand[nc++] = 2 * e + 1;
+      }
+      if (!nc) break;
+      size_t pick = cand[ade_test_rand(&rs) % nc], e = pick / 2, mid = pick % 2 ? c->e[e].src : c->e[e].dst;
+      uint64_t cost = 0;
+      ck_assert_int_eq(ade__elim_edge_ix(c, e, pick % 2 ? ADE_BACK : ADE_FRONT, &cost), ADE_OK);
+      at[mid] += cost;
+      bound_step(c, hist, &nh);
+      ck_assert_uint_lt(nh, 100000);
+    }
+    for (size_t h = 0; h < nh; h++) ck_assert_uint_le(hist[h], c->fma);
+    for (size_t j = 0; j < g->nv; j++)
+      if (g->v[j].alive && g->v[j].kind == ADE__Z) ck_assert_uint_ge(at[j], ade__cut_face(cut, j));
+    ade_cgraph_free(c);
+    /* faces in a random order, counted per middle (the ctgt of the first) */
+    ade_cgraph *d = NULL;
+    ck_assert_int_eq(ade_cgraph_dual(&d, g), ADE_OK);
+    memset(at, 0, (g->nv + 1) * sizeof *at);
+    for (size_t steps = 0;; steps++) {
+      size_t f[4096], nf = 0;
+      for (size_t e = 0; e < d->eslots && nf < 4096; e++) {
+        const ade__edge *x = &d->e[e];
+        if (x->src != ADE__NONE && d->v[x->src].kind == ADE__Z && d->v[x->dst].kind == ADE__Z) f[nf++] = e;
+      }
+      if (!nf) break;
+      const ade__edge *x = &d->e[f[ade_test_rand(&rs) % nf]];
+      at[ade__graph_vertex(g, d->v[x->src].ctgt)]++;
+      ck_assert_int_eq(ade__face_step(d, x->src, x->dst), ADE_OK);
+      ck_assert_uint_lt(steps, 100000);
+    }
+    for (size_t j = 0; j < g->nv; j++)
+      if (g->v[j].alive && g->v[j].kind == ADE__Z) ck_assert_uint_ge(at[j], ade__cut_face(cut, j));
+    ade_cgraph_free(d);
+    free(at), free(hist);
+    if (nz <= 8) { /* the optimum of each kind, where 4,000 nodes find it */
+      static const int kinds[] = {ADE_SEQ_VERTEX, ADE_SEQ_EDGE, ADE_SEQ_FACE};
+      ade_opt_limits l;
+      ade_opt_limits_init(&l);
+      l.node_limit = 4000;
+      for (int k = 0; k < 3; k++) {
+        ade_elim_seq *s = NULL;
+        ade_opt_report r;
+        ck_assert_int_eq(ade_optimize(g, kinds[k], ADE_OPT_EXHAUSTIVE, &l, &s, &r), ADE_OK);
+        ck_assert_uint_ge(r.cost, g->fma + (k ? fsum : vsum));
+        tight += r.optimal && r.cost == g->fma + (k ? fsum : vsum);
+        exhausted += r.optimal;
+        ade_seq_free(s);
+      }
+    }
+    free(cut);
+    ade_cgraph_free(g);
+  }
+  /* not vacuous: both values on both sides, bounds above one per
+   * intermediate, optima met by them */
+  ck_assert_int_gt(twos, 100);
+  ck_assert_int_gt(ones, 100);
+  ck_assert_int_gt(above, 150);
+  ck_assert_int_gt(exhausted, 200);
+  ck_assert_int_gt(tight, 40);
+}
+END_TEST
+
+/* Where the cut bounds alone reach the sweep's cost, no edge or face
+ * sequence can beat the sweep, and the orderings in native form (where
+ * ties go to the sweep) return it without running: not limited even with
+ * a time limit of 1 us. The graph:
+ * y = sum_k sin(x_k) x_{k+1}, k = 0, 1, 2 (s_k = sin(x_k) is vertex
+ * 1 + 10k, p_k = s_k x_{k+1} 2 + 10k, the partial sums 3 + 10k): bounds
+ * s_k 1, p_k 2, the sums 1, 2, 2: 14, the reverse sweep's cost. */
+START_TEST(cut_bounds_prove) {
+  ade_cgraph *g = NULL;
+  long x[4] = {-3, -2, -1, 0}, y[1] = {100}, src[32], dst[32];
+  size_t ne = 0;
+  for (long k = 0; k < 3; k++) {
+    src[ne] = x[k], dst[ne++] = 1 + 10 * k;
+    src[ne] = 1 + 10 * k, dst[ne++] = 2 + 10 * k;
+    src[ne] = x[k + 1], dst[ne++] = 2 + 10 * k;
+    src[ne] = 2 + 10 * k, dst[ne++] = 3 + 10 * k;
+    if (k) src[ne] = 3 + 10 * (k - 1), dst[ne++] = 3 + 10 * k;
+  }
+  src[ne] = 23, dst[ne++] = 100;
+  ck_assert_int_eq(ade_cgraph_from_edges(&g, 4, x, 1, y, ne, src, dst, NULL), ADE_OK);
+  uint8_t *cut = NULL;
+  ck_assert_int_eq(ade__cut_bounds(g, &cut), ADE_OK);
+  uint64_t fsum = 0;
+  for (size_t j = 0; j < g->nv; j++)
+    if (g->v[j].alive && g->v[j].kind == ADE__Z) fsum += ade__cut_face(cut, j);
+  ck_assert_uint_eq(fsum, 14);
+  for (int o = ADE_ORDER_EDGE_FORWARD; o <= ADE_ORDER_FACE_GREEDY; o++) {
+    ade_elim_seq *s = NULL;
+    int limited = -1;
+    ck_assert_int_eq(ade_elim_order_native(g, o, 1e-6, &s, &limited), ADE_OK);
+    ck_assert_msg(!limited, "%s: limited", ade_order_name(o));
+    ck_assert_uint_eq(ade_seq_cost(s), 14);
+    ade_seq_free(s);
+  }
+  free(cut);
+  ade_cgraph_free(g);
 }
 END_TEST
 
@@ -1305,6 +1512,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, vmark_fallback);
   tcase_add_test(tc, vmark_memory_limit);
   tcase_add_test(tc, face_bound_random);
+  tcase_add_test(tc, cut_bounds_random);
+  tcase_add_test(tc, cut_bounds_prove);
   tcase_add_test(tc, face_sweeps_cost_vertex_sweeps);
   tcase_add_test(tc, reach_counts_random);
   tcase_add_test(tc, never_worse_paper);
