@@ -5,20 +5,18 @@
 /* Any complete elimination (vertex, edge or face) ends with no path of
  * the c-graph through an intermediate j; a path leaves j only through a
  * face (i, j, k) with j in the middle, one fma each (a vertex elimination
- * of j is |P_j||S_j| of them, an edge elimination |S_j| or |P_i|). Take
- * any path from an independent to j and on to a dependent: the face that
- * takes it off j joins an in-edge (i, j) whose source i lies on the path
- * (i is the last vertex of the path still on it before j, or a copy of
- * it). So the sources of the faces ever taken at j meet every path from
- * X to j: they are a vertex cut between X and j, at least kx(j) of them,
- * the least such cut (Menger: the most paths from X to j disjoint but at
- * j). Likewise their targets: at least ky(j), the least cut between j and
- * Y. Faces at different vertices are different faces, so the faces still
- * to take cost at least, summed over the intermediates j left,
- *   max(kx(j), ky(j)) where no face at j was taken yet, else 1;
- * and for vertex elimination, whose P_j and S_j when j goes are such cuts
- * of the first graph (each path through j then still runs through j),
- *   kx(j) ky(j) over the intermediates left.
+ * of j is |P_j||S_j| of them, an edge elimination |S_j| or |P_i|), and
+ * each pair of a path from X to j and a path from j to Y leaves j through
+ * exactly one face: one whose in-edge (i, j) has i on the first path (the
+ * last vertex of it still there before j, or a copy of it) and whose
+ * out-edge (j, k) has k on the second. Take kx(j) paths from X to j
+ * disjoint but at j (Menger: kx(j) is the least vertex cut between X and
+ * j) and ky(j) paths from j to Y likewise: no face has its i on two of
+ * the first or its k on two of the second, so each of the kx(j) ky(j)
+ * pairs takes a face of its own at j. Faces at different vertices are
+ * different faces, so the faces still to take are at least, summed over
+ * the intermediates j left, kx(j) ky(j) less the faces already taken at
+ * j, and at least 1 while j has a face.
  * A single vertex cuts j from X exactly when it dominates j (in the graph
  * with a source above all of X), so kx(j) >= 2 where j's immediate
  * dominator is that source; ky likewise with postdominators. Bounds

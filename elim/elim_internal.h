@@ -88,10 +88,10 @@ struct ade_cgraph {
    * it came from (ade__cut_bounds; NULL: none). lb (a vertex or edge
    * ordering's copy with a ceiling, every intermediate with predecessors
    * and successors, which vertex and edge eliminations keep so): lb[j] a
-   * lower bound on the cost still to come at intermediate j (its cut
-   * bound, 1 once an edge elimination had j in the middle, 1 without
-   * cut bounds; 0 once gone), lbrest their sum, a lower bound on the cost
-   * of every completion (graph.c's deletions and eliminate.c keep it). */
+   * lower bound on the faces still to come with intermediate j in the
+   * middle (its cut bound less the faces taken there, at least 1; 0 once
+   * gone), lbrest their sum, a lower bound on the cost of every
+   * completion (graph.c's deletions and eliminate.c keep it). */
   const uint8_t *cut;
   uint8_t *lb;
   uint64_t lbrest;
@@ -586,18 +586,15 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
  * once the bound reaches bar (UINT64_MAX: never). */
 /* Cut bounds (cuts.c): cut[j] holds kx(j) in bits 0-1 and ky(j) in bits
  * 2-3, each 1 or 2: lower bounds on the least vertex cut between X and j
- * and between j and Y. Any elimination then takes at least
- * ade__cut_face(cut, j) faces (fma) with intermediate j in the middle,
- * and a vertex elimination of j costs at least ade__cut_vertex(cut, j).
- * *cut is NULL (no bounds) unless g's index order is topological and every
- * intermediate has predecessors and successors, or when the dominator
- * walks pass O(|V| + |E|) steps. */
+ * and between j and Y. Any elimination (vertex, edge or face) then takes
+ * at least ade__cut(cut, j) = kx(j) ky(j) faces (fma) with intermediate j
+ * in the middle, and after t of them at least that less t, and at least 1
+ * while j has faces (1 without cut bounds). *cut is NULL (no bounds)
+ * unless g's index order is topological and every intermediate has
+ * predecessors and successors, or when the dominator walks pass
+ * O(|V| + |E|) steps. */
 int ade__cut_bounds(const ade_cgraph *g, uint8_t **cut);
-static inline unsigned ade__cut_vertex(const uint8_t *cut, size_t j) { return cut ? (cut[j] & 3u) * (cut[j] >> 2) : 1; }
-static inline unsigned ade__cut_face(const uint8_t *cut, size_t j) {
-  unsigned x = cut ? cut[j] & 3u : 1, y = cut ? cut[j] >> 2 : 1;
-  return x > y ? x : y;
-}
+static inline unsigned ade__cut(const uint8_t *cut, size_t j) { return cut ? (cut[j] & 3u) * (cut[j] >> 2) : 1; }
 int ade__sweep_floor(const ade_cgraph *g, int reverse, uint64_t bar, uint64_t *floor);
 /* V_LM, or V_LR with dependency degrees dd, on a structure-only copy of g
  * (vmark.c): the sequence appended to s, its cost and fill-in in *fma and

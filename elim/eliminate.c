@@ -92,8 +92,8 @@ int ade__elim_edge_ix(ade_cgraph *g, size_t e, int dir, uint64_t *cost) {
       if ((st = update(g, g->e[x].src, j, e, x))) return st;
     }
   }
-  size_t mid = dir == ADE_FRONT ? j : i; /* its faces pass through mid: mid's share falls to 1 */
-  if (g->lb && g->lb[mid] > 1) g->lbrest -= g->lb[mid] - 1u, g->lb[mid] = 1;
+  size_t mid = dir == ADE_FRONT ? j : i, drop = g->lb && g->lb[mid] > 1 ? g->lb[mid] - 1u : 0;
+  if (drop) drop = n < drop ? n : drop, g->lbrest -= drop, g->lb[mid] -= (uint8_t)drop; /* n faces at mid taken */
   ade__graph_del_edge(g, e);
   drop_isolated(g, i);
   drop_isolated(g, j);

@@ -227,7 +227,7 @@ int ade__faced_init_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, 
     for (size_t o = 0; v->alive && v->kind == ADE__Z && !z && o < v->nout; o++) z = d->v[d->e[v->out[o]].dst].kind == ADE__Z;
     size_t j = z ? ctgt_ix(g, d, rk, u) : ADE__NONE;
     if (j != ADE__NONE && !F->face[j] && g->v[j].alive && g->v[j].kind == ADE__Z)
-      F->rest += F->face[j] = (uint8_t)ade__cut_face(d->cut, j);
+      F->rest += F->face[j] = (uint8_t)ade__cut(d->cut, j);
   }
   return st;
 }
@@ -236,7 +236,7 @@ int ade__faced_init(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d) { r
 
 int ade__faced_step_rk(ade__faced *F, const ade_cgraph *g, const ade_cgraph *d, size_t j, const uint32_t *rk) {
   int st = index_sync(&F->x, g, d, rk);
-  if (!st && j != ADE__NONE && F->face[j] > 1) F->rest -= F->face[j] - 1u, F->face[j] = 1; /* taken at j */
+  if (!st && j != ADE__NONE && F->face[j] > 1) F->rest--, F->face[j]--; /* one face at j taken */
   if (!st && j != ADE__NONE && F->face[j] && !ade__dual_has_face(&F->x, d, j)) F->face[j] = 0, F->rest--;
   return st;
 }

@@ -27,11 +27,10 @@ static int over(const ade_cgraph *c) {
   return ade__reached(c->live, c->ceiling, c->fma + (c->lb ? c->lbrest : 0)) ? ADE__CUT : ADE_OK;
 }
 
-/* The lower bounds of working copy c (a vertex ordering's if vertex, else
- * an edge ordering's), if every intermediate has predecessors and
- * successors (always so on a c-graph from a tape): each then costs at
- * least 1 more, and at least its cut bound (c->cut). */
-static int set_bounds(ade_cgraph *c, int vertex) {
+/* The lower bounds of working copy c, if every intermediate has
+ * predecessors and successors (always so on a c-graph from a tape): each
+ * then costs at least 1 more, and at least its cut bound (c->cut). */
+static int set_bounds(ade_cgraph *c) {
   uint64_t rest = 0;
   for (size_t j = 0; j < c->nv; j++) {
     const ade__vtx *v = &c->v[j];
@@ -40,8 +39,7 @@ static int set_bounds(ade_cgraph *c, int vertex) {
   if (!(c->lb = ade__calloc(c->nv + 1, 1)))
     return ade__fail(ADE_ENOMEM, "out of memory for the bounds of %zu vertices", c->nv);
   for (size_t j = 0; j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z)
-      rest += c->lb[j] = (uint8_t)(vertex ? ade__cut_vertex(c->cut, j) : ade__cut_face(c->cut, j));
+    if (c->v[j].alive && c->v[j].kind == ADE__Z) rest += c->lb[j] = (uint8_t)ade__cut(c->cut, j);
   c->lbrest = rest;
   return ADE_OK;
 }
@@ -1068,7 +1066,7 @@ static int order_face_sweep(const ade_cgraph *g, ade_cgraph *d, ade_elim_seq *s,
     st = ade__fail(ADE_ENOMEM, "out of memory for a face sweep of %zu vertices", g->nv);
   for (size_t j = 0; !st && face && j < g->nv; j++)
     if (g->v[j].alive && g->v[j].kind == ADE__Z && ade__dual_has_face(&w.x, d, j))
-      w.rest += face[j] = (uint8_t)ade__cut_face(d->cut, j);
+      w.rest += face[j] = (uint8_t)ade__cut(d->cut, j);
   for (int pass = 0; !st && (pass == 0 || faces_left(d)); pass++) {
     if (pass > 2) {
       st = ade__fail(ADE_ELIMIT, "face ordering: faces left after %d sweeps", pass);
@@ -1613,14 +1611,12 @@ static int structural(const ade_cgraph *g, int relative, double deadline, ade__w
 }
 
 /* Whether the cost of g so far plus the cut bounds of its intermediates
- * (of a vertex elimination if kind is, else of any) reach the ceiling (or
- * live's bar): then no sequence of that kind can win, and nothing need be
- * built. */
-static int bound_reached(const ade_cgraph *g, const uint8_t *cut, int kind, uint64_t ceiling, ade__live *live) {
+ * reach the ceiling (or live's bar): then no sequence can win, and
+ * nothing need be built. */
+static int bound_reached(const ade_cgraph *g, const uint8_t *cut, uint64_t ceiling, ade__live *live) {
   uint64_t lb = g->fma;
   for (size_t j = 0; j < g->nv; j++)
-    if (g->v[j].alive && g->v[j].kind == ADE__Z)
-      lb += kind == ADE_SEQ_VERTEX ? ade__cut_vertex(cut, j) : ade__cut_face(cut, j);
+    if (g->v[j].alive && g->v[j].kind == ADE__Z) lb += ade__cut(cut, j);
   return ade__reached(live, ceiling, lb);
 }
 
@@ -1635,7 +1631,7 @@ static int own_live(const ade_cgraph *g, int order, int scan, double deadline, a
   ade_elim_seq *s = NULL;
   int kind = orders[order].kind;
   if (w) w->p.running = order, w->p.steps = 0;
-  if (cut && ceiling != UINT64_MAX && bound_reached(g, cut, kind, ceiling, live)) return ADE__CUT;
+  if (cut && ceiling != UINT64_MAX && bound_reached(g, cut, ceiling, live)) return ADE__CUT;
   if (!scan && (order == ADE_ORDER_VERTEX_MARKOWITZ || order == ADE_ORDER_VERTEX_RELATIVE)) {
     int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, w, limited, sp, fill, ceiling, live, cut);
     if (st != ADE__FALLBACK) return st;
@@ -1654,7 +1650,7 @@ static int own_live(const ade_cgraph *g, int order, int scan, double deadline, a
   if (!st && kind == ADE_SEQ_FACE) s->fingerprint = ade__graph_fingerprint(c);
   if (!st) c->ceiling = ceiling == UINT64_MAX ? 0 : ceiling, c->live = live, c->cut = cut;
   if (!st) c->watch = w;
-  if (!st && c->ceiling && kind != ADE_SEQ_FACE) st = set_bounds(c, kind == ADE_SEQ_VERTEX);
+  if (!st && c->ceiling && kind != ADE_SEQ_FACE) st = set_bounds(c);
   if (!st) st = run(g, c, s, order, scan, deadline, limited);
   if (!st) s->cost = c->fma;
   if (!st && fill) *fill = c->fill;

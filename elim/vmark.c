@@ -149,7 +149,7 @@ static int vm_init(vm *m, const ade_cgraph *g, uint64_t ceiling) {
     m->out[j] = (vlist){blk, 0, no + no / 4 + 1};
     blk += m->out[j].cap;
     m->nin[j] = ni, m->nout[j] = no;
-    if (m->st[j] == ZV) m->rest++, m->lbrest += ade__cut_vertex(m->cut, j), m->trimmed &= ni && no;
+    if (m->st[j] == ZV) m->rest++, m->lbrest += ade__cut(m->cut, j), m->trimmed &= ni && no;
   }
   m->cur = blk, m->left = first - (size_t)(blk - m->chunk[0]); /* the first block's rest serves growth */
   for (size_t j = 0; j < nv; j++) {
@@ -190,7 +190,7 @@ static int vm_elim(vm *m, uint32_t j) {
   compact(m, P);
   compact(m, S);
   m->fma += (uint64_t)P->n * S->n;
-  m->st[j] = DEAD, m->rest--, m->lbrest -= ade__cut_vertex(m->cut, j);
+  m->st[j] = DEAD, m->rest--, m->lbrest -= ade__cut(m->cut, j);
   uint64_t sumout = 0;
   for (uint32_t a = 0; a < P->n; a++) m->nout[P->a[a]]--, sumout += m->out[P->a[a]].n;
   int st = ADE_OK;

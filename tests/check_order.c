@@ -369,14 +369,14 @@ static int single_cut(const ade_cgraph *g, size_t j, int up) {
 
 /* A working copy of g with the lower bounds an ordering's copy gets
  * (order.c's set_bounds): each intermediate's cut bound. */
-static ade_cgraph *bounded_copy(const ade_cgraph *g, const uint8_t *cut, int vertex) {
+static ade_cgraph *bounded_copy(const ade_cgraph *g, const uint8_t *cut) {
   ade_cgraph *c = NULL;
   ck_assert_int_eq(ade_cgraph_copy(&c, g), ADE_OK);
   c->lb = calloc(c->nv + 1, 1);
   c->lbrest = 0;
   for (size_t j = 0; j < c->nv; j++)
     if (c->v[j].alive && c->v[j].kind == ADE__Z)
-      c->lbrest += c->lb[j] = (uint8_t)(vertex ? ade__cut_vertex(cut, j) : ade__cut_face(cut, j));
+      c->lbrest += c->lb[j] = (uint8_t)ade__cut(cut, j);
   return c;
 }
 
@@ -391,13 +391,12 @@ static void bound_step(const ade_cgraph *c, uint64_t *hist, size_t *nh) {
 
 /* ade__cut_bounds: kx(j) = 2 exactly where no single vertex cuts j from
  * the independents (1 where one does), ky likewise from the dependents,
- * checked by a search per vertex; and the lemmas behind the cuts at the
- * ceilings, on complete random sequences: eliminating vertex j costs at
- * least kx(j) ky(j); any edge or face sequence takes at least
- * max(kx(j), ky(j)) faces with j in the middle; the bounds kept by the
- * graph engine on a working copy (ade_cgraph.lb: deletions, an edge
- * elimination's middle falling to 1) stay their sum, and the cost so far
- * plus them never passes the final cost. Small graphs: the exhaustive
+ * checked by a search per vertex; and the lemma behind the cuts at the
+ * ceilings, on complete random vertex, edge and face sequences: each
+ * takes at least kx(j) ky(j) faces with j in the middle; the bounds kept
+ * by the graph engine on a working copy (ade_cgraph.lb: deletions, an
+ * edge elimination's faces at its middle) stay their sum, and the cost so
+ * far plus them never passes the final cost. Small graphs: the exhaustive
  * optimum of each kind is at least the sum. */
 START_TEST(cut_bounds_random) {
   uint64_t rs = 71;
@@ -411,19 +410,19 @@ START_TEST(cut_bounds_random) {
     uint8_t *cut = NULL;
     ck_assert_int_eq(ade__cut_bounds(g, &cut), ADE_OK);
     ck_assert_msg(cut != NULL, "seed %llu: no cut bounds", (unsigned long long)seed);
-    uint64_t vsum = 0, fsum = 0, nz = 0;
+    uint64_t sum = 0, nz = 0;
     for (size_t j = 0; j < g->nv; j++) {
       if (!g->v[j].alive || g->v[j].kind != ADE__Z) continue;
       ck_assert_uint_eq(cut[j] & 3, single_cut(g, j, 0) ? 1 : 2);
       ck_assert_uint_eq(cut[j] >> 2, single_cut(g, j, 1) ? 1 : 2);
       twos += (cut[j] & 3) == 2 || cut[j] >> 2 == 2, ones += cut[j] == (1 | 1 << 2);
-      vsum += ade__cut_vertex(cut, j), fsum += ade__cut_face(cut, j), nz++;
+      sum += ade__cut(cut, j), nz++;
     }
-    above += fsum > nz;
+    above += sum > nz;
     uint64_t *hist = malloc(100000 * sizeof *hist);
     size_t nh = 0;
     /* vertices in a random order */
-    ade_cgraph *c = bounded_copy(g, cut, 1);
+    ade_cgraph *c = bounded_copy(g, cut);
     for (;;) {
       size_t z[512], nzl = 0;
       for (size_t j = 0; j < c->nv && nzl < 512; j++)
@@ -432,7 +431,7 @@ START_TEST(cut_bounds_random) {
       size_t j = z[ade_test_rand(&rs) % nzl];
       uint64_t cost = 0;
       ck_assert_int_eq(ade__elim_vertex_ix(c, j, &cost), ADE_OK);
-      ck_assert_uint_ge(cost, ade__cut_vertex(cut, j));
+      ck_assert_uint_ge(cost, ade__cut(cut, j));
       bound_step(c, hist, &nh);
     }
     for (size_t h = 0; h < nh; h++) ck_assert_uint_le(hist[h], c->fma);
@@ -440,7 +439,7 @@ START_TEST(cut_bounds_random) {
     ade_cgraph_free(c);
     /* edges in a random order, front or back; faces counted per middle */
     uint64_t *at = calloc(g->nv + 1, sizeof *at);
-    c = bounded_copy(g, cut, 0), nh = 0;
+    c = bounded_copy(g, cut), nh = 0;
     for (;;) {
       size_t cand[4096], nc = 0;
       for (size_t e = 0; e < c->eslots && nc < 4096; e++) {
@@ -459,7 +458,7 @@ START_TEST(cut_bounds_random) {
     }
     for (size_t h = 0; h < nh; h++) ck_assert_uint_le(hist[h], c->fma);
     for (size_t j = 0; j < g->nv; j++)
-      if (g->v[j].alive && g->v[j].kind == ADE__Z) ck_assert_uint_ge(at[j], ade__cut_face(cut, j));
+      if (g->v[j].alive && g->v[j].kind == ADE__Z) ck_assert_uint_ge(at[j], ade__cut(cut, j));
     ade_cgraph_free(c);
     /* faces in a random order, counted per middle (the ctgt of the first) */
     ade_cgraph *d = NULL;
@@ -478,7 +477,7 @@ START_TEST(cut_bounds_random) {
       ck_assert_uint_lt(steps, 100000);
     }
     for (size_t j = 0; j < g->nv; j++)
-      if (g->v[j].alive && g->v[j].kind == ADE__Z) ck_assert_uint_ge(at[j], ade__cut_face(cut, j));
+      if (g->v[j].alive && g->v[j].kind == ADE__Z) ck_assert_uint_ge(at[j], ade__cut(cut, j));
     ade_cgraph_free(d);
     free(at), free(hist);
     if (nz <= 8) { /* the optimum of each kind, where 4,000 nodes find it */
@@ -490,8 +489,8 @@ START_TEST(cut_bounds_random) {
         ade_elim_seq *s = NULL;
         ade_opt_report r;
         ck_assert_int_eq(ade_optimize(g, kinds[k], ADE_OPT_EXHAUSTIVE, &l, &s, &r), ADE_OK);
-        ck_assert_uint_ge(r.cost, g->fma + (k ? fsum : vsum));
-        tight += r.optimal && r.cost == g->fma + (k ? fsum : vsum);
+        ck_assert_uint_ge(r.cost, g->fma + sum);
+        tight += r.optimal && r.cost == g->fma + sum;
         exhausted += r.optimal;
         ade_seq_free(s);
       }
@@ -533,7 +532,7 @@ START_TEST(cut_bounds_prove) {
   ck_assert_int_eq(ade__cut_bounds(g, &cut), ADE_OK);
   uint64_t fsum = 0;
   for (size_t j = 0; j < g->nv; j++)
-    if (g->v[j].alive && g->v[j].kind == ADE__Z) fsum += ade__cut_face(cut, j);
+    if (g->v[j].alive && g->v[j].kind == ADE__Z) fsum += ade__cut(cut, j);
   ck_assert_uint_eq(fsum, 14);
   for (int o = ADE_ORDER_EDGE_FORWARD; o <= ADE_ORDER_FACE_GREEDY; o++) {
     ade_elim_seq *s = NULL;
