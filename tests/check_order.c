@@ -381,10 +381,17 @@ static ade_cgraph *bounded_copy(const ade_cgraph *g, const uint8_t *cut) {
 }
 
 /* The bound c->lbrest against its definition (the sum over the vertices
- * alive), and the cost so far plus it, kept in *hist, the final cost's. */
-static void bound_step(const ade_cgraph *c, uint64_t *hist, size_t *nh) {
+ * alive of their cut bounds less at[j], the faces taken at j, at least 1;
+ * at NULL: none taken), and the cost so far plus it, kept in *hist, the
+ * final cost's. */
+static void bound_step(const ade_cgraph *c, const uint8_t *cut, const uint64_t *at, uint64_t *hist, size_t *nh) {
   uint64_t sum = 0;
-  for (size_t j = 0; j < c->nv; j++) sum += c->v[j].alive ? c->lb[j] : 0;
+  for (size_t j = 0; j < c->nv; j++) {
+    if (!c->v[j].alive || c->v[j].kind != ADE__Z) continue;
+    uint64_t b = ade__cut(cut, j), t = at ? at[j] : 0;
+    ck_assert_uint_eq(c->lb[j], t + 1 < b ? b - t : 1);
+    sum += c->lb[j];
+  }
   ck_assert_uint_eq(sum, c->lbrest);
   hist[(*nh)++] = c->fma + c->lbrest;
 }
@@ -432,7 +439,7 @@ START_TEST(cut_bounds_random) {
       uint64_t cost = 0;
       ck_assert_int_eq(ade__elim_vertex_ix(c, j, &cost), ADE_OK);
       ck_assert_uint_ge(cost, ade__cut(cut, j));
-      bound_step(c, hist, &nh);
+      bound_step(c, cut, NULL, hist, &nh);
     }
     for (size_t h = 0; h < nh; h++) ck_assert_uint_le(hist[h], c->fma);
     ck_assert_uint_eq(c->lbrest, 0);
@@ -453,7 +460,7 @@ START_TEST(cut_bounds_random) {
       uint64_t cost = 0;
       ck_assert_int_eq(ade__elim_edge_ix(c, e, pick % 2 ? ADE_BACK : ADE_FRONT, &cost), ADE_OK);
       at[mid] += cost;
-      bound_step(c, hist, &nh);
+      bound_step(c, cut, at, hist, &nh);
       ck_assert_uint_lt(nh, 100000);
     }
     for (size_t h = 0; h < nh; h++) ck_assert_uint_le(hist[h], c->fma);
