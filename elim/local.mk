@@ -26,7 +26,7 @@ tests_check_elim_LDADD = $(TEST_LDADD)
 TESTS += tests/check_elim
 
 check_PROGRAMS += tests/check_order
-tests_check_order_SOURCES = tests/check_order.c tests/randprog.h
+tests_check_order_SOURCES = tests/check_order.c tests/randprog.h tests/sweeps.h
 tests_check_order_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_order_CFLAGS = $(TEST_CFLAGS)
 tests_check_order_LDADD = $(TEST_LDADD)

@@ -1696,6 +1696,58 @@ int ade__both_sweeps(const ade_cgraph *g) {
   return (other <= 64 || other <= 2 * first) && index_topological(g);
 }
 
+/* Chains first: the intermediates with one predecessor and one
+ * successor, each eliminated as it comes at cost 1 (its elimination can
+ * leave a neighbour so), then a vertex sweep of what is left. Never
+ * costlier than that sweep alone: reachability is kept, so each other
+ * vertex's |X(j)| and |Y(j)| are; a chain vertex c (predecessor p,
+ * successor k) costs 1 instead of its |X(c)| (forward) or |Y(c)|
+ * (reverse), and only |S_p| or |P_k| changes, by 0 or -1 (when the edge
+ * (p, k) was there). The sweeps are counted on one copy: the cheaper
+ * vector mode's direction by n and m, and where ade__both_sweeps the
+ * other too; *sp gets the cheaper if it costs less than bar (else NULL,
+ * as when there is no chain vertex). */
+static int chains_first(const ade_cgraph *g, uint64_t bar, ade_elim_seq **sp) {
+  ade_cgraph *c = NULL;
+  ade_elim_seq *s = NULL;
+  size_t *q = NULL, nq = 0;
+  *sp = NULL;
+  for (size_t j = 0; j < g->nv && !nq; j++)
+    nq = g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin == 1 && g->v[j].nout == 1;
+  if (!nq || !index_topological(g)) return ADE_OK;
+  nq = 0;
+  int st = ade_cgraph_copy(&c, g);
+  if (!st && !(q = ade__alloc((g->nv + 1) * sizeof *q))) st = ade__fail(ADE_ENOMEM, "out of memory for chains");
+  if (!st) st = ade_seq_create(&s, ADE_SEQ_VERTEX);
+  for (size_t j = 0; !st && j < c->nv; j++)
+    if (c->v[j].alive && c->v[j].kind == ADE__Z && c->v[j].nin == 1 && c->v[j].nout == 1) q[nq++] = j;
+  while (!st && nq) {
+    size_t j = q[--nq];
+    const ade__vtx *v = &c->v[j];
+    if (!v->alive || v->nin != 1 || v->nout != 1) continue;
+    size_t nb[2] = {c->e[v->in[0]].src, c->e[v->out[0]].dst};
+    st = ade_seq_push(s, v->id, 0, 0);
+    if (!st) st = ade__elim_vertex_ix(c, j, NULL);
+    for (int a = 0; !st && a < 2; a++) {
+      const ade__vtx *u = &c->v[nb[a]];
+      if (u->alive && u->kind == ADE__Z && u->nin == 1 && u->nout == 1) q[nq++] = nb[a];
+    }
+  }
+  uint64_t cost[2] = {UINT64_MAX, UINT64_MAX}, lo = 0;
+  int rev = g->m < g->n;
+  if (!st) st = sweep_cost(c, rev, &cost[rev]);
+  if (!st && ade__both_sweeps(g) && !(st = ade__sweep_floor(c, !rev, cost[rev], &lo)) && lo < cost[rev])
+    st = sweep_cost(c, !rev, &cost[!rev]); /* as vector_sweep: its floor first */
+  int d = cost[!rev] < cost[rev] ? !rev : rev;
+  if (!st && cost[d] + c->fma < bar) st = vertex_sweep(c, d, s);
+  else ade_seq_free(s), s = NULL;
+  ade__free(q);
+  ade_cgraph_free(c);
+  if (st) ade_seq_free(s);
+  else *sp = s;
+  return st;
+}
+
 /* ade__vector_sweep without the binding; cost[d] (may be NULL) gets the
  * cost of the sweep of direction d (1: reverse), UINT64_MAX if not
  * counted. */
@@ -1713,8 +1765,9 @@ static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) 
     if (cost) cost[!rev] = c;
     if (c < s->cost && !(st = ade_seq_create(&t, ADE_SEQ_VERTEX)) && !(st = vertex_sweep(g, !rev, t)))
       ade_seq_free(s), s = t, t = NULL;
-    ade_seq_free(t);
+    ade_seq_free(t), t = NULL;
   }
+  if (!st && !(st = chains_first(g, s->cost, &t)) && t) ade_seq_free(s), s = t;
   if (st) ade_seq_free(s);
   else *sp = s;
   return st;
@@ -1815,10 +1868,12 @@ typedef struct pool {
 static void prun_go(void *ud, int k, ade__watch *w) {
   pool *p = ud;
   prun *r = &p->r[k];
+  double t0 = ade__now();
   uint64_t bar = __atomic_load_n(&r->live.bar, __ATOMIC_RELAXED);
   watch_best(w, bar);
   ade__failure_keep(&r->f, own_live(p->g, r->order, 0, p->deadline, w, p->limited && !p->deadline ? &r->lim : NULL,
                                     &r->seq, r->own ? &r->fill : NULL, bar, &r->live, p->cut));
+  if (getenv("ADE_TIMING")) fprintf(stderr, "run %d order %d: %.3f-%.3f s st %d seen %llu\n", k, r->order, t0, ade__now(), r->f.st, (unsigned long long)r->live.seen);
   for (prun *q = r + 1; !r->f.st && q < p->r + p->n; q++) { /* the runs after it must beat it */
     uint64_t b = r->seq->cost + (q->own ? p->tie : 0), cur = __atomic_load_n(&q->live.bar, __ATOMIC_RELAXED);
     while (b < cur && !__atomic_compare_exchange_n(&q->live.bar, &cur, b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

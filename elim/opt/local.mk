@@ -39,7 +39,7 @@ tests_check_stream_LDADD = $(TEST_LDADD)
 TESTS += tests/check_stream
 
 check_PROGRAMS += tests/check_hier
-tests_check_hier_SOURCES = tests/check_hier.c tests/randprog.h
+tests_check_hier_SOURCES = tests/check_hier.c tests/randprog.h tests/sweeps.h
 tests_check_hier_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_check_hier_CFLAGS = $(TEST_CFLAGS)
 tests_check_hier_LDADD = $(TEST_LDADD)
