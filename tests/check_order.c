@@ -730,6 +730,10 @@ START_TEST(vector_sweeps) {
     ck_assert_uint_eq(ade_seq_cost(s), vector_cost(g));
     ck_assert_uint_le(ade_seq_cost(s), f < r ? f : r);
     chains += ade_seq_cost(s) < (f < r ? f : r);
+    for (size_t k = 2; ade_seq_cost(s) == (f < r ? f : r) && k < ade_seq_length(s); k++) { /* ties: the sweep */
+      long a = ade_seq_step(s, k - 2)->a, b = ade_seq_step(s, k - 1)->a, c = ade_seq_step(s, k)->a;
+      ck_assert((a < b) == (b < c));
+    }
     ck_assert_msg(ade_seq_validate(g, s, &done, &cost) == ADE_OK, "%s", ade_errmsg());
     ck_assert(done);
     ck_assert_uint_eq(cost, ade_seq_cost(s));
