@@ -30,7 +30,11 @@ const char cli_compare_usage[] =
     "    fma = n|E| and m|E|, timed with ade_jacobian_dense,\n"
     "  - newsam-ramsdell: the one-sided compression bound of Naumann's\n"
     "    'Jacobians by dynamic programming', min{n^(m+p), m^(n+p)}, with n^ and\n"
-    "    m^ the most nonzeros in a row and a column and p the intermediates.\n"
+    "    m^ the most nonzeros in a row and a column and p the intermediates,\n"
+    "  - cut-bound: no vertex, edge or face elimination costs less: per\n"
+    "    intermediate j, kx(j) ky(j), the least vertex cuts between the\n"
+    "    independents and j and between j and the dependents (1 or 2, by\n"
+    "    dominators; doc/elimination.md, \"Cut bounds\").\n"
     "The error column is the largest difference from dense forward mode,\n"
     "relative to its largest entry (left empty when the dense Jacobian would\n"
     "take more than 256 MiB; dense modes are then not run). Each ordering\n"
@@ -639,7 +643,8 @@ static void print_header(const cmp *c) {
          cli_plural(b->nnz, "nonzero", "nonzeros"), b->max_row_nnz, b->max_col_nnz, b->col_colors,
          cli_plural(b->col_colors, "column", "columns"), b->row_colors, cli_plural(b->row_colors, "row", "rows"));
   printf("bounds (Naumann, Jacobians by dynamic programming): DM = min{n(m+p), m(n+p)} = %" PRIu64
-         ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n\n", b->dm, b->nr);
+         ", NR = min{n^(m+p), m^(n+p)} = %" PRIu64 "\n", b->dm, b->nr);
+  printf("cut bound: every vertex, edge or face elimination costs at least %" PRIu64 " fma\n\n", b->cut);
 }
 
 /* The cheapest method run (rows sorted by fma), not the bound; NULL: none. */
@@ -653,7 +658,8 @@ static const row *cheapest(const cmp *c) {
  * the cheapest method; markdown also every row's method by fma. */
 static void print_cheapest(const cmp *c) {
   const row *b = cheapest(c);
-  if (b) printf("\ncheapest: %s (%" PRIu64 " fma)\n", b->method, b->fma);
+  if (b) printf("\ncheapest: %s (%" PRIu64 " fma%s)\n", b->method, b->fma,
+                b->fma == c->b.cut ? ", the cut bound: optimal" : "");
   if (c->fmt != CLI_MARKDOWN || c->nrows == 0) return;
   printf("%sby fma:", b ? "" : "\n");
   for (size_t i = 0; i < c->nrows; i++)
@@ -692,9 +698,9 @@ static void json_start(cmp *c) {
   cli_json_open(j, NULL, '{', 0);
   cli_json_str(j, "tape", c->path);
   const char *const keys[] = {"n", "m", "p", "edges", "dropped", "nnz", "max_row_nnz", "max_col_nnz",
-                              "col_colors", "row_colors", "dm", "nr", "nr_colors"};
+                              "col_colors", "row_colors", "dm", "nr", "nr_colors", "cut_bound"};
   const uint64_t vals[] = {b->n, b->m, b->p, b->edges, c->dropped, b->nnz, b->max_row_nnz, b->max_col_nnz,
-                           b->col_colors, b->row_colors, b->dm, b->nr, b->nr_colors};
+                           b->col_colors, b->row_colors, b->dm, b->nr, b->nr_colors, b->cut};
   for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) cli_json_u64(j, keys[k], vals[k]);
   cli_json_open(j, "methods", '[', 0);
   fflush(stdout);
@@ -816,6 +822,7 @@ static int compare_jacobian(cmp *c, int fmt) {
   if (c->optimize) run_optimizers(c);
   run_cpr(c);
   row_done(c, add_row(c, "newsam-ramsdell", "bound", c->b.nr));
+  row_done(c, add_row(c, "cut-bound", "bound", c->b.cut));
   qsort(c->rows, c->nrows, sizeof *c->rows, by_fma);
   if (fmt == CLI_JSON) json_end(c);
   else if (fmt != CLI_CSV) print_cheapest(c);

@@ -329,6 +329,10 @@ int ade_cgraph_baselines(const ade_cgraph *g, ade_jacobian_baselines *b) {
     b->nr = min2(b->max_row_nnz * (m + p), b->max_col_nnz * (n + p));     /* [DP] Cost_NR */
     b->nr_colors = min2(b->col_colors * (m + p), b->row_colors * (n + p));
   }
+  uint8_t *cut = NULL;
+  if (!st) st = ade__cut_bounds(g, &cut);
+  for (size_t j = 0; !st && j < g->nv; j++) b->cut += g->v[j].alive && g->v[j].kind == ADE__Z ? ade__cut(cut, j) : 0;
+  ade__free(cut);
   ade_sparse_free(P);
   ade__free(color);
   return st;

@@ -1426,15 +1426,19 @@ static int index_topological(const ade_cgraph *g) {
  * predecessors and its own successors (fill-in only enters later
  * vertices), so it costs |X(j)| |S_j| (reverse: |P_j| |Y(j)|). */
 static int reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt, int by_index);
-static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) {
+/* The same with the counts |X(j)| (reverse: |Y(j)|) kept in *cnt (NULL:
+ * freed), for the sweep after the chains (chains_first). */
+static int sweep_counts(const ade_cgraph *g, int reverse, uint64_t **cnt, uint64_t *cost) {
   uint64_t *c = ade__alloc((g->nv + 1) * sizeof *c), total = 0;
   int st = c ? reach_counts(g, reverse, c, 1) : ade__fail(ADE_ENOMEM, "out of memory for the cost of a sweep");
   for (size_t j = 0; !st && j < g->nv; j++)
     if (g->v[j].alive && g->v[j].kind == ADE__Z) total += c[j] * (reverse ? g->v[j].nin : g->v[j].nout);
-  ade__free(c);
+  if (cnt && !st) *cnt = c;
+  else ade__free(c);
   *cost = total;
   return st;
 }
+static int sweep_cost(const ade_cgraph *g, int reverse, uint64_t *cost) { return sweep_counts(g, reverse, NULL, cost); }
 
 int ade__sweep_floor(const ade_cgraph *g, int reverse, uint64_t bar, uint64_t *floor) {
   uint64_t *r = ade__calloc(g->nv + 1, sizeof *r), total = 0;
@@ -1569,18 +1573,20 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) { return 
 /* Vertex elimination in forward or reverse index order: the intermediates
  * listed, the cost by sweep_cost (plus what g has counted already, as an
  * elimination on a copy of g would report). */
-static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
-  int st = sweep_cost(g, reverse, &s->cost);
-  s->cost += g->fma;
-  if (!st && ade__grow((void **)&s->step, &s->cap, s->len + g->nv, sizeof *s->step)) /* room once: steps written */
-    st = ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + g->nv);
-  if (st) return st;
+static int sweep_steps(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
+  if (ade__grow((void **)&s->step, &s->cap, s->len + g->nv, sizeof *s->step)) /* room once: steps written */
+    return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + g->nv);
   s->checked = 0;
   for (size_t t = 0; t < g->nv; t++) {
     const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
     if (v->alive && v->kind == ADE__Z) s->step[s->len++] = (ade_elim_step){v->id, 0, 0};
   }
   return ADE_OK;
+}
+static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
+  int st = sweep_cost(g, reverse, &s->cost);
+  s->cost += g->fma;
+  return st ? st : sweep_steps(g, reverse, s);
 }
 
 /* V_LM or V_LR by vmark.c, as run() would on a copy of g (the same
@@ -1703,18 +1709,18 @@ int ade__both_sweeps(const ade_cgraph *g) {
  * vertex's |X(j)| and |Y(j)| are; a chain vertex c (predecessor p,
  * successor k) costs 1 instead of its |X(c)| (forward) or |Y(c)|
  * (reverse), and only |S_p| or |P_k| changes, by 0 or -1 (when the edge
- * (p, k) was there). The sweeps are counted on one copy: the cheaper
- * vector mode's direction by n and m, and where ade__both_sweeps the
- * other too; *sp gets the cheaper if it costs less than bar (else NULL,
+ * (p, k) was there). So each sweep's cost is counted from g's reach
+ * counts cnt[d] (NULL: that direction is not tried) and the degrees left
+ * on a copy; *sp gets the cheaper if it costs less than bar (else NULL,
  * as when there is no chain vertex). */
-static int chains_first(const ade_cgraph *g, uint64_t bar, ade_elim_seq **sp) {
+static int chains_first(const ade_cgraph *g, uint64_t *const cnt[2], uint64_t bar, ade_elim_seq **sp) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   size_t *q = NULL, nq = 0;
   *sp = NULL;
   for (size_t j = 0; j < g->nv && !nq; j++)
     nq = g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin == 1 && g->v[j].nout == 1;
-  if (!nq || !index_topological(g)) return ADE_OK;
+  if (!nq) return ADE_OK;
   nq = 0;
   int st = ade_cgraph_copy(&c, g);
   if (!st && !(q = ade__alloc((g->nv + 1) * sizeof *q))) st = ade__fail(ADE_ENOMEM, "out of memory for chains");
@@ -1733,13 +1739,15 @@ static int chains_first(const ade_cgraph *g, uint64_t bar, ade_elim_seq **sp) {
       if (u->alive && u->kind == ADE__Z && u->nin == 1 && u->nout == 1) q[nq++] = nb[a];
     }
   }
-  uint64_t cost[2] = {UINT64_MAX, UINT64_MAX}, lo = 0;
-  int rev = g->m < g->n;
-  if (!st) st = sweep_cost(c, rev, &cost[rev]);
-  if (!st && ade__both_sweeps(g) && !(st = ade__sweep_floor(c, !rev, cost[rev], &lo)) && lo < cost[rev])
-    st = sweep_cost(c, !rev, &cost[!rev]); /* as vector_sweep: its floor first */
-  int d = cost[!rev] < cost[rev] ? !rev : rev;
-  if (!st && cost[d] + c->fma < bar) st = vertex_sweep(c, d, s);
+  uint64_t cost[2] = {UINT64_MAX, UINT64_MAX};
+  for (int d = 0; !st && d < 2; d++) {
+    if (!cnt[d]) continue;
+    cost[d] = c->fma; /* g's, and 1 per chain vertex */
+    for (size_t j = 0; j < c->nv; j++)
+      if (c->v[j].alive && c->v[j].kind == ADE__Z) cost[d] += cnt[d][j] * (d ? c->v[j].nin : c->v[j].nout);
+  }
+  int rev = g->m < g->n, d = cost[!rev] < cost[rev] ? !rev : rev;
+  if (!st && cost[d] < bar) s->cost = cost[d], st = sweep_steps(c, d, s);
   else ade_seq_free(s), s = NULL;
   ade__free(q);
   ade_cgraph_free(c);
@@ -1749,27 +1757,34 @@ static int chains_first(const ade_cgraph *g, uint64_t bar, ade_elim_seq **sp) {
 }
 
 /* ade__vector_sweep without the binding; cost[d] (may be NULL) gets the
- * cost of the sweep of direction d (1: reverse), UINT64_MAX if not
- * counted. */
+ * cost of the (plain) sweep of direction d (1: reverse), UINT64_MAX if not
+ * counted. On a graph whose index order is topological (one from a
+ * tape) the sweeps are counted (reach counts, not simulated) and the
+ * sweep after the chains is tried with the same counts. */
 static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) {
   int rev = g->m < g->n;
   ade_elim_seq *s = NULL, *t = NULL;
-  int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, NULL, &s, NULL, UINT64_MAX,
-               NULL);
-  if (cost) cost[rev] = st ? UINT64_MAX : s->cost, cost[!rev] = UINT64_MAX;
-  uint64_t c = 0, lo = 0;
-  /* its floor first (O(|E|)), then, if that leaves it a chance, its cost; its sequence if it wins */
-  if (!st && ade__both_sweeps(g) && !(st = ade__sweep_floor(g, !rev, s->cost - g->fma, &lo)) &&
-      lo + g->fma < s->cost && !(st = sweep_cost(g, !rev, &c))) {
-    c += g->fma;
-    if (cost) cost[!rev] = c;
-    if (c < s->cost && !(st = ade_seq_create(&t, ADE_SEQ_VERTEX)) && !(st = vertex_sweep(g, !rev, t)))
-      ade_seq_free(s), s = t, t = NULL;
-    ade_seq_free(t), t = NULL;
+  if (cost) cost[0] = cost[1] = UINT64_MAX;
+  if (!index_topological(g)) { /* simulated on a copy, one direction */
+    int st = own(g, rev ? ADE_ORDER_VERTEX_REVERSE : ADE_ORDER_VERTEX_FORWARD, 0, 0, NULL, NULL, &s, NULL,
+                 UINT64_MAX, NULL);
+    if (!st && cost) cost[rev] = s->cost;
+    if (!st) *sp = s;
+    return st;
   }
-  if (!st && !(st = chains_first(g, s->cost, &t)) && t) ade_seq_free(s), s = t;
-  if (st) ade_seq_free(s);
-  else *sp = s;
+  uint64_t *cnt[2] = {NULL, NULL}, c[2] = {UINT64_MAX, UINT64_MAX}, lo = 0;
+  int st = sweep_counts(g, rev, &cnt[rev], &c[rev]);
+  /* the other direction's floor first (O(|E|)), then, if that leaves it a chance, its count */
+  if (!st && ade__both_sweeps(g) && !(st = ade__sweep_floor(g, !rev, c[rev], &lo)) && lo < c[rev])
+    st = sweep_counts(g, !rev, &cnt[!rev], &c[!rev]);
+  int d = c[!rev] < c[rev] ? !rev : rev;
+  for (int k = 0; cost && !st && k < 2; k++) cost[k] = c[k] == UINT64_MAX ? UINT64_MAX : c[k] + g->fma;
+  if (!st) st = chains_first(g, cnt, c[d] + g->fma, &t);
+  if (!st && !t && !(st = ade_seq_create(&s, ADE_SEQ_VERTEX))) s->cost = c[d] + g->fma, st = sweep_steps(g, d, s);
+  ade__free(cnt[0]);
+  ade__free(cnt[1]);
+  if (st) ade_seq_free(s), ade_seq_free(t);
+  else *sp = t ? t : s;
   return st;
 }
 

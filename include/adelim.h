@@ -1352,6 +1352,12 @@ typedef struct ade_jacobian_baselines {
   uint64_t nr;              /* [DP] Cost_NR = min{n^ (m + p), m^ (n + p)}: one-sided
                                Newsam-Ramsdell compression */
   uint64_t nr_colors;       /* the same with the colors found in place of n^, m^ */
+  uint64_t cut;             /* cut bound: every vertex, edge or face elimination of
+                               the c-graph costs at least this many fma, the sum over
+                               the intermediates j of kx(j) ky(j), the least vertex
+                               cuts between X and j and between j and Y, each known
+                               as 1 or 2 (dominators; doc/elimination.md, "Cut
+                               bounds"); p where not known */
 } ade_jacobian_baselines;
 
 /*! ade_cgraph_baselines: the baselines of g (a c-graph not yet eliminated).

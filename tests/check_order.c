@@ -427,6 +427,9 @@ START_TEST(cut_bounds_random) {
       sum += ade__cut(cut, j), nz++;
     }
     above += sum > nz;
+    ade_jacobian_baselines b;
+    ck_assert_int_eq(ade_cgraph_baselines(g, &b), ADE_OK);
+    ck_assert_uint_eq(b.cut, sum);
     uint64_t *hist = malloc(100000 * sizeof *hist);
     size_t nh = 0;
     /* vertices in a random order */
