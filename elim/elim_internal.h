@@ -415,9 +415,11 @@ int ade__seq_to_kind(const ade_cgraph *g, ade_elim_seq **sp, int kind, uint64_t 
 #define ADE__ORDER_AUDIT 2
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp);
 /* As ade__order_raw, stopped with ADE__CUT (nothing returned) once the
- * sequence's cost is known to reach ceiling (UINT64_MAX: none), and with
- * ADE_ELIMIT at deadline (0: none; ade__now's clock). */
-int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, double deadline, ade_elim_seq **sp);
+ * sequence's cost is known to reach ceiling (UINT64_MAX: none; sooner
+ * with cut, g's cut bounds, may be NULL), and with ADE_ELIMIT at deadline
+ * (0: none; ade__now's clock). */
+int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, double deadline,
+                      const uint8_t *cut, ade_elim_seq **sp);
 /* The first ceiling of the edge and face orderings and the hierarchies:
  * the counted vertex sweep of the cheaper vector mode's direction
  * (reverse when m < n) and, where the other direction costs about as

@@ -1684,15 +1684,12 @@ static ade_elim_seq *bind(const ade_cgraph *g, ade_elim_seq *s) {
 }
 
 int ade__order_raw(const ade_cgraph *g, int order, int scan, ade_elim_seq **sp) {
-  return ade__order_capped(g, order, scan, UINT64_MAX, 0, sp);
+  return ade__order_capped(g, order, scan, UINT64_MAX, 0, NULL, sp);
 }
 
 int ade__order_capped(const ade_cgraph *g, int order, int scan, uint64_t ceiling, double deadline,
-                      ade_elim_seq **sp) {
-  uint8_t *cut = NULL;
-  int st = ceiling == UINT64_MAX ? ADE_OK : ade__cut_bounds(g, &cut);
-  if (!st) st = own(g, order, scan, deadline, NULL, NULL, sp, NULL, ceiling, cut);
-  ade__free(cut);
+                      const uint8_t *cut, ade_elim_seq **sp) {
+  int st = own(g, order, scan, deadline, NULL, NULL, sp, NULL, ceiling, cut);
   if (!st) bind(g, *sp);
   return st;
 }

@@ -731,11 +731,14 @@ ADE_API int ade_order_parse(const char *name);
  * ordering returns vertex-markowitz's sequence or the vertex sweep of the
  * cheaper vector mode (reverse when g has fewer dependents than
  * independents, else forward; both directions where the other is about
- * as cheap to count) (as front eliminations, or as faces) when that
- * costs less; edge-forward and face-forward (-reverse) also
- * vertex-forward's (vertex-reverse's), face-greedy also the greedy edge
- * orderings' (doc/elimination.md, "Never worse than what they
- * generalize").
+ * as cheap to count), or that sweep after the chains (intermediates with
+ * one predecessor and one successor, eliminated first) where cheaper (as
+ * front eliminations, or as faces) when that costs less; edge-forward and
+ * face-forward (-reverse) also vertex-forward's (vertex-reverse's),
+ * face-greedy also the greedy edge orderings' (doc/elimination.md, "Never
+ * worse than what they generalize"). A compared run whose cut bound
+ * (ade_jacobian_baselines.cut) already reaches the cost to beat is not
+ * started.
  * @return ADE_OK, ADE_EINVAL, ADE_ENOMEM, ADE_ELIMIT (face step limit). */
 ADE_API int ade_elim_order(const ade_cgraph *g, int order, ade_elim_seq **s);
 /*! ade_elim_order_limited: ade_elim_order within about time_limit seconds

@@ -345,7 +345,7 @@ static void on_hier(void *ud, const ade_opt_progress *p) {
 }
 
 START_TEST(progress_reports) {
-  ade_cgraph *g = layers(40, 50, 2);
+  ade_cgraph *g = layers(40, 50, 4); /* with 2 dependents the cut bounds prove the sweep optimal: no run */
   for (int kind = ADE_SEQ_VERTEX; kind <= ADE_SEQ_FACE; kind++) {
     hreports r = {kind, 0, 0, 0, 0};
     ade_opt_limits l;
@@ -363,6 +363,26 @@ START_TEST(progress_reports) {
     ck_assert_uint_ge(r.incumbent, a.cost); /* the bar: what the returned sequence costs at most */
     ade_seq_free(s);
     ade_seq_free(t);
+  }
+  ade_cgraph_free(g);
+  /* With 2 dependents the cut bounds reach the sweep's cost: an edge or
+   * face hierarchy, which would lose a tie, returns the sweep unrun. */
+  g = layers(40, 50, 2);
+  ade_jacobian_baselines b;
+  ck_assert_int_eq(ade_cgraph_baselines(g, &b), ADE_OK);
+  ck_assert_uint_eq(b.cut, vector_cost(g));
+  for (int kind = ADE_SEQ_EDGE; kind <= ADE_SEQ_FACE; kind++) {
+    hreports r = {kind, 0, 0, 0, 0};
+    ade_opt_limits l;
+    ade_opt_report a;
+    ade_elim_seq *s = NULL;
+    ade_opt_limits_init(&l);
+    l.progress = on_hier, l.progress_ud = &r, l.progress_interval = 1e-9;
+    ck_assert_int_eq(ade_optimize(g, kind, ADE_OPT_HIERARCHY, &l, &s, &a), ADE_OK);
+    ck_assert_int_eq(r.n, 0);
+    ck_assert_uint_eq(a.cost, b.cut);
+    ck_assert_int_eq(ade_seq_kind(s), ADE_SEQ_VERTEX);
+    ade_seq_free(s);
   }
   ade_cgraph_free(g);
 }

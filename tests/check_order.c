@@ -174,31 +174,36 @@ END_TEST
 /* A vertex-markowitz (vertex-relative, face-forward, face-reverse,
  * face-greedy) run with a cost ceiling stops (ADE__CUT) once its cost so
  * far plus a lower bound of the cost still to come reaches the ceiling
- * (order.c: over(), sweep_over()). The bound must never exceed the cost to
- * come: with the ceiling one above the full run's cost C, the run is never
- * stopped and gives the same sequence, in the incremental and in the
- * rescanning (scan) implementation; at C or below it is stopped. */
+ * (order.c: over(), sweep_over()), with or without the cut bounds. The
+ * bound must never exceed the cost to come: with the ceiling one above
+ * the full run's cost C, the run is never stopped and gives the same
+ * sequence, in the incremental and in the rescanning (scan)
+ * implementation; at C or below it is stopped. */
 static void check_capped(const ade_cgraph *g, uint64_t seed, uint64_t *rs) {
   static const int vo[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE, ADE_ORDER_FACE_FORWARD,
                            ADE_ORDER_FACE_REVERSE, ADE_ORDER_FACE_GREEDY};
+  uint8_t *bounds = NULL;
+  ck_assert_int_eq(ade__cut_bounds(g, &bounds), ADE_OK);
   for (size_t k = 0; k < sizeof vo / sizeof *vo; k++)
-    for (int scan = 0; scan < 2; scan++) {
+    for (int scan = 0; scan < 4; scan++) {
+      const uint8_t *cut = scan & 2 ? bounds : NULL;
       ade_elim_seq *full = NULL, *s = NULL;
-      ck_assert_msg(ade__order_raw(g, vo[k], scan, &full) == ADE_OK, "%s", ade_errmsg());
+      ck_assert_msg(ade__order_raw(g, vo[k], scan & 1, &full) == ADE_OK, "%s", ade_errmsg());
       uint64_t c = ade_seq_cost(full);
-      int st = ade__order_capped(g, vo[k], scan, c + 1, 0, &s);
+      int st = ade__order_capped(g, vo[k], scan & 1, c + 1, 0, cut, &s);
       ck_assert_msg(st == ADE_OK, "%s seed %llu scan %d: stopped below its cost %llu (%d: %s)", ade_order_name(vo[k]),
                     (unsigned long long)seed, scan, (unsigned long long)c, st, ade_errmsg());
       ade_test_same_seq(s, full, ade_order_name(vo[k]), seed);
       ade_seq_free(s), s = NULL;
       uint64_t below = c ? 1 + ade_test_rand(rs) % c : 0;
       for (int r = 0; c && r < 2; r++) {
-        st = ade__order_capped(g, vo[k], scan, r ? below : c, 0, &s);
+        st = ade__order_capped(g, vo[k], scan & 1, r ? below : c, 0, cut, &s);
         ck_assert_msg(st == ADE__CUT, "%s seed %llu: not stopped at ceiling %llu <= cost %llu (%d)", ade_order_name(vo[k]),
                       (unsigned long long)seed, (unsigned long long)(r ? below : c), (unsigned long long)c, st);
       }
       ade_seq_free(full);
     }
+  free(bounds);
 }
 
 START_TEST(capped_markowitz_random) {

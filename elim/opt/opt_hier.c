@@ -1914,8 +1914,13 @@ int ade__opt_hierarchy_raw(const ade_cgraph *g, int kind, const char *spec, cons
 int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ade__clock *clk, ade_elim_seq **seq,
                        int *limited) {
   ade_elim_seq *v = NULL, *s = NULL, *mk = NULL;
-  int cut = 0, lim = 0, vlim = 0;
-  int st = ade__vector_sweep(g, &v);
+  uint8_t *bounds = NULL;
+  uint64_t lb = g->fma;
+  int cut = 0, lim = 0, vlim = 0, f[MAXH], nf = 0;
+  int st = parse(spec ? spec : ade__hier_default(kind), kind, f, &nf); /* a bad spec fails, run or not */
+  if (!st) st = ade__vector_sweep(g, &v);
+  if (!st) st = ade__cut_bounds(g, &bounds);
+  for (size_t j = 0; !st && j < g->nv; j++) lb += g->v[j].alive && g->v[j].kind == ADE__Z ? ade__cut(bounds, j) : 0;
   /* A hierarchy is never worse than vertex Markowitz either (as the edge
    * and face orderings; doc/elimination.md, "Never worse than what they
    * generalize"; a vertex hierarchy whose filters end in a sweep can
@@ -1924,12 +1929,16 @@ int ade__opt_hierarchy(const ade_cgraph *g, int kind, const char *spec, const ad
    * hierarchy's ceiling. Out of time or memory it is no candidate, and
    * the result is limited. */
   if (!st) {
-    st = ade__order_capped(g, ADE_ORDER_VERTEX_MARKOWITZ, 0, v->cost, clk ? clk->deadline : 0, &mk);
+    st = ade__order_capped(g, ADE_ORDER_VERTEX_MARKOWITZ, 0, v->cost, clk ? clk->deadline : 0, bounds, &mk);
     if (st == ADE__CUT) st = ADE_OK;
     else if (st == ADE_ELIMIT || ade__take_budget(&st)) st = ADE_OK, vlim = 1;
     else if (!st) ade_seq_free(v), v = mk; /* below the ceiling: cheaper */
   }
-  if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
+  /* An edge or face hierarchy that can at best tie the sweep (its cut
+   * bound, "Cut bounds") would lose the tie: not run. */
+  if (!st && kind != ADE_SEQ_VERTEX && lb >= v->cost) cut = 1;
+  else if (!st) st = hierarchy(g, kind, spec, clk, 0, v->cost, &s, &lim, &cut);
+  ade__free(bounds);
   if (ade__take_budget(&st)) lim = cut = 1; /* the dual, or the copy, grew over the memory limit */
   if (!st && (cut || (kind != ADE_SEQ_VERTEX && v->cost <= s->cost))) {
     /* The vertex sweep (or vertex Markowitz's sequence), in every kind,
