@@ -367,13 +367,13 @@ void ade__dual_index_free(ade__dual_index *x);
 int ade__dual_has_face(ade__dual_index *x, const ade_cgraph *d, size_t j);
 /* The c-graph vertices with an intermediate face of dual d through them:
  * face[j] their share of a lower bound on the cost still to come (their
- * cut bound, d->cut, while no face through j was taken, then 1; 0: no
+ * cut bound, d->cut, less the faces taken through j, at least 1; 0: no
  * face left), rest the sum. A face step through c-graph vertex j never
  * adds such a vertex and can only take away j, and a complete face
  * sequence leaves none: so each step costs 1 fma and lowers rest by at
- * most 1 (or by j's bound less 1, at j's first step: those faces are
- * still to come), and cost + rest is a lower bound on the final cost
- * (doc/elimination.md, "Never worse than what they generalize"). */
+ * most 1, and cost + rest is a lower bound on the final cost
+ * (doc/elimination.md, "Never worse than what they generalize", "Cut
+ * bounds"). */
 typedef struct ade__faced {
   ade__dual_index x;
   uint8_t *face;
@@ -579,13 +579,6 @@ void ade__ix_free(ade__ix *b);
 /* Per vertex, how many independents reach it (reverse: how many dependents
  * it reaches), order.c: O(|E| n/64) time, O(V) memory. */
 int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
-/* A lower bound on the cost of the vertex sweep (reverse: in reverse
- * index order) of g, whose index order is topological, in O(|V| + |E|):
- * eliminated in turn, j has as predecessors the independents that reach
- * it (reverse: as successors the dependents it reaches), which include
- * its independent predecessors and those that reach each predecessor;
- * so at least the most of those counts, times |S_j| (|P_j|). It stops
- * once the bound reaches bar (UINT64_MAX: never). */
 /* Cut bounds (cuts.c): cut[j] holds kx(j) in bits 0-1 and ky(j) in bits
  * 2-3, each 1 or 2: lower bounds on the least vertex cut between X and j
  * and between j and Y. Any elimination (vertex, edge or face) then takes
@@ -597,6 +590,13 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt);
  * O(|V| + |E|) steps. */
 int ade__cut_bounds(const ade_cgraph *g, uint8_t **cut);
 static inline unsigned ade__cut(const uint8_t *cut, size_t j) { return cut ? (cut[j] & 3u) * (cut[j] >> 2) : 1; }
+/* A lower bound on the cost of the vertex sweep (reverse: in reverse
+ * index order) of g, whose index order is topological, in O(|V| + |E|):
+ * eliminated in turn, j has as predecessors the independents that reach
+ * it (reverse: as successors the dependents it reaches), which include
+ * its independent predecessors and those that reach each predecessor;
+ * so at least the most of those counts, times |S_j| (|P_j|). It stops
+ * once the bound reaches bar (UINT64_MAX: never). */
 int ade__sweep_floor(const ade_cgraph *g, int reverse, uint64_t bar, uint64_t *floor);
 /* V_LM, or V_LR with dependency degrees dd, on a structure-only copy of g
  * (vmark.c): the sequence appended to s, its cost and fill-in in *fma and

@@ -1880,12 +1880,10 @@ typedef struct pool {
 static void prun_go(void *ud, int k, ade__watch *w) {
   pool *p = ud;
   prun *r = &p->r[k];
-  double t0 = ade__now();
   uint64_t bar = __atomic_load_n(&r->live.bar, __ATOMIC_RELAXED);
   watch_best(w, bar);
   ade__failure_keep(&r->f, own_live(p->g, r->order, 0, p->deadline, w, p->limited && !p->deadline ? &r->lim : NULL,
                                     &r->seq, r->own ? &r->fill : NULL, bar, &r->live, p->cut));
-  if (getenv("ADE_TIMING")) fprintf(stderr, "run %d order %d: %.3f-%.3f s st %d seen %llu\n", k, r->order, t0, ade__now(), r->f.st, (unsigned long long)r->live.seen);
   for (prun *q = r + 1; !r->f.st && q < p->r + p->n; q++) { /* the runs after it must beat it */
     uint64_t b = r->seq->cost + (q->own ? p->tie : 0), cur = __atomic_load_n(&q->live.bar, __ATOMIC_RELAXED);
     while (b < cur && !__atomic_compare_exchange_n(&q->live.bar, &cur, b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
