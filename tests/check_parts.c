@@ -188,10 +188,7 @@ START_TEST(edge_parts) {
     ade_elim_seq *seq[2] = {NULL, NULL};
     ade_parts_report r[2];
     for (int th = 0; th < 2; th++) {
-      ade_opt_limits l;
-      ade_opt_limits_init(&l);
-      l.threads = 1 + 2 * th;
-      ck_assert_msg(ade_optimize_parts(g, part, nid, -1, &l, &seq[th], &r[th]) == ADE_OK, "%s", ade_errmsg());
+      ade_test_parts(g, part, nid, 1 + 2 * th, &seq[th], &r[th]);
       ck_assert_uint_eq(r[th].cost, ade_seq_cost(seq[th]));
       ck_assert_uint_eq(r[th].local_cost % (uint64_t)K, 0); /* one class, K times */
       if (r[th].two_level) ck_assert_int_eq(ade_seq_kind(seq[th]), r[th].inner_kind > r[th].outer_kind ? r[th].inner_kind : r[th].outer_kind);

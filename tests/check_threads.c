@@ -289,12 +289,7 @@ START_TEST(test_threads_parts) {
     ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
     ade_elim_seq *s[2] = {NULL, NULL};
     ade_parts_report r[2];
-    for (int k = 0; k < 2; k++) {
-      ade_opt_limits l;
-      ade_opt_limits_init(&l);
-      l.threads = k ? NTHREADS : 1;
-      ck_assert_msg(ade_optimize_parts(g, part, nid, -1, &l, &s[k], &r[k]) == ADE_OK, "%s", ade_errmsg());
-    }
+    for (int k = 0; k < 2; k++) ade_test_parts(g, part, nid, k ? NTHREADS : 1, &s[k], &r[k]);
     ck_assert_uint_gt(r[0].classes, 1);
     ck_assert_uint_eq(r[0].cost, r[1].cost);
     ck_assert_uint_eq(r[0].flat_cost, r[1].flat_cost);

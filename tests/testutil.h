@@ -62,6 +62,16 @@ static inline void ade_test_same_seq(const ade_elim_seq *a, const ade_elim_seq *
   }
 }
 
+/* ade_optimize_parts with the best heuristics (method -1) in the given
+ * number of threads, asserted to succeed. */
+static inline void ade_test_parts(const ade_cgraph *g, const size_t *part, size_t nid, int threads,
+                                  ade_elim_seq **s, ade_parts_report *r) {
+  ade_opt_limits l;
+  ade_opt_limits_init(&l);
+  l.threads = threads;
+  ck_assert_msg(ade_optimize_parts(g, part, nid, -1, &l, s, r) == ADE_OK, "%s", ade_errmsg());
+}
+
 /* An allocator that fails the k-th allocation (k counts from 0) and counts
  * live blocks, for out-of-memory tests (CSparse Tcov, Lua debug_realloc). */
 typedef struct ade_test_alloc {
