@@ -318,3 +318,12 @@ EXTRA_PROGRAMS += %D%/order_own
 %C%_order_own_CFLAGS = $(BENCH_CFLAGS)
 %C%_order_own_LDADD = libadelim-core.la $(ADE_DEPS_LIBS)
 bench: %D%/order_own$(EXEEXT)
+
+# order_sweeps: the sweeps the edge and face orderings start from and the
+# cut bound (internal ade__vector_sweep: the internal library).
+EXTRA_PROGRAMS += %D%/order_sweeps
+%C%_order_sweeps_SOURCES = %D%/order_sweeps.c
+%C%_order_sweeps_CPPFLAGS = $(AM_CPPFLAGS)
+%C%_order_sweeps_CFLAGS = $(BENCH_CFLAGS)
+%C%_order_sweeps_LDADD = libadelim-core.la $(ADE_DEPS_LIBS)
+bench: %D%/order_sweeps$(EXEEXT)
