@@ -1,4 +1,4 @@
-/* auto.c: the automatic Jacobian method: the cheapest by fma of the vertex sweeps, the Markowitz orderings and CPR, and the methods' names. */
+/* auto.c: the automatic Jacobian method: the cheapest by fma of the vertex sweeps (plain and after the chains), the Markowitz orderings and CPR, and the methods' names. */
 #include "elim_internal.h"
 
 const char *ade_elim_method_name(int method) {
@@ -98,14 +98,15 @@ static int try_cpr(const ade_cgraph *g, const sweeps *p, int modes, ade__choice 
  * no decisions, are always there. */
 static int choose_auto(const ade_cgraph *g, double deadline, int threads, ade__watch *w, ade__choice *c) {
   static const int counted[] = {ADE_ORDER_VERTEX_MARKOWITZ, ADE_ORDER_VERTEX_RELATIVE, ADE_ORDER_VERTEX_REVERSE,
-                                ADE_ORDER_VERTEX_FORWARD};
+                                ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_CHAINS};
   sweeps p;
   int st = predict(g, &p);
   c->cost = UINT64_MAX;
   c->method = -1;
   for (size_t k = 0; !st && k < sizeof counted / sizeof *counted; k++) {
     ade_elim_seq *s = NULL;
-    int sweep = counted[k] == ADE_ORDER_VERTEX_REVERSE || counted[k] == ADE_ORDER_VERTEX_FORWARD;
+    int sweep = counted[k] == ADE_ORDER_VERTEX_REVERSE || counted[k] == ADE_ORDER_VERTEX_FORWARD ||
+                counted[k] == ADE_ORDER_VERTEX_CHAINS;
     if (!sweep && deadline > 0 && ade__now() >= deadline) { /* out of time: not started */
       c->limited = 1;
       continue;

@@ -57,6 +57,8 @@ const char *ade_order_name(int order) {
   return order >= 0 && order < ADE_ORDER_COUNT ? orders[order].name : NULL;
 }
 
+int ade_order_kind(int order) { return order >= 0 && order < ADE_ORDER_COUNT ? orders[order].kind : -1; }
+
 int ade_order_parse(const char *name) {
   for (int i = 0; name && i < ADE_ORDER_COUNT; i++)
     if (!strcmp(name, orders[i].name)) return i;
@@ -1369,6 +1371,7 @@ static const int generalizes[ADE_ORDER_COUNT][3] = {
     [ADE_ORDER_VERTEX_REVERSE] = {-1, -1, -1},
     [ADE_ORDER_VERTEX_MARKOWITZ] = {-1, -1, -1},
     [ADE_ORDER_VERTEX_RELATIVE] = {-1, -1, -1},
+    [ADE_ORDER_VERTEX_CHAINS] = {-1, -1, -1}, /* itself the start of the edge and face orderings */
     /* a counted vertex sweep first: its cost is the ceiling of the rest
      * (an edge sweep costs what the vertex sweep does) */
     [ADE_ORDER_EDGE_FORWARD] = {ADE_ORDER_VERTEX_FORWARD, ADE_ORDER_VERTEX_MARKOWITZ, -1},
@@ -1626,6 +1629,8 @@ static int bound_reached(const ade_cgraph *g, const uint8_t *cut, uint64_t ceili
   return ade__reached(live, ceiling, lb);
 }
 
+static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost);
+
 /* The ordering's own sequence; *fill (may be NULL) gets the fill-in.
  * ADE__CUT (nothing returned) once its cost reaches ceiling (UINT64_MAX:
  * none): it is compared with a sequence of that cost and cannot win.
@@ -1638,6 +1643,7 @@ static int own_live(const ade_cgraph *g, int order, int scan, double deadline, a
   int kind = orders[order].kind;
   if (w) w->p.running = order, w->p.steps = 0;
   if (cut && ceiling != UINT64_MAX && bound_reached(g, cut, ceiling, live)) return ADE__CUT;
+  if (order == ADE_ORDER_VERTEX_CHAINS) return vector_sweep(g, sp, NULL); /* counted, or one direction simulated */
   if (!scan && (order == ADE_ORDER_VERTEX_MARKOWITZ || order == ADE_ORDER_VERTEX_RELATIVE)) {
     int st = structural(g, order == ADE_ORDER_VERTEX_RELATIVE, deadline, w, limited, sp, fill, ceiling, live, cut);
     if (st != ADE__FALLBACK) return st;

@@ -698,6 +698,11 @@ ADE_API int ade_seq_print(const ade_elim_seq *s, void *file);
  *   ADE_ORDER_VERTEX_REVERSE    vertex elimination in reverse order
  *   ADE_ORDER_VERTEX_MARKOWITZ  least Markowitz degree first (V_LM)
  *   ADE_ORDER_VERTEX_RELATIVE   least relative Markowitz degree (V_LR)
+ *   ADE_ORDER_VERTEX_CHAINS     the chains first (intermediates with one
+ *                               predecessor and one successor, at 1 fma
+ *                               each), then the cheaper vertex sweep;
+ *                               the cheaper plain sweep where that is not
+ *                               cheaper (doc/elimination.md, "Chains first")
  *   ADE_ORDER_EDGE_FORWARD, ADE_ORDER_EDGE_REVERSE, ADE_ORDER_EDGE_MARKOWITZ,
  *   ADE_ORDER_EDGE_FILLIN       edge elimination (E_LF: least fill-in)
  *   ADE_ORDER_FACE_FORWARD, ADE_ORDER_FACE_REVERSE, ADE_ORDER_FACE_GREEDY
@@ -708,6 +713,7 @@ ADE_API int ade_seq_print(const ade_elim_seq *s, void *file);
   X(VERTEX_REVERSE, "vertex-reverse", ADE_SEQ_VERTEX)                          \
   X(VERTEX_MARKOWITZ, "vertex-markowitz", ADE_SEQ_VERTEX)    /* V_LM */        \
   X(VERTEX_RELATIVE, "vertex-relative", ADE_SEQ_VERTEX)      /* V_LR */        \
+  X(VERTEX_CHAINS, "vertex-chains", ADE_SEQ_VERTEX)                            \
   X(EDGE_FORWARD, "edge-forward", ADE_SEQ_EDGE)                                \
   X(EDGE_REVERSE, "edge-reverse", ADE_SEQ_EDGE)                                \
   X(EDGE_MARKOWITZ, "edge-markowitz", ADE_SEQ_EDGE)                            \
@@ -724,6 +730,9 @@ enum ade_order {
 /*! ade_order_name / ade_order_parse: "vertex-markowitz" <-> enum (-1 if unknown). */
 ADE_API const char *ade_order_name(int order);
 ADE_API int ade_order_parse(const char *name);
+/*! ade_order_kind: the kind of sequence the ordering builds (ADE_SEQ_VERTEX,
+ * _EDGE or _FACE), -1 if unknown. */
+ADE_API int ade_order_kind(int order);
 /*! ade_elim_order: a complete sequence for g (a c-graph; face orderings
  * work on its dual) by the ordering; its cost is set. An edge or face
  * ordering is never worse than the ones it generalizes, and none is worse
@@ -820,9 +829,10 @@ ADE_API int ade_elim_order_with(const ade_cgraph *g, int order, const ade_order_
  * beside the orderings (enum ade_order), doc/elimination.md:
  *   ADE_ELIM_AUTO         the recommended method: the least fma of
  *                         vertex-markowitz and vertex-relative (run and
- *                         counted), vertex-reverse and vertex-forward (their
- *                         costs predicted exactly from reachability counts;
- *                         never more than the vector modes m|E| and n|E|)
+ *                         counted), vertex-reverse, vertex-forward and
+ *                         vertex-chains (their costs counted exactly from
+ *                         reachability counts; never more than the vector
+ *                         modes m|E| and n|E|)
  *                         and CPR forward and reverse (colors |E|, tried when
  *                         the most entries in a row or column of J times |E|
  *                         is below the best so far); ties go to elimination.

@@ -117,7 +117,7 @@ static int candidates(const ade_cgraph *g, int kind, cand *c) {
   for (int k = ADE_SEQ_VERTEX; k <= kind; k++) {
     for (int i = 0; i < ADE_ORDER_COUNT; i++) {
       int o = i < 3 ? first[i] : i;
-      int ok = o <= ADE_ORDER_VERTEX_RELATIVE ? ADE_SEQ_VERTEX : o <= ADE_ORDER_EDGE_FILLIN ? ADE_SEQ_EDGE : ADE_SEQ_FACE;
+      int ok = ade_order_kind(o);
       if (ok == k && !(large(g) && o >= ADE_ORDER_FACE_FORWARD)) c[n++] = (cand){o, k, 0};
     }
     if (!large(g)) c[n++] = (cand){-1, k, 0};
