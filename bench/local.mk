@@ -327,3 +327,11 @@ EXTRA_PROGRAMS += %D%/order_sweeps
 %C%_order_sweeps_CFLAGS = $(BENCH_CFLAGS)
 %C%_order_sweeps_LDADD = libadelim-core.la $(ADE_DEPS_LIBS)
 bench: %D%/order_sweeps$(EXEEXT)
+
+# bench_nested: elimination in levels over nested regions against two levels.
+EXTRA_PROGRAMS += %D%/bench_nested
+%C%_bench_nested_SOURCES = %D%/bench_nested.c
+%C%_bench_nested_CPPFLAGS = $(BENCH_CPPFLAGS)
+%C%_bench_nested_CFLAGS = $(BENCH_CFLAGS)
+%C%_bench_nested_LDADD = $(BENCH_LDADD)
+bench: %D%/bench_nested$(EXEEXT)

@@ -82,6 +82,13 @@ double cli_progress_after(void);
 /* The processors online, 1 to 16: an ordering's threads by default (the
  * same sequence as one thread's). */
 int cli_processors(void);
+/* --parts KIND: t's parts (every level of nested regions), and
+ * ade_optimize_levels' sequence over them on t's c-graph (*g, built here
+ * if NULL). Returns a status (< 0: failed; not reported). */
+/* The line on nested levels of parts (none for one level). */
+void cli_print_levels(const ade_parts_report *p);
+int cli_parts_sequence(ade_tape *t, const char *kind, int method, const ade_opt_limits *l, ade_cgraph **g,
+                       ade_elim_seq **seq, ade_parts_report *rep);
 /* An ordering's progress report on stderr, "adelim: what: ...";
  * cli_on_order_progress names the method (ade_jacobian_options.progress). */
 void cli_order_progress(const char *what, const ade_order_progress *p);

@@ -32,6 +32,26 @@ int cli_processors(void) {
   return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
+void cli_print_levels(const ade_parts_report *p) {
+  if (p->levels > 1)
+    printf("nested regions: %zu levels of parts (each region after the regions inside it); the cheapest stops "
+           "after %zu, then the rest\n", p->levels, p->levels_used);
+}
+
+int cli_parts_sequence(ade_tape *t, const char *kind, int method, const ade_opt_limits *l, ade_cgraph **g,
+                       ade_elim_seq **seq, ade_parts_report *rep) {
+  ade_stats s;
+  size_t *part = NULL, nid = 0, nl = 0;
+  int k = ade_parts_parse(kind), st = ade_tape_stats(t, &s);
+  if (st >= 0) st = ade_tape_parts_levels(t, k, &nl), nid = (size_t)s.records + 1;
+  if (st >= 0 && (nid > SIZE_MAX / sizeof *part / nl || !(part = malloc(nl * nid * sizeof *part)))) st = ADE_ENOMEM;
+  for (size_t v = 0; st >= 0 && v < nl; v++) st = ade_tape_parts_level(t, k, v, part + v * nid, nid, NULL);
+  if (st >= 0 && !*g) st = ade_cgraph_from_tape(g, t, NULL);
+  if (st >= 0) st = ade_optimize_levels(*g, part, nl, nid, method, l, seq, rep);
+  free(part);
+  return st;
+}
+
 void cli_order_progress(const char *what, const ade_order_progress *p) {
   fprintf(stderr, "adelim: %s: %.1f s", what, p->seconds);
   if (p->components > 1) fprintf(stderr, ", component %zu of %zu", p->component, p->components);

@@ -460,15 +460,14 @@ static void run_optimizers(cmp *c) {
   ade_cgraph_free(g);
 }
 
-/* --parts: two-level elimination over the tape's parts with the best
- * heuristic at both levels (each search within the ordering limit); the
- * sequence it returns is compiled and run like an ordering's. */
+/* --parts: elimination in levels over the tape's parts (two, or one per
+ * height of nested regions and the rest) with the best heuristic at each
+ * (each search within the ordering limit); the sequence it returns is
+ * compiled and run like an ordering's. */
 static void run_parts(cmp *c) {
-  ade_stats s;
   ade_cgraph *g = NULL;
   ade_elim_seq *seq = NULL;
   ade_opt_limits lim;
-  size_t *part = NULL, nid = 0;
   snprintf(c->parts_row, sizeof c->parts_row, "parts-%s", c->parts);
   progress(c, c->parts_row);
   double fixed = 3.0 * c->graph_s + elim_rate(c) * (double)vector_fma(c); /* parts, graph, plan */
@@ -476,11 +475,7 @@ static void run_parts(cmp *c) {
   lim.time_limit = step_limit(c, fixed, c->order_limit);
   if (!fits(c, c->parts_row, "vertex", fixed, "parts, c-graph and elimination")) return;
   double t0 = now();
-  int st = ade_tape_stats(c->t, &s);
-  if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
-  if (st >= 0) st = ade_tape_parts(c->t, ade_parts_parse(c->parts), part, nid, NULL);
-  if (st >= 0) st = ade_cgraph_from_tape(&g, c->t, NULL);
-  if (st >= 0) st = ade_optimize_parts(g, part, nid, -1, &lim, &seq, &c->prep);
+  int st = cli_parts_sequence(c->t, c->parts, -1, &lim, &g, &seq, &c->prep);
   double t1 = now();
   if (st < 0) {
     method_failed(c, c->parts_row, st);
@@ -491,7 +486,6 @@ static void run_parts(cmp *c) {
   }
   ade_seq_free(seq);
   ade_cgraph_free(g);
-  free(part);
 }
 
 /* Under the table: what --parts found and what its two levels cost. */
@@ -500,6 +494,7 @@ static void print_parts(const cmp *c) {
   if (!c->have_parts) return;
   printf("\nparts (%s): %zu with an interior, %zu %s of identical parts, %zu vertices eliminated first\n", c->parts,
          p->parts, p->classes, cli_plural(p->classes, "class", "classes"), p->interior);
+  cli_print_levels(p);
   printf("two levels: first (the parts' interiors, by %s) %" PRIu64 " fma + second (the rest, by %s) %" PRIu64
          " fma = %" PRIu64 " fma; one level (the same heuristics, flat): %" PRIu64 " fma; %s used\n",
          cli_kind_plural(p->inner_kind), p->local_cost, cli_kind_plural(p->outer_kind), p->outer_cost,

@@ -73,8 +73,10 @@ const char cli_jacobian_usage[] =
     "                  with call sites), repeats (repeated blocks such as\n"
     "                  time steps, found by a structure hash), auto (regions\n"
     "                  if any, else repeats; the rest cut into parts of at\n"
-    "                  most 1024 records). Not the --hierarchy filters (those\n"
-    "                  order one graph)\n"
+    "                  most 1024 records). Nested regions: a level of parts\n"
+    "                  per height of region (each region after the regions\n"
+    "                  inside it), stopping where cheapest. Not the\n"
+    "                  --hierarchy filters (those order one graph)\n"
     "  --stream        streaming elimination (ade_jacobian_stream): the tape\n"
     "                  is read backward chunk by chunk and eliminated part\n"
     "                  by part (repeated blocks such as time steps, found in\n"
@@ -254,24 +256,18 @@ static void json_opt(cli_json *j, const char *name, int kind, const ade_opt_repo
   cli_json_close(j);
 }
 
-/* Two-level elimination over the tape's parts (--parts): the sequence to
+/* Elimination in levels over the tape's parts (--parts): the sequence to
  * apply, and the c-graph it was built for (*g, kept for ade_jacobian). */
 static int by_parts(const jac_args *a, const ade_opt_limits *l, ade_tape *tape, int optimizer, ade_elim_seq **seq,
                     ade_parts_report *rep, ade_cgraph **g) {
-  ade_stats s;
-  size_t *part = NULL, nid = 0;
-  int st = ade_tape_stats(tape, &s);
-  if (st >= 0 && !(part = malloc(((nid = (size_t)s.records + 1)) * sizeof *part))) st = ADE_ENOMEM;
-  if (st >= 0) st = ade_tape_parts(tape, ade_parts_parse(a->parts), part, nid, NULL);
-  if (st >= 0) st = ade_cgraph_from_tape(g, tape, NULL);
-  if (st >= 0) st = ade_optimize_parts(*g, part, nid, optimizer, l, seq, rep);
-  free(part);
+  int st = cli_parts_sequence(tape, a->parts, optimizer, l, g, seq, rep);
   return st < 0 ? cli_tape_error(a->tape, "parts", st) : -1;
 }
 
 static void print_parts(const char *kind, const ade_parts_report *p) {
   printf("parts: %s, %zu with an interior (%zu %s), %zu vertices eliminated first\n", kind, p->parts, p->classes,
          cli_plural(p->classes, "class", "classes"), p->interior);
+  cli_print_levels(p);
   printf("levels: first (%s) %" PRIu64 " fma + second (%s) %" PRIu64 " fma = %" PRIu64 "; one level: %" PRIu64
          " fma; %s%s; %.6f s\n", cli_kind_plural(p->inner_kind), p->local_cost, cli_kind_plural(p->outer_kind), p->outer_cost,
          p->local_cost + p->outer_cost, p->flat_cost,

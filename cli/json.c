@@ -83,6 +83,8 @@ void cli_json_parts(cli_json *j, const char *kind, const ade_parts_report *p) {
   cli_json_u64(j, "parts", p->parts);
   cli_json_u64(j, "classes", p->classes);
   cli_json_u64(j, "interior", p->interior);
+  cli_json_u64(j, "levels", p->levels);
+  cli_json_u64(j, "levels_used", p->levels_used);
   cli_json_u64(j, "first_level_fma", p->local_cost);
   cli_json_str(j, "first_level_kind", p->inner_kind == ADE_SEQ_EDGE ? "edge" : "vertex");
   cli_json_u64(j, "second_level_fma", p->outer_cost);

@@ -1,4 +1,4 @@
-/* parts.c: partitions of a tape's records (regions, call sites, repeats, automatic) for two-level elimination. */
+/* parts.c: partitions of a tape's records (regions and their levels when nested, call sites, repeats, automatic) for elimination in levels. */
 #include <string.h>
 
 #include "elim_internal.h"
@@ -340,13 +340,88 @@ int ade__parts_period(ade_tape *t, size_t prefix, size_t *start, size_t *period)
   return st;
 }
 
+/* ------------------------------------------------------------- levels */
+
+/* Each region's height (0: it holds no region; else 1 + its tallest
+ * child's) into h[0..nr) (zeroed), the tallest into *top. Regions are
+ * listed as they begin, each after its parent. */
+static int heights(const ade_tape *t, size_t nr, size_t *h, size_t *top) {
+  *top = 0;
+  for (size_t r = nr; r-- > 0;) {
+    ade_region g;
+    int st = ade_tape_region(t, r, &g);
+    if (st) return st;
+    if (h[r] > *top) *top = h[r];
+    if (g.parent >= 0 && (size_t)g.parent < r && h[g.parent] < h[r] + 1) h[g.parent] = h[r] + 1;
+  }
+  return ADE_OK;
+}
+
+/* The regions' heights (h: NULL, or freed by the caller) and the tallest. */
+static int region_heights(const ade_tape *t, size_t **hp, size_t *top) {
+  size_t nr = ade_tape_num_regions(t), *h = ade__calloc(nr + 1, sizeof *h);
+  int st = h ? heights(t, nr, h, top) : ade__fail(ADE_ENOMEM, "partition: out of memory for %zu regions", nr);
+  if (st || !hp) ade__free(h), h = NULL;
+  if (hp) *hp = h;
+  return st;
+}
+
+/* Level k >= 1 of the regions: each record's innermost region replaced by
+ * its enclosing region of height k (at most one: heights grow outwards),
+ * or ADE_PART_NONE. */
+static int region_level(const ade_tape *t, size_t level, size_t R, size_t *part) {
+  size_t nr = ade_tape_num_regions(t), top = 0, *h = NULL, *at = ade__alloc((nr + 1) * sizeof *at);
+  int st = at ? region_heights(t, &h, &top) : ade__fail(ADE_ENOMEM, "partition: out of memory for %zu regions", nr);
+  for (size_t r = 0; !st && r < nr; r++) { /* at[r]: r's enclosing region of height level (parents first) */
+    ade_region g;
+    st = ade_tape_region(t, r, &g);
+    int up = g.parent >= 0 && (size_t)g.parent < r && h[r] < level;
+    if (!st) at[r] = h[r] == level ? r : up ? at[g.parent] : ADE_PART_NONE;
+  }
+  for (size_t id = 1; !st && id <= R; id++)
+    if (part[id] < nr) part[id] = at[part[id]];
+  ade__free(h);
+  ade__free(at);
+  return st;
+}
+
+/* The checks of ade_tape_parts and ade_tape_parts_level; *s the stats. */
+static int parts_args(const ade_tape *t, int kind, const size_t *part, size_t nid, ade_stats *s, const char *fn) {
+  int st = t && part ? ade_tape_stats(t, s) : ade__fail(ADE_EINVAL, "%s: NULL argument", fn);
+  if (!st && !s->complete) return ade__fail(ADE_ESTATE, "%s: the tape is incomplete", fn);
+  if (!st && (kind < ADE_PARTS_REGIONS || kind > ADE_PARTS_AUTO || nid < s->records + 1))
+    return ade__fail(ADE_EINVAL, "%s: unknown kind %d or %zu ids for %llu records", fn, kind, nid,
+                     (unsigned long long)s->records);
+  return st;
+}
+
+int ade_tape_parts_levels(const ade_tape *t, int kind, size_t *nlevels) {
+  size_t top = 0;
+  if (!t || !nlevels || kind < ADE_PARTS_REGIONS || kind > ADE_PARTS_AUTO)
+    return ade__fail(ADE_EINVAL, "ade_tape_parts_levels: NULL argument or unknown kind %d", kind);
+  int st = kind == ADE_PARTS_REGIONS || kind == ADE_PARTS_AUTO ? region_heights(t, NULL, &top) : ADE_OK;
+  if (!st) *nlevels = top + 1;
+  return st;
+}
+
+int ade_tape_parts_level(const ade_tape *t, int kind, size_t level, size_t *part, size_t nid, size_t *nparts) {
+  size_t levels = 0;
+  ade_stats s;
+  int st = ade_tape_parts_levels(t, kind, &levels);
+  if (!st && level >= levels) return ade__fail(ADE_EINVAL, "ade_tape_parts_level: level %zu of %zu", level, levels);
+  if (!st && level == 0) return ade_tape_parts(t, kind, part, nid, nparts);
+  if (!st) st = parts_args(t, kind, part, nid, &s, "ade_tape_parts_level");
+  size_t np = 0, R = st ? 0 : (size_t)s.records;
+  for (size_t i = 0; !st && i < nid; i++) part[i] = ADE_PART_NONE;
+  if (!st) st = by_regions(t, R, part, &np);
+  if (!st) st = region_level(t, level, R, part);
+  if (!st && nparts) *nparts = np;
+  return st;
+}
+
 int ade_tape_parts(const ade_tape *t, int kind, size_t *part, size_t nid, size_t *nparts) {
   ade_stats s;
-  int st = t && part ? ade_tape_stats(t, &s) : ade__fail(ADE_EINVAL, "ade_tape_parts: NULL argument");
-  if (!st && !s.complete) return ade__fail(ADE_ESTATE, "ade_tape_parts: the tape is incomplete");
-  if (!st && (kind < ADE_PARTS_REGIONS || kind > ADE_PARTS_AUTO || nid < s.records + 1))
-    return ade__fail(ADE_EINVAL, "ade_tape_parts: unknown kind %d or %zu ids for %llu records", kind, nid,
-                     (unsigned long long)s.records);
+  int st = parts_args(t, kind, part, nid, &s, "ade_tape_parts");
   if (!st && kind == ADE_PARTS_CALLSITES && !s.capture)
     return ade__fail(ADE_EINVAL, "ade_tape_parts: call-site parts need a tape recorded with call sites "
                                  "(ade_tape_options.capture)");

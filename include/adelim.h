@@ -1068,6 +1068,22 @@ enum ade_parts_kind {
  * call sites on a tape recorded without capture), ADE_ESTATE (an
  * incomplete tape), ADE_ENOMEM, errors reading the tape. */
 ADE_API int ade_tape_parts(const ade_tape *t, int kind, size_t *part, size_t nid, size_t *nparts);
+/*! ade_tape_parts_levels: how many levels of parts nested regions give
+ * (ade_tape_parts_level, ade_optimize_levels): with kind ADE_PARTS_REGIONS,
+ * or ADE_PARTS_AUTO on a tape with regions, 1 + the height of the tallest
+ * region (a region's height: 0 if it holds no region, else 1 + the
+ * tallest region it holds), so 1 where regions do not nest; for the other
+ * kinds 1. @return ADE_OK, ADE_EINVAL, ADE_ENOMEM. */
+ADE_API int ade_tape_parts_levels(const ade_tape *t, int kind, size_t *nlevels);
+/*! ade_tape_parts_level: level `level` (below ade_tape_parts_levels) of
+ * t's parts, as ade_tape_parts: level 0 is ade_tape_parts' partition (the
+ * innermost region holding a record); level k >= 1 labels each record by
+ * the region of height k that holds it (a record's enclosing regions grow
+ * in height outwards, so there is at most one), ADE_PART_NONE if none.
+ * So a region's part at its level holds everything inside it.
+ * @return as ade_tape_parts; ADE_EINVAL for a level beyond the last. */
+ADE_API int ade_tape_parts_level(const ade_tape *t, int kind, size_t level, size_t *part, size_t nid,
+                                 size_t *nparts);
 /*! ade_parts_name / ade_parts_parse: ADE_PARTS_REPEATS <-> "repeats"
  * ("regions", "callsites", "repeats", "auto"). @return NULL / -1 if unknown. */
 ADE_API const char *ade_parts_name(int kind);
@@ -1094,6 +1110,11 @@ typedef struct ade_parts_report {
                             (the best heuristic only); the two-level
                             sequence is an edge sequence when either level
                             is */
+  size_t levels;         /* levels of parts given (ade_optimize_levels'
+                            nlevels; ade_optimize_parts: 1) */
+  size_t levels_used;    /* of them, the levels before the rest (as one
+                            graph) in the sequence of levels: the
+                            cheapest place to stop, fewer on ties */
 } ade_parts_report;
 /*! ade_optimize_parts: an elimination sequence for g in two levels. First the
  * interior of each part (its intermediates whose successors all lie in the
@@ -1116,6 +1137,22 @@ typedef struct ade_parts_report {
  * errors of the method. */
 ADE_API int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int method,
                                const ade_opt_limits *limits, ade_elim_seq **seq, ade_parts_report *report);
+/*! ade_optimize_levels: ade_optimize_parts over nlevels partitions, innermost
+ * first (part[k nid .. (k + 1) nid) is level k's; ade_tape_parts_level):
+ * the interiors of level 0's parts are eliminated as in
+ * ade_optimize_parts, then, on what is left, those of level 1's parts, and
+ * so on; then the rest as one graph. Nested regions so give one level per
+ * height: a region's local Jacobian is preaccumulated from its inner
+ * regions' ones. The report sums the levels of parts (parts, classes,
+ * interior, local_cost; inner_kind the most general). After each level
+ * of parts (that eliminated something) the rest is eliminated as one
+ * graph too, and the cheapest of these stops is the sequence of levels
+ * (report->levels_used: after how many levels), so more levels never
+ * cost more than fewer; the one level is compared as in
+ * ade_optimize_parts. nlevels 1 is ade_optimize_parts. @return as
+ * ade_optimize_parts; ADE_EINVAL for nlevels 0. */
+ADE_API int ade_optimize_levels(const ade_cgraph *g, const size_t *part, size_t nlevels, size_t nid, int method,
+                                const ade_opt_limits *limits, ade_elim_seq **seq, ade_parts_report *report);
 
 /* Streaming elimination (doc/elimination.md, "Streaming"). */
 typedef struct ade_stream_report {

@@ -113,6 +113,102 @@ START_TEST(random_regions) {
 }
 END_TEST
 
+/* A region's height by its definition (0: holds none; else 1 + its
+ * tallest child's), the tree from the parent indices. */
+static size_t height_of(const ade_tape *t, size_t r) {
+  size_t h = 0, nr = ade_tape_num_regions(t);
+  for (size_t c = 0; c < nr; c++) {
+    ade_region g;
+    ck_assert_int_eq(ade_tape_region(t, c, &g), ADE_OK);
+    if (g.parent == (int)r && height_of(t, c) + 1 > h) h = height_of(t, c) + 1;
+  }
+  return h;
+}
+
+/* Random programs with random nested regions, in levels: the number of
+ * levels and each level's labels against the definition (the region of
+ * that height whose records hold the record, from the regions' record
+ * ranges; level 0 ade_tape_parts'); ade_optimize_levels with one level is
+ * ade_optimize_parts, step for step; with all levels its sequence gives
+ * dense forward mode's Jacobian, costs what its report adds up to, and
+ * never more than the two levels (levels 1 when they win). */
+START_TEST(nested_levels) {
+  int deeper = 0, won = 0;
+  for (int k = 0; k < 60; k++) {
+    uint64_t s = 5000 + (uint64_t)k;
+    int n = 1 + (int)(ade_test_rand(&s) % 4), m = 1 + (int)(ade_test_rand(&s) % 3);
+    randprog p = rp_make(s, n, m, 8 + (int)(ade_test_rand(&s) % 60));
+    double x[4];
+    for (int i = 0; i < n; i++) x[i] = ade_test_uniform(&s, -1, 1);
+    ade_tape *t = record_regions(&p, x, s);
+    size_t nid, np, nl = 0, top = 0, nr = ade_tape_num_regions(t);
+    size_t *inner = regions_of(t, &nid, &np), *h = calloc(nr + 1, sizeof *h);
+    for (size_t r = 0; r < nr; r++) h[r] = height_of(t, r), top = h[r] > top ? h[r] : top;
+    ck_assert_int_eq(ade_tape_parts_levels(t, ADE_PARTS_REGIONS, &nl), ADE_OK);
+    ck_assert_uint_eq(nl, top + 1);
+    deeper += nl > 1;
+    size_t *part = malloc(nl * nid * sizeof *part), q = 0;
+    for (size_t v = 0; v < nl; v++) {
+      size_t *lv = part + v * nid;
+      ck_assert_int_eq(ade_tape_parts_level(t, ADE_PARTS_REGIONS, v, lv, nid, &q), ADE_OK);
+      ck_assert_uint_eq(q, nr);
+      for (size_t id = 1; id < nid; id++) {
+        size_t want = v == 0 ? inner[id] : ADE_PART_NONE;
+        for (size_t r = 0; v > 0 && r < nr; r++) {
+          ade_region g;
+          ck_assert_int_eq(ade_tape_region(t, r, &g), ADE_OK);
+          if (h[r] != v || id - 1 < g.first_op || id - 1 >= g.end_op) continue;
+          ck_assert(want == ADE_PART_NONE); /* at most one */
+          want = r;
+        }
+        ck_assert_uint_eq(lv[id], want);
+      }
+    }
+    ck_assert_int_eq(ade_tape_parts_level(t, ADE_PARTS_REGIONS, nl, part, nid, &q), ADE_EINVAL);
+    /* auto: the same levels above 0 (the records in no region only at level 0); other kinds: one level */
+    size_t *a = malloc(nid * sizeof *a), na = 0;
+    ck_assert_int_eq(ade_tape_parts_levels(t, ADE_PARTS_AUTO, &na), ADE_OK);
+    ck_assert_uint_eq(na, nl);
+    for (size_t v = 1; v < nl; v++) {
+      ck_assert_int_eq(ade_tape_parts_level(t, ADE_PARTS_AUTO, v, a, nid, NULL), ADE_OK);
+      ck_assert(!memcmp(a, part + v * nid, nid * sizeof *a));
+    }
+    free(a);
+    ck_assert_int_eq(ade_tape_parts_levels(t, ADE_PARTS_REPEATS, &na), ADE_OK);
+    ck_assert_uint_eq(na, 1);
+    ck_assert_int_eq(ade_tape_parts_levels(t, -1, &na), ADE_EINVAL);
+    ck_assert_int_eq(ade_tape_parts_levels(NULL, ADE_PARTS_REGIONS, &na), ADE_EINVAL);
+    ade_cgraph *g = NULL;
+    ck_assert_int_eq(ade_cgraph_from_tape(&g, t, NULL), ADE_OK);
+    ade_elim_seq *two = NULL, *one = NULL, *all = NULL;
+    ade_parts_report rt, ro, ra;
+    ck_assert_int_eq(ade_optimize_parts(g, part, nid, -1, NULL, &two, &rt), ADE_OK);
+    ck_assert_int_eq(ade_optimize_levels(g, part, 1, nid, -1, NULL, &one, &ro), ADE_OK);
+    ade_test_same_seq(one, two, "one level of parts", s);
+    ck_assert_uint_eq(ro.levels, 1);
+    ck_assert_uint_eq(ro.levels_used, 1);
+    ck_assert_msg(ade_optimize_levels(g, part, nl, nid, -1, NULL, &all, &ra) == ADE_OK, "%s", ade_errmsg());
+    ck_assert_uint_eq(ra.cost, ade_seq_cost(all));
+    ck_assert_uint_eq(ra.cost, ra.two_level ? ra.local_cost + ra.outer_cost : ra.flat_cost);
+    ck_assert_uint_le(ra.local_cost + ra.outer_cost, rt.local_cost + rt.outer_cost);
+    ck_assert_uint_le(ra.cost, rt.cost);
+    ck_assert(ra.levels == nl && ra.levels_used >= 1 && ra.levels_used <= nl);
+    if (ra.levels_used == 1) ck_assert_uint_eq(ra.local_cost + ra.outer_cost, rt.local_cost + rt.outer_cost);
+    else won += ra.local_cost + ra.outer_cost < rt.local_cost + rt.outer_cost;
+    check_jacobian(t, all, n, m);
+    ade_seq_free(two), ade_seq_free(one), ade_seq_free(all);
+    ck_assert_int_eq(ade_optimize_levels(g, part, 0, nid, -1, NULL, &all, &ra), ADE_EINVAL);
+    ade_cgraph_free(g);
+    ade_tape_free(t);
+    free(part), free(inner), free(h);
+    rp_free(&p);
+  }
+  printf("nested_levels: %d of 60 programs nest regions; more levels cheaper on %d\n", deeper, won);
+  ck_assert_int_gt(deeper, 30);
+  ck_assert_int_gt(won, 0); /* and on some, more levels are cheaper */
+}
+END_TEST
+
 /* Steps of a time loop, one region each: the parts are identical, so one
  * class is solved, and the two-level cost is the local cost of every step
  * plus the junctions. */
@@ -471,7 +567,8 @@ START_TEST(unclosed_and_names) {
 END_TEST
 
 /* Out of memory at every allocation, recording included: ADE_ENOMEM (or
- * the recording's failure), nothing leaked, for every partition kind. */
+ * the recording's failure), nothing leaked, for every partition kind and
+ * its levels, and (regions) elimination in levels. */
 START_TEST(out_of_memory) {
   for (int kind = ADE_PARTS_REGIONS; kind <= ADE_PARTS_AUTO; kind++) {
     int ok = 0;
@@ -490,12 +587,29 @@ START_TEST(out_of_memory) {
         ade_double u[3];
         for (int i = 0; i < 3; i++) u[i] = ade_indep(0.3 + 0.1 * i);
         ade_region_begin("steps");
-        for (int s = 0; s < 6; s++) rp_sim_step(u);
+        for (int s = 0; s < 6; s++) {
+          ade_region_begin("step"); /* nested: two levels */
+          rp_sim_step(u);
+          ade_region_end();
+        }
         ade_region_end();
         for (int i = 0; i < 3; i++) ade_dep(u[i]);
         st = ade_trace_off();
       }
+      size_t nl = 0;
       if (!st) st = ade_tape_parts(t, kind, part, 200, &np);
+      if (!st) st = ade_tape_parts_levels(t, kind, &nl);
+      size_t lv[2][200];
+      for (size_t v = 0; !st && v < nl && v < 2; v++) st = ade_tape_parts_level(t, kind, v, lv[v], 200, &np);
+      if (!st && kind == ADE_PARTS_REGIONS) { /* and elimination in both levels */
+        ade_cgraph *g = NULL;
+        ade_elim_seq *s = NULL;
+        ck_assert_uint_eq(nl, 2);
+        st = ade_cgraph_from_tape(&g, t, NULL);
+        if (!st) st = ade_optimize_levels(g, &lv[0][0], 2, 200, -1, NULL, &s, NULL);
+        ade_seq_free(s);
+        ade_cgraph_free(g);
+      }
       ade_tape_free(t);
       ade_set_allocator(NULL, NULL);
       ck_assert_msg(st == ADE_OK || st == ADE_ENOMEM, "%s k=%ld: %d %s", ade_parts_name(kind), k, st, ade_errmsg());
@@ -512,6 +626,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("parts");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, random_regions);
+  tcase_add_test(tc, nested_levels);
   tcase_add_test(tc, repeated_steps);
   tcase_add_test(tc, edge_parts);
   tcase_add_test(tc, edges_and_errors);

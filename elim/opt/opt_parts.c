@@ -1,4 +1,4 @@
-/* opt_parts.c: two-level elimination over a partition of the intermediate vertices (the parts of a tape). */
+/* opt_parts.c: elimination in levels over partitions of the intermediate vertices (the parts of a tape, nested regions level by level), then the rest. */
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -351,7 +351,8 @@ static int first_level(pwork *w, size_t np, const pctx *c, ade_elim_seq **s, ade
       st = ade_seq_push(*s, id[k->step[u].a], kind ? id[k->step[u].b] : 0, k->step[u].dir);
     r->local_cost += k->s->cost;
   }
-  r->classes = K.n, r->inner_kind = kind;
+  r->classes += K.n;
+  if (kind > r->inner_kind) r->inner_kind = kind;
   for (size_t k = 0; k < K.n; k++) ade_cgraph_free(K.k[k].h), ade_seq_free(K.k[k].s), ade__free(K.k[k].step);
   if (!tst) ade__table_free(&t);
   ade__free(K.k);
@@ -393,24 +394,83 @@ static int compact(const ade_cgraph *c, ade_cgraph **hp) {
   return st;
 }
 
-/* What the first level left, eliminated as one graph, appended to *s
- * (both levels in edges when either is an edge plan); *first gets the
- * engine's count of the first level. */
-static int second_level(const ade_cgraph *g, const pctx *x, ade_elim_seq **s, ade_parts_report *r,
-                        uint64_t *first) {
-  ade_cgraph *a = NULL, *c = NULL;
+/* *o, a sequence on h (g after *s, the same ids), appended to *s, a
+ * sequence on g: both in edges when either is (vertex steps as the front
+ * elimination of their in-edges, where they apply). */
+static int append(const ade_cgraph *g, const ade_cgraph *h, ade_elim_seq **s, ade_elim_seq **o) {
+  int st = (*o)->kind < (*s)->kind ? to_edges(h, o) : ADE_OK;
+  if (!st && (*s)->kind < (*o)->kind) st = to_edges(g, s);
+  for (size_t k = 0; !st && k < (*o)->len; k++)
+    st = ade_seq_push(*s, (*o)->step[k].a, (*o)->step[k].b, (*o)->step[k].dir);
+  return st;
+}
+
+/* One level of parts on *cur (NULL: g itself; else a graph of what the
+ * levels before left): the interiors of its parts eliminated
+ * (first_level), appended to *s, and *cur replaced by a graph of what is
+ * left (the next level's own graph). The level's local cost is checked
+ * against the engine's count on a copy. */
+static int level(const ade_cgraph *g, ade_cgraph **cur, const size_t *part, size_t nid, const pctx *c,
+                 ade_elim_seq **s, ade_parts_report *r) {
+  const ade_cgraph *h = *cur ? *cur : g;
+  ade_cgraph *a = NULL, *next = NULL;
   ade_elim_seq *o = NULL;
-  int st = ade_cgraph_copy(&a, g);
-  if (!st) st = ade_seq_apply(a, *s, first);
-  if (!st) st = compact(a, &c); /* the second level's own graph and cost */
+  uint64_t before = r->local_cost, count = 0;
+  size_t np = 0;
+  pwork w;
+  int st = setup(&w, h, part, nid, &np);
+  if (!st) st = ade_seq_create(&o, ADE_SEQ_VERTEX);
+  if (!st) st = first_level(&w, np, c, &o, r);
+  pwork_free(&w);
+  if (!st) st = ade_cgraph_copy(&a, h);
+  if (!st) st = ade_seq_apply(a, o, &count);
+  if (!st && count != r->local_cost - before)
+    st = ade__fail(ADE_ESTATE, "internal error: the parts' interiors cost %llu, the engine counts %llu",
+                   (unsigned long long)(r->local_cost - before), (unsigned long long)count);
+  if (!st) st = compact(a, &next);
   ade_cgraph_free(a);
-  if (!st) st = solve(c, x, 0.5, 0, x->threads, &o, &r->limited);
-  if (!st) r->outer_cost = o->cost, r->outer_kind = o->kind;
-  if (!st && o->kind < (*s)->kind) st = to_edges(c, &o);
-  if (!st && (*s)->kind < o->kind) st = to_edges(g, s);
-  for (size_t k = 0; !st && k < o->len; k++) st = ade_seq_push(*s, o->step[k].a, o->step[k].b, o->step[k].dir);
+  if (!st) st = append(g, h, s, &o);
   ade_seq_free(o);
-  ade_cgraph_free(c);
+  if (!st) ade_cgraph_free(*cur), *cur = next, next = NULL;
+  ade_cgraph_free(next);
+  return st;
+}
+
+/* What the levels of parts left (cur), eliminated as one graph, appended
+ * to *s. */
+static int last_level(const ade_cgraph *g, const ade_cgraph *cur, const pctx *x, ade_elim_seq **s,
+                      ade_parts_report *r) {
+  ade_elim_seq *o = NULL;
+  int st = solve(cur, x, 0.5, 0, x->threads, &o, &r->limited);
+  if (!st) r->outer_cost = o->cost, r->outer_kind = o->kind;
+  if (!st) st = append(g, cur, s, &o);
+  ade_seq_free(o);
+  return st;
+}
+
+/* A copy of s. */
+static int dup(const ade_elim_seq *s, ade_elim_seq **t) {
+  int st = ade_seq_create(t, s->kind);
+  for (size_t k = 0; !st && k < s->len; k++) st = ade_seq_push(*t, s->step[k].a, s->step[k].b, s->step[k].dir);
+  if (st) ade_seq_free(*t), *t = NULL;
+  return st;
+}
+
+/* The levels of parts so far (at, report ar; what they left: cur) and
+ * then the rest as one graph: *best (report *br) if cheaper than *best
+ * (NULL: none yet), so that more levels never cost more than fewer (ties
+ * keep fewer). */
+static int try_levels(const ade_cgraph *g, const ade_cgraph *cur, const pctx *c, const ade_elim_seq *at,
+                      const ade_parts_report *ar, size_t levels, ade_elim_seq **best, ade_parts_report *br) {
+  ade_parts_report q = *ar;
+  ade_elim_seq *t = NULL;
+  int st = dup(at, &t);
+  if (!st) st = last_level(g, cur, c, &t, &q);
+  int lim = br->limited | q.limited;
+  if (!st && (!*best || q.local_cost + q.outer_cost < br->local_cost + br->outer_cost))
+    ade_seq_free(*best), *best = t, t = NULL, *br = q, br->levels_used = levels;
+  br->limited = lim;
+  ade_seq_free(t);
   return st;
 }
 
@@ -446,22 +506,21 @@ static int keep_flat(flat *f, int st, ade_elim_seq **s, ade_parts_report *r) {
   return st;
 }
 
-int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int method, const ade_opt_limits *limits,
-                       ade_elim_seq **seq, ade_parts_report *report) {
+static int optimize(const ade_cgraph *g, const size_t *part, size_t nlevels, size_t nid, int method,
+                    const ade_opt_limits *limits, ade_elim_seq **seq, ade_parts_report *report, const char *fn) {
   ade_parts_report r;
   ade_opt_limits def;
-  pwork w;
   pctx c;
   ade_elim_seq *s = NULL;
-  size_t np = 0;
+  ade_cgraph *cur = NULL;
   memset(&r, 0, sizeof r);
-  if (!g || g->dual || !seq || (nid && !part))
-    return ade__fail(ADE_EINVAL, "ade_optimize_parts: needs a c-graph, a partition and a result pointer");
+  if (!g || g->dual || !seq || (nid && !part) || !nlevels)
+    return ade__fail(ADE_EINVAL, "%s: needs a c-graph, a partition (at least one level) and a result pointer", fn);
   *seq = NULL;
   if (method >= ADE_OPT_COUNT || (method >= 0 && !ade_opt_supports(method, ADE_SEQ_VERTEX)))
-    return ade__fail(ADE_EINVAL, "ade_optimize_parts: method %d does not build vertex sequences", method);
+    return ade__fail(ADE_EINVAL, "%s: method %d does not build vertex sequences", fn, method);
   if (!limits) ade_opt_limits_init(&def), limits = &def;
-  int bad = ade__limits_check(limits, "ade_optimize_parts");
+  int bad = ade__limits_check(limits, fn);
   if (bad) return bad;
   /* In threads with the best heuristic and the default allocator (the
    * optimizers share the time left in turn; the workers would allocate
@@ -477,27 +536,40 @@ int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int 
   double t0 = ade__now();
   if (par) (void)ade__graph_fingerprint(g); /* kept in g: no thread writes it while another copies g */
   int beside = par && !pthread_create(&tid, NULL, flat_go, &f);
-  int st = setup(&w, g, part, nid, &np);
-  if (!st) st = ade_seq_create(&s, ADE_SEQ_VERTEX);
-  uint64_t first = 0;
-  if (!st) st = first_level(&w, np, &c, &s, &r);
-  if (!st) st = second_level(g, &c, &s, &r, &first);
-  if (!st && first != r.local_cost)
-    st = ade__fail(ADE_ESTATE, "internal error: the parts' interiors cost %llu, the engine counts %llu",
-                   (unsigned long long)r.local_cost, (unsigned long long)first);
-  /* Complete and costed: the first level as the engine counted it on a
-   * copy of g, the second a complete sequence of what it left (its own
-   * graph, the same vertices and edges), costed by the engines there. So
-   * ade__seq_finish binds it without simulating the whole again. */
-  if (!st) s->cost = first + r.outer_cost, s->checked = ade__graph_fingerprint(g);
+  ade_elim_seq *at = NULL; /* the levels of parts so far */
+  ade_parts_report ar = r;
+  int st = ade_seq_create(&at, ADE_SEQ_VERTEX);
+  for (size_t k = 0; !st && k < nlevels; k++) {
+    size_t before = ar.interior;
+    st = level(g, &cur, part ? part + k * nid : NULL, nid, &c, &at, &ar);
+    if (!st && (k == 0 || ar.interior > before)) st = try_levels(g, cur, &c, at, &ar, k + 1, &s, &r);
+  }
+  ade_seq_free(at);
+  ade_cgraph_free(cur);
+  r.levels = nlevels;
+  /* Complete and costed: each level of parts as the engine counted it on
+   * a copy of what the levels before left, the last a complete sequence
+   * of what they left (its own graph, the same vertices and edges), costed
+   * by the engines there. So ade__seq_finish binds it without simulating
+   * the whole again. */
+  if (!st) s->cost = r.local_cost + r.outer_cost, s->checked = ade__graph_fingerprint(g);
   if (!st) st = ade__seq_finish(g, s, &r.cost);
   if (beside) pthread_join(tid, NULL);
   else if (!st) flat_go(&f);
   st = keep_flat(&f, st, &s, &r);
-  pwork_free(&w);
   r.seconds = ade__now() - t0;
   if (st) ade_seq_free(s);
   else *seq = s;
   if (report) *report = r;
   return st;
+}
+
+int ade_optimize_parts(const ade_cgraph *g, const size_t *part, size_t nid, int method, const ade_opt_limits *limits,
+                       ade_elim_seq **seq, ade_parts_report *report) {
+  return optimize(g, part, 1, nid, method, limits, seq, report, "ade_optimize_parts");
+}
+
+int ade_optimize_levels(const ade_cgraph *g, const size_t *part, size_t nlevels, size_t nid, int method,
+                        const ade_opt_limits *limits, ade_elim_seq **seq, ade_parts_report *report) {
+  return optimize(g, part, nlevels, nid, method, limits, seq, report, "ade_optimize_levels");
 }
