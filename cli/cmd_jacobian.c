@@ -334,6 +334,7 @@ static int run_stream(const jac_args *a, const ade_opt_limits *l, ade_tape *tape
     cli_json_u64(&j, "period", r.period);
     cli_json_u64(&j, "parts", r.parts);
     cli_json_u64(&j, "classes", r.classes);
+    cli_json_u64(&j, "edge_classes", r.edge_classes);
     cli_json_u64(&j, "eliminated", r.eliminated);
     cli_json_u64(&j, "largest", r.largest);
     cli_json_u64(&j, "max_live", r.max_live);
@@ -350,8 +351,10 @@ static int run_stream(const jac_args *a, const ade_opt_limits *l, ade_tape *tape
     cli_put_text(stdout, a->tape);
     printf("\nmethod: stream\nrecords: %" PRIu64 "\njacobian: %zu x %zu, %zu nonzeros\n", r.records, J->m, J->n,
            J->nnz);
-    printf("parts: %zu (period %zu records; largest %zu), %zu %s, %zu eliminated, at most %zu live between parts\n",
-           r.parts, r.period, r.largest, r.classes, cli_plural(r.classes, "class", "classes"), r.eliminated,
+    printf("parts: %zu (period %zu records; largest %zu), %zu %s (%zu by edges), %zu eliminated, at most %zu live "
+           "between parts\n",
+           r.parts, r.period, r.largest, r.classes, cli_plural(r.classes, "class", "classes"), r.edge_classes,
+           r.eliminated,
            r.max_live);
     printf("fma: %" PRIu64 " (eliminations %" PRIu64 " + adjoints %" PRIu64 "); reverse mode %" PRIu64 "\n", r.fma,
            r.elim_fma, r.fold_fma, r.reverse_fma);

@@ -281,14 +281,20 @@ int ade_seq_load(ade_elim_seq **s, const char *path) {
   return st;
 }
 
-/* Rule 3: vertex v is eliminated by front elimination of all its in-edges. */
+/* Rule 3: vertex v is eliminated by front elimination of all its in-edges.
+ * On a graph with intermediates that feed nothing (a streamed part's
+ * dead records; never on a tape's c-graph, which drops them), an earlier
+ * front elimination can take the last out-edge of v, and the edge engine
+ * then removes v as dead (the vertex engine keeps it until its step, at
+ * no cost): such a step is left out, as it has nothing left to do. */
 int ade__seq_vertex_to_edge(const ade_cgraph *g, const ade_elim_seq *vs, ade_elim_seq **es) {
   ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
   int st = vs->kind == ADE_SEQ_VERTEX ? ade_cgraph_copy(&c, g) : ade__fail(ADE_EINVAL, "not a vertex sequence");
   if (!st) st = ade_seq_create(&s, ADE_SEQ_EDGE);
   for (size_t k = 0; !st && k < vs->len; k++) {
-    size_t v = ade__graph_vertex(c, vs->step[k].a);
+    size_t v = ade__graph_vertex(c, vs->step[k].a), w = ade__graph_vertex(g, vs->step[k].a);
+    if (v == ADE__NONE && w != ADE__NONE && g->v[w].kind == ADE__Z) continue; /* removed as dead */
     if (v == ADE__NONE || c->v[v].kind != ADE__Z) st = ade__fail(ADE_EINVAL, "step %zu: no intermediate %ld", k + 1, vs->step[k].a);
     while (!st && c->v[v].alive && c->v[v].nin) {
       size_t e = c->v[v].in[0];

@@ -1172,6 +1172,8 @@ typedef struct ade_stream_report {
   size_t part_bytes;     /* most bytes of one part's graph, buffers and adjoints */
   size_t peak_bytes;     /* part_bytes + the live adjoints' map + J + the classes */
   double seconds;
+  size_t edge_classes;   /* classes eliminated by an edge plan (cheaper than
+                            every vertex sequence the heuristics found) */
 } ade_stream_report;
 /*! ade_jacobian_stream: t's Jacobian (m x n, entries that are exactly 0
  * left out) by elimination in parts read from the tape chunk by chunk,
@@ -1181,8 +1183,9 @@ typedef struct ade_stream_report {
  * first 65,536 records show (ADE_PARTS_REPEATS: time steps) continued to
  * its end; records outside them in parts of at most 1024. A part's
  * interior (what no later part and no dependent reads) is eliminated by
- * the best heuristic vertex sequence, found once per class of identical
- * parts (limits bounds the search, NULL: none), if that and sweeping the
+ * the best heuristic sequence of the vertex and edge kinds (an edge plan
+ * where cheaper: edge orderings, dynamic programming), found once per
+ * class of identical parts (limits bounds the search, NULL: none), if that and sweeping the
  * m adjoints through what remains costs less than sweeping them through
  * the part; the fma are counted as executed (report). @return ADE_OK,
  * ADE_EINVAL, ADE_ENOMEM (also: a part or J beyond the tape's memory

@@ -207,21 +207,22 @@ static int part_graph(sstate *w, size_t s, size_t n, sclass *k, ade_cgraph **hp)
   return st;
 }
 
-/* Whether eliminating h by the best heuristic vertex sequence and sweeping
- * the adjoints through what is left costs less than sweeping them through
- * h; if so, h eliminated by it, the arithmetic recorded in k->prog. */
+/* Whether eliminating h by the best heuristic sequence (of the vertex
+ * and edge kinds: an edge plan where it costs less) and sweeping the
+ * adjoints through what is left costs less than sweeping them through h;
+ * if so, h eliminated by it, the arithmetic recorded in k->prog. */
 static int eliminate(sstate *w, ade_cgraph *h, sclass *k) {
   ade_elim_seq *s = NULL;
   ade_cgraph *c = NULL;
   uint64_t cost = 0;
-  int st = ade__opt_heuristic(h, ADE_SEQ_VERTEX, &w->clk, 1, &s);
+  int st = ade__opt_heuristic(h, ADE_SEQ_EDGE, &w->clk, 1, &s);
   if (!st) st = ade_cgraph_copy(&c, h);
-  for (size_t i = 0; !st && i < s->len; i++) st = ade__elim_vertex_ix(c, ade__graph_vertex(c, s->step[i].a), &cost);
+  for (size_t i = 0; !st && i < s->len; i++) st = ade__seq_apply_step(c, s->kind, &s->step[i], &cost);
   if (!st) k->elim = c->fma + w->q * c->nedges < w->q * h->nedges;
+  if (!st && k->elim && s->kind == ADE_SEQ_EDGE) w->r.edge_classes++;
   ade_cgraph_free(c);
   h->rec = &k->prog;
-  for (size_t i = 0; !st && k->elim && i < s->len; i++)
-    st = ade__elim_vertex_ix(h, ade__graph_vertex(h, s->step[i].a), &cost);
+  for (size_t i = 0; !st && k->elim && i < s->len; i++) st = ade__seq_apply_step(h, s->kind, &s->step[i], &cost);
   h->rec = NULL;
   ade_seq_free(s);
   return st;
