@@ -1713,47 +1713,110 @@ int ade__both_sweeps(const ade_cgraph *g) {
  * successor k) costs 1 instead of its |X(c)| (forward) or |Y(c)|
  * (reverse), and only |S_p| or |P_k| changes, by 0 or -1 (when the edge
  * (p, k) was there). So each sweep's cost is counted from g's reach
- * counts cnt[d] (NULL: that direction is not tried) and the degrees left
- * on a copy; *sp gets the cheaper if it costs less than bar (else NULL,
- * as when there is no chain vertex). */
+ * counts cnt[d] (NULL: that direction is not tried) and the degrees
+ * left; *sp gets the cheaper if it costs less than bar (else NULL, as
+ * when there is no chain vertex).
+ *
+ * The eliminations are not made on a copy of g: eliminating c only
+ * replaces c by k among p's successors and by p among k's predecessors,
+ * so c forwards to k (fw) and back to p (bw), and a vertex's neighbours
+ * now are its neighbours in g, each followed through the chain vertices
+ * eliminated since (merged where two meet: the edge (p, k) was there). */
+typedef struct chains {
+  const ade_cgraph *g;
+  size_t *fw, *bw;  /* an eliminated chain vertex's successor, predecessor then; else itself */
+  size_t *mark;     /* the stamp of the last count that met a vertex */
+  size_t stamp;
+} chains;
+
+/* The vertex a neighbour of g now is (path compression). */
+static size_t follow(size_t *to, size_t v) {
+  size_t r = v;
+  while (to[r] != r) r = to[r];
+  while (to[v] != r) {
+    size_t n = to[v];
+    to[v] = r, v = n;
+  }
+  return r;
+}
+
+/* How many successors (out) or predecessors v now has, counting no further
+ * than most; *one gets one of them. */
+static size_t now_degree(chains *w, size_t v, int out, size_t most, size_t *one) {
+  const ade__vtx *x = &w->g->v[v];
+  size_t n = 0, deg = out ? x->nout : x->nin, stamp = ++w->stamp;
+  for (size_t a = 0; a < deg && n < most; a++) {
+    const ade__edge *e = &w->g->e[out ? x->out[a] : x->in[a]];
+    size_t u = follow(out ? w->fw : w->bw, out ? e->dst : e->src);
+    if (w->mark[u] != stamp) w->mark[u] = stamp, n++, *one = u;
+  }
+  return n;
+}
+
+/* Whether v is a chain vertex now: an intermediate with one predecessor
+ * p and one successor k. */
+static int is_chain(chains *w, size_t v, size_t *p, size_t *k) {
+  const ade__vtx *x = &w->g->v[v];
+  return x->alive && x->kind == ADE__Z && w->fw[v] == v && now_degree(w, v, 0, 2, p) == 1 &&
+         now_degree(w, v, 1, 2, k) == 1;
+}
+
 static int chains_first(const ade_cgraph *g, uint64_t *const cnt[2], uint64_t bar, ade_elim_seq **sp) {
-  ade_cgraph *c = NULL;
   ade_elim_seq *s = NULL;
-  size_t *q = NULL, nq = 0;
+  size_t nq = 0, nv = g->nv, *q = NULL, *touched = NULL, nt = 0, p = 0, k = 0;
+  chains w = {g, NULL, NULL, NULL, 0};
   *sp = NULL;
-  for (size_t j = 0; j < g->nv && !nq; j++)
+  for (size_t j = 0; j < nv && !nq; j++)
     nq = g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin == 1 && g->v[j].nout == 1;
   if (!nq) return ADE_OK;
   nq = 0;
-  int st = ade_cgraph_copy(&c, g);
-  if (!st && !(q = ade__alloc((g->nv + 1) * sizeof *q))) st = ade__fail(ADE_ENOMEM, "out of memory for chains");
+  w.fw = ade__alloc((nv + 1) * sizeof *w.fw), w.bw = ade__alloc((nv + 1) * sizeof *w.bw);
+  w.mark = ade__calloc(nv + 1, sizeof *w.mark);
+  q = ade__alloc((nv + 1) * sizeof *q), touched = ade__alloc((2 * nv + 1) * sizeof *touched);
+  uint8_t *seen = ade__calloc(nv + 1, 1);
+  int st = w.fw && w.bw && w.mark && q && touched && seen ? ADE_OK : ade__fail(ADE_ENOMEM, "out of memory for chains");
   if (!st) st = ade_seq_create(&s, ADE_SEQ_VERTEX);
-  for (size_t j = 0; !st && j < c->nv; j++)
-    if (c->v[j].alive && c->v[j].kind == ADE__Z && c->v[j].nin == 1 && c->v[j].nout == 1) q[nq++] = j;
+  for (size_t j = 0; !st && j < nv; j++) {
+    w.fw[j] = w.bw[j] = j;
+    if (g->v[j].alive && g->v[j].kind == ADE__Z && g->v[j].nin == 1 && g->v[j].nout == 1) q[nq++] = j;
+  }
+  uint64_t chain = 0; /* chain vertices eliminated, 1 fma each */
   while (!st && nq) {
     size_t j = q[--nq];
-    const ade__vtx *v = &c->v[j];
-    if (!v->alive || v->nin != 1 || v->nout != 1) continue;
-    size_t nb[2] = {c->e[v->in[0]].src, c->e[v->out[0]].dst};
-    st = ade_seq_push(s, v->id, 0, 0);
-    if (!st) st = ade__elim_vertex_ix(c, j, NULL);
-    for (int a = 0; !st && a < 2; a++) {
-      const ade__vtx *u = &c->v[nb[a]];
-      if (u->alive && u->kind == ADE__Z && u->nin == 1 && u->nout == 1) q[nq++] = nb[a];
-    }
+    if (!is_chain(&w, j, &p, &k)) continue;
+    st = ade_seq_push(s, g->v[j].id, 0, 0);
+    w.fw[j] = k, w.bw[j] = p, chain++;
+    touched[nt++] = p, touched[nt++] = k;
+    size_t nb[2] = {p, k}, a, b;
+    for (int i = 0; !st && i < 2; i++)
+      if (is_chain(&w, nb[i], &a, &b)) q[nq++] = nb[i];
   }
+  /* the degrees left: g's, but where a chain vertex next to it went */
   uint64_t cost[2] = {UINT64_MAX, UINT64_MAX};
   for (int d = 0; !st && d < 2; d++) {
     if (!cnt[d]) continue;
-    cost[d] = c->fma; /* g's, and 1 per chain vertex */
-    for (size_t j = 0; j < c->nv; j++)
-      if (c->v[j].alive && c->v[j].kind == ADE__Z) cost[d] += cnt[d][j] * (d ? c->v[j].nin : c->v[j].nout);
+    cost[d] = g->fma + chain;
+    for (size_t j = 0; j < nv; j++)
+      if (g->v[j].alive && g->v[j].kind == ADE__Z && w.fw[j] == j) cost[d] += cnt[d][j] * (d ? g->v[j].nin : g->v[j].nout);
+    for (size_t t = 0; t < nt; t++) { /* each once: the first time it is listed */
+      size_t v = touched[t];
+      if (g->v[v].kind != ADE__Z || w.fw[v] != v || seen[v] == d + 1) continue;
+      seen[v] = (uint8_t)(d + 1);
+      cost[d] -= cnt[d][v] * ((d ? g->v[v].nin : g->v[v].nout) - now_degree(&w, v, !d, SIZE_MAX, &p));
+    }
   }
   int rev = g->m < g->n, d = cost[!rev] < cost[rev] ? !rev : rev;
-  if (!st && cost[d] < bar) s->cost = cost[d], st = sweep_steps(c, d, s);
-  else ade_seq_free(s), s = NULL;
-  ade__free(q);
-  ade_cgraph_free(c);
+  if (!st && cost[d] < bar) {
+    s->cost = cost[d];
+    if (ade__grow((void **)&s->step, &s->cap, s->len + nv, sizeof *s->step))
+      st = ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + nv);
+    s->checked = 0;
+    for (size_t t = 0; !st && t < nv; t++) { /* the sweep of what is left */
+      size_t j = d ? nv - 1 - t : t;
+      if (g->v[j].alive && g->v[j].kind == ADE__Z && w.fw[j] == j) s->step[s->len++] = (ade_elim_step){g->v[j].id, 0, 0};
+    }
+  } else ade_seq_free(s), s = NULL;
+  ade__free(w.fw), ade__free(w.bw), ade__free(w.mark), ade__free(q), ade__free(touched), ade__free(seen);
   if (st) ade_seq_free(s);
   else *sp = s;
   return st;
