@@ -297,7 +297,19 @@ static void loops(ade_tape *t, const point *P) {
     for (size_t i = 0; i < nid; i++)
       if (part[i] != ADE_PART_NONE) part[i] = (part[i] + 1) * 0x9E3779B97F4A7C15u % (ADE_PART_NONE - 1);
     call(FUZZ_PARTS, ade_optimize_parts(g, part, nid, -1, &l, &s, NULL));
-    ade_seq_free(s);
+    ade_seq_free(s), s = NULL;
+    /* The levels of nested regions (the region list's parents and
+     * depths as the tape has them), and elimination over all of them. */
+    size_t nl = 0, *lv = NULL;
+    if (!call(FUZZ_PARTS, ade_tape_parts_levels(t, ADE_PARTS_AUTO, &nl)) && nl <= 8 &&
+        (lv = malloc(nl * nid * sizeof *lv))) {
+      int st = ADE_OK;
+      for (size_t k = 0; !st && k < nl; k++)
+        st = call(FUZZ_PARTS, ade_tape_parts_level(t, ADE_PARTS_AUTO, k, lv + k * nid, nid, &nparts));
+      if (!st) call(FUZZ_PARTS, ade_optimize_levels(g, lv, nl, nid, -1, &l, &s, NULL));
+      ade_seq_free(s), s = NULL;
+    }
+    free(lv);
   }
   for (int kind = ADE_PARTS_CALLSITES; part && kind <= ADE_PARTS_AUTO; kind++)
     call(FUZZ_PARTS, ade_tape_parts(t, kind, part, nid, &nparts));
