@@ -1576,20 +1576,24 @@ int ade__reach_counts(const ade_cgraph *g, int reverse, uint64_t *cnt) { return 
 /* Vertex elimination in forward or reverse index order: the intermediates
  * listed, the cost by sweep_cost (plus what g has counted already, as an
  * elimination on a copy of g would report). */
-static int sweep_steps(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
+/* The intermediates of g in index order (reverse: the other way), but
+ * those gone (gone: NULL, or gone[j] != j for a vertex eliminated
+ * already), appended to s. */
+static int sweep_steps(const ade_cgraph *g, int reverse, const size_t *gone, ade_elim_seq *s) {
   if (ade__grow((void **)&s->step, &s->cap, s->len + g->nv, sizeof *s->step)) /* room once: steps written */
     return ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + g->nv);
   s->checked = 0;
   for (size_t t = 0; t < g->nv; t++) {
-    const ade__vtx *v = &g->v[reverse ? g->nv - 1 - t : t];
-    if (v->alive && v->kind == ADE__Z) s->step[s->len++] = (ade_elim_step){v->id, 0, 0};
+    size_t j = reverse ? g->nv - 1 - t : t;
+    const ade__vtx *v = &g->v[j];
+    if (v->alive && v->kind == ADE__Z && (!gone || gone[j] == j)) s->step[s->len++] = (ade_elim_step){v->id, 0, 0};
   }
   return ADE_OK;
 }
 static int vertex_sweep(const ade_cgraph *g, int reverse, ade_elim_seq *s) {
   int st = sweep_cost(g, reverse, &s->cost);
   s->cost += g->fma;
-  return st ? st : sweep_steps(g, reverse, s);
+  return st ? st : sweep_steps(g, reverse, NULL, s);
 }
 
 /* V_LM or V_LR by vmark.c, as run() would on a copy of g (the same
@@ -1797,7 +1801,8 @@ static int chains_first(const ade_cgraph *g, uint64_t *const cnt[2], uint64_t ba
     if (!cnt[d]) continue;
     cost[d] = g->fma + chain;
     for (size_t j = 0; j < nv; j++)
-      if (g->v[j].alive && g->v[j].kind == ADE__Z && w.fw[j] == j) cost[d] += cnt[d][j] * (d ? g->v[j].nin : g->v[j].nout);
+      if (g->v[j].alive && g->v[j].kind == ADE__Z && w.fw[j] == j)
+        cost[d] += cnt[d][j] * (d ? g->v[j].nin : g->v[j].nout);
     for (size_t t = 0; t < nt; t++) { /* each once: the first time it is listed */
       size_t v = touched[t];
       if (g->v[v].kind != ADE__Z || w.fw[v] != v || seen[v] == d + 1) continue;
@@ -1806,16 +1811,8 @@ static int chains_first(const ade_cgraph *g, uint64_t *const cnt[2], uint64_t ba
     }
   }
   int rev = g->m < g->n, d = cost[!rev] < cost[rev] ? !rev : rev;
-  if (!st && cost[d] < bar) {
-    s->cost = cost[d];
-    if (ade__grow((void **)&s->step, &s->cap, s->len + nv, sizeof *s->step))
-      st = ade__fail(ADE_ENOMEM, "out of memory for %zu steps", s->len + nv);
-    s->checked = 0;
-    for (size_t t = 0; !st && t < nv; t++) { /* the sweep of what is left */
-      size_t j = d ? nv - 1 - t : t;
-      if (g->v[j].alive && g->v[j].kind == ADE__Z && w.fw[j] == j) s->step[s->len++] = (ade_elim_step){g->v[j].id, 0, 0};
-    }
-  } else ade_seq_free(s), s = NULL;
+  if (!st && cost[d] < bar) s->cost = cost[d], st = sweep_steps(g, d, w.fw, s); /* the sweep of what is left */
+  else ade_seq_free(s), s = NULL;
   ade__free(w.fw), ade__free(w.bw), ade__free(w.mark), ade__free(q), ade__free(touched), ade__free(seen);
   if (st) ade_seq_free(s);
   else *sp = s;
@@ -1846,7 +1843,8 @@ static int vector_sweep(const ade_cgraph *g, ade_elim_seq **sp, uint64_t *cost) 
   int d = c[!rev] < c[rev] ? !rev : rev;
   for (int k = 0; cost && !st && k < 2; k++) cost[k] = c[k] == UINT64_MAX ? UINT64_MAX : c[k] + g->fma;
   if (!st) st = chains_first(g, cnt, c[d] + g->fma, &t);
-  if (!st && !t && !(st = ade_seq_create(&s, ADE_SEQ_VERTEX))) s->cost = c[d] + g->fma, st = sweep_steps(g, d, s);
+  if (!st && !t && !(st = ade_seq_create(&s, ADE_SEQ_VERTEX)))
+    s->cost = c[d] + g->fma, st = sweep_steps(g, d, NULL, s);
   ade__free(cnt[0]);
   ade__free(cnt[1]);
   if (st) ade_seq_free(s), ade_seq_free(t);

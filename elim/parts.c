@@ -374,9 +374,9 @@ static int region_level(const ade_tape *t, size_t level, size_t R, size_t *part)
   int st = at ? region_heights(t, &h, &top) : ade__fail(ADE_ENOMEM, "partition: out of memory for %zu regions", nr);
   for (size_t r = 0; !st && r < nr; r++) { /* at[r]: r's enclosing region of height level (parents first) */
     ade_region g;
-    st = ade_tape_region(t, r, &g);
+    if ((st = ade_tape_region(t, r, &g))) break;
     int up = g.parent >= 0 && (size_t)g.parent < r && h[r] < level;
-    if (!st) at[r] = h[r] == level ? r : up ? at[g.parent] : ADE_PART_NONE;
+    at[r] = h[r] == level ? r : up ? at[g.parent] : ADE_PART_NONE;
   }
   for (size_t id = 1; !st && id <= R; id++)
     if (part[id] < nr) part[id] = at[part[id]];
