@@ -78,8 +78,11 @@ const char cli_compare_usage[] =
     "                    (P: regions, callsites, repeats, auto): a row\n"
     "                    parts-P, and under the table the parts, the cost of\n"
     "                    their interiors (first level), of the rest (second\n"
-    "                    level) and the total against one level. Not the\n"
-    "                    hierarchy optimizer's filters (--optimize)\n"
+    "                    level) and the total against one level; and a row\n"
+    "                    parts-P-mission: the same parts as vector\n"
+    "                    elementals, planned by the mission planner (best,\n"
+    "                    2 s) and executed. Not the hierarchy optimizer's\n"
+    "                    filters (--optimize)\n"
     "  --all             accepted for old scripts; every ordering runs\n"
     "  --hessian         compare the Hessian methods instead: every method of\n"
     "                    'adelim hessian', one row each as it finishes (then\n"
@@ -134,7 +137,7 @@ typedef struct cmp {
   size_t dropped, largest;
   int all, optimize;
   const char *parts;  /* --parts: the partition kind's name, NULL: none */
-  char parts_row[32];
+  char parts_row[32], mission_row[48];
   ade_parts_report prep;
   int have_parts;
   double time_limit;  /* seconds per optimizer variant */
@@ -460,6 +463,57 @@ static void run_optimizers(cmp *c) {
   ade_cgraph_free(g);
 }
 
+/* Seconds the mission planner gets for the parts (bench_parts' limit):
+ * its branch and bound uses all it is given. */
+#define MISSION_LIMIT 2.0
+
+/* --parts, the same parts as vector elementals (ade_mission_from_tape):
+ * the mission planner's best plan (within MISSION_LIMIT) executed
+ * on the tape, a row parts-KIND-mission; where the tape has more runs
+ * than a mission takes, or J is too large to compare densely, a line on
+ * stderr says why there is none. */
+static void run_parts_mission(cmp *c) {
+  ade_mission *d = NULL;
+  ade_mplan *p = NULL;
+  ade_mission_limits l;
+  double *J = NULL;
+  uint64_t fma = 0;
+  snprintf(c->mission_row, sizeof c->mission_row, "parts-%s-mission", c->parts);
+  progress(c, c->mission_row);
+  if (!c->ref) { /* no dense reference: J would not fit to compare */
+    fprintf(stderr, "adelim: compare: %s skipped: the %zu x %zu Jacobian is too large for a dense check\n",
+            c->mission_row, c->m, c->n);
+    return;
+  }
+  double fixed = 3.0 * c->graph_s + sweep_rate(c) * (double)vector_fma(c);
+  ade_mission_limits_init(&l);
+  l.time_limit = step_limit(c, fixed, fmin(c->order_limit, MISSION_LIMIT));
+  if (!fits(c, c->mission_row, "mission", fixed, "c-graph, runs and execution")) return;
+  double t0 = now();
+  int st = ade_mission_from_tape(&d, c->t, ade_parts_parse(c->parts));
+  if (st >= 0) st = ade_mission_plan(d, ADE_MISSION_BEST, &l, &p);
+  if (st >= 0 && !(J = malloc(sizeof *J * (c->n * c->m + 1)))) st = ADE_ENOMEM;
+  double t1 = now();
+  if (st >= 0) st = ade_mission_tape_jacobian(p, d, c->t, NULL, J, &fma);
+  double t2 = now();
+  if (st == ADE_ETOOBIG) {
+    fprintf(stderr, "adelim: compare: %s skipped: %s\n", c->mission_row, cli_errmsg());
+  } else if (st < 0) {
+    method_failed(c, c->mission_row, st);
+  } else {
+    row *w = add_row(c, c->mission_row, "mission", fma);
+    w->seconds = t2 - t0;
+    w->replay = t2 - t1;
+    double e = 0.0;
+    for (size_t k = 0; k < c->n * c->m; k++) e = fmax(e, fabs(J[k] - c->ref[k]));
+    w->err = e / fmax(c->refmax, DBL_MIN);
+    row_done(c, w);
+  }
+  free(J);
+  ade_mplan_free(p);
+  ade_mission_free(d);
+}
+
 /* --parts: elimination in levels over the tape's parts (two, or one per
  * height of nested regions and the rest) with the best heuristic at each
  * (each search within the ordering limit); the sequence it returns is
@@ -486,6 +540,7 @@ static void run_parts(cmp *c) {
   }
   ade_seq_free(seq);
   ade_cgraph_free(g);
+  run_parts_mission(c);
 }
 
 /* Under the table: what --parts found and what its two levels cost. */
@@ -797,13 +852,13 @@ static double auto_predicted(const cmp *c) {
 /* Every Jacobian method, one row each printed as it finishes, then the
  * summary (the cheapest; markdown, json: every method by fma). */
 static int compare_jacobian(cmp *c, int fmt) {
-  c->rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 8, sizeof *c->rows);
+  c->rows = calloc(ADE_ORDER_COUNT + ade_opt_num_variants() + 9, sizeof *c->rows);
   int rc = c->rows ? baselines(c) : cli_tape_error(c->path, "compare", ADE_ENOMEM);
   if (rc >= 0) return rc;
   c->fmt = fmt;
   start_clock(c);
   c->nsteps = 2 * (size_t)dense_ok(c) + 2 + (c->optimize ? ade_opt_num_variants() : 0);
-  c->nsteps += ADE_ORDER_COUNT + 1 + (c->parts != NULL);
+  c->nsteps += ADE_ORDER_COUNT + 1 + 2 * (c->parts != NULL);
   if (fmt == CLI_TEXT || fmt == CLI_MARKDOWN) print_header(c);
   if (fmt == CLI_TEXT) cli_stream_start(&c->out, stdout, heads, minw, NCOLS, 2);
   else if (fmt == CLI_JSON) json_start(c);

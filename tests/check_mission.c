@@ -45,7 +45,7 @@ static uint64_t greedy_ties(ade_mission *d, int ties) {
   ade_mission_limits_init(&l);
   ck_assert_int_eq(ade_mission_check(d), ADE_OK);
   ck_assert_int_eq(ade__mctx_init(&c, d), ADE_OK);
-  ade__mrun r = {&c, &l, 0, 0, 0, 0, 0};
+  ade__mrun r = {&c, &l, 0, 0, 0, 0, 0, 0};
   ade__mseq s = {0};
   uint64_t cost = 0;
   ck_assert_int_eq(ade__m_greedy_ties(&r, 0, ties, &s), ADE_OK);
@@ -1034,6 +1034,50 @@ START_TEST(limits_threads) {
 }
 END_TEST
 
+/* Clocked heuristics (branch and bound's incumbents but sparse tangent
+ * mode): past the time limit greedy-min-fill, greedy-cost and sparse
+ * adjoint mode stop with ADE_ELIMIT (leaking nothing: the suite runs
+ * under the sanitizers), unclocked they complete; branch and bound out
+ * of time still returns a valid plan, flagged limited unless proven. */
+START_TEST(expired_clock) {
+  ade_mission_limits l;
+  ade_mission_limits_init(&l);
+  l.time_limit = 1e-9;
+  uint64_t seed = 4242;
+  int stopped[3] = {0, 0, 0};
+  for (int t = 0; t < 200; t++) {
+    rdag r;
+    random_dag(&r, &seed, 3 + (int)(ade_test_rand(&seed) % 5), 9);
+    ade_mission *d = build(&r);
+    ade__mctx c;
+    ck_assert_int_eq(ade_mission_check(d), ADE_OK);
+    ck_assert_int_eq(ade__mctx_init(&c, d), ADE_OK);
+    for (int m = 0; m < 3; m++) {
+      ade__mrun run = {&c, &l, ade__now() - 1, 0, 0, 0, 0, 1};
+      ade__mseq s = {0};
+      int st = m < 2 ? ade__m_greedy(&run, m, &s) : ade__m_sparse(&run, 1, &s);
+      ck_assert(st == ADE_OK || st == ADE_ELIMIT);
+      stopped[m] += st == ADE_ELIMIT;
+      ade__clear_error();
+      ade__mseq_free(&s);
+      run.clocked = 0;
+      ck_assert_int_eq(m < 2 ? ade__m_greedy(&run, m, &s) : ade__m_sparse(&run, 1, &s), ADE_OK);
+      ade__mseq_free(&s);
+    }
+    ade__mctx_free(&c);
+    ade_mplan *p = NULL;
+    int opt = 0;
+    uint64_t best = plan_cost(d, ADE_MISSION_BNB, &opt);
+    ck_assert_int_eq(ade_mission_plan(d, ADE_MISSION_BNB, &l, &p), ADE_OK);
+    ck_assert_uint_ge(ade_mplan_cost(p), best);
+    ck_assert(ade_mplan_proven(p) || ade_mplan_limited(p));
+    ade_mplan_free(p);
+    ade_mission_free(d);
+  }
+  for (int m = 0; m < 3; m++) ck_assert_int_gt(stopped[m], 100);
+}
+END_TEST
+
 START_TEST(api_errors) {
   ade_mission *d = example5();
   ade_mplan *p = (ade_mplan *)1;
@@ -1106,6 +1150,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, random_dags);
   tcase_add_test(tc, bound_one_pass);
   tcase_add_test(tc, limits_threads);
+  tcase_add_test(tc, expired_clock);
   tcase_add_test(tc, execute);
   suite_add_tcase(s, tc);
   tc = tcase_create("input and errors");

@@ -89,7 +89,7 @@ static int plan_piece(ade__mrun *r, piece *pc) {
   double now = ade__now();
   if (l.time_limit > 0) l.time_limit = ADE__MAX((l.time_limit - (now - r->t0)) / 2, 1e-3);
   l.progress = NULL;
-  ade__mrun pr = {&c, &l, now, 0, 0, 0, 0};
+  ade__mrun pr = {&c, &l, now, 0, 0, 0, 0, 0};
   rc = ade__m_bnb(&pr, NULL, &pc->moves);
   r->nodes += pr.nodes;
   r->limited |= pr.limited;
@@ -190,7 +190,7 @@ static int plan_pieces(ade__mrun *r, const int *owner, piece *pc, int np) {
 
 /* Finish the junctions left between pieces by greedy min-fill moves. */
 static int finish_junctions(ade__ldag *g, const ade__mctx *c, ade__mseq *out) {
-  ade__mrun r = {c, NULL, 0, 0, 0, 0, 0};
+  ade__mrun r = {c, NULL, 0, 0, 0, 0, 0, 0};
   ade__mseq rest = {0};
   (void)r;
   int rc = ade__greedy_from(g, c, 0, &rest);

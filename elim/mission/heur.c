@@ -64,7 +64,8 @@ int ade__m_sparse(ade__mrun *r, int adjoint, ade__mseq *out) {
   ade__move m;
   int rc = ade__ldag_init(&g, r->c);
   if (!rc) rc = sparse_seed(&g, r->c, adjoint, out);
-  while (!rc && sparse_next(&g, r->c, adjoint, &m)) rc = apply_push(&g, r->c, &m, out);
+  while (!rc && sparse_next(&g, r->c, adjoint, &m))
+    rc = ade__mrun_expired(r) ? ade__fail(ADE_ELIMIT, "sparse mode: out of time") : apply_push(&g, r->c, &m, out);
   if (!rc && ade__ldag_has_face(&g)) rc = ade__fail(ADE_EINVAL, "sparse mode left faces");
   ade__ldag_free(&g);
   return rc;
@@ -128,21 +129,23 @@ static int greedy_next(const ade__ldag *g, const ade__mctx *c, int by_cost, int 
   return found;
 }
 
-static int greedy_run(ade__ldag *g, const ade__mctx *c, int by_cost, int ties, ade__mseq *out) {
+/* r (may be NULL): its clock (ade__mrun_expired). */
+static int greedy_run(ade__ldag *g, const ade__mctx *c, const ade__mrun *r, int by_cost, int ties, ade__mseq *out) {
   ade__move m;
   int rc = ADE_OK;
-  while (!rc && greedy_next(g, c, by_cost, ties, &m)) rc = apply_push(g, c, &m, out);
+  while (!rc && greedy_next(g, c, by_cost, ties, &m))
+    rc = ade__mrun_expired(r) ? ade__fail(ADE_ELIMIT, "greedy planner: out of time") : apply_push(g, c, &m, out);
   return rc;
 }
 
 int ade__greedy_from(ade__ldag *g, const ade__mctx *c, int by_cost, ade__mseq *out) {
-  return greedy_run(g, c, by_cost, ADE__TIES_SLOT, out);
+  return greedy_run(g, c, NULL, by_cost, ADE__TIES_SLOT, out);
 }
 
 int ade__m_greedy_ties(ade__mrun *r, int by_cost, int ties, ade__mseq *out) {
   ade__ldag g;
   int rc = ade__ldag_init(&g, r->c);
-  if (!rc) rc = greedy_run(&g, r->c, by_cost, ties, out);
+  if (!rc) rc = greedy_run(&g, r->c, r, by_cost, ties, out);
   ade__ldag_free(&g);
   return rc;
 }

@@ -215,7 +215,14 @@ typedef struct ade__mrun {
   int proven;      /* the result is proven optimal */
   int limited;     /* a limit stopped the search */
   uint64_t nodes, bound;
+  int clocked;     /* the heuristics stop at the time limit with ADE_ELIMIT
+                      (branch and bound's incumbents but the first) */
 } ade__mrun;
+
+/* Whether r's heuristics are clocked and its time limit has passed. */
+static inline int ade__mrun_expired(const ade__mrun *r) {
+  return r && r->clocked && r->lim->time_limit > 0 && ade__now() - r->t0 >= r->lim->time_limit;
+}
 
 int ade__m_dense(const ade__mctx *c, int adjoint, uint64_t *cost);
 int ade__m_sparse(ade__mrun *r, int adjoint, ade__mseq *out);

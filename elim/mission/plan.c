@@ -181,7 +181,7 @@ int ade_mission_plan(ade_mission *d, int method, const ade_mission_limits *l, ad
   p->method = method;
   p->nelem = d->ne;
   p->nvar = d->nv;
-  ade__mrun r = {&c, l, ade__now(), 0, 0, 0, 0};
+  ade__mrun r = {&c, l, ade__now(), 0, 0, 0, 0, 0};
   rc = plan_with(p, &r, method);
   p->seconds = ade__now() - r.t0;
   ade__mctx_free(&c);
