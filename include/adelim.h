@@ -1183,9 +1183,11 @@ typedef struct ade_stream_report {
  * first 65,536 records show (ADE_PARTS_REPEATS: time steps) continued to
  * its end; records outside them in parts of at most 1024. A part's
  * interior (what no later part and no dependent reads) is eliminated by
- * the best heuristic sequence of the vertex and edge kinds (an edge plan
- * where cheaper: edge orderings, dynamic programming), found once per
- * class of identical parts (limits bounds the search, NULL: none), if that and sweeping the
+ * the best heuristic sequence, found once per class of identical parts
+ * (limits bounds the search, NULL: none; a block of the repeated period
+ * gets the vertex and edge kinds, an edge plan where cheaper: edge
+ * orderings, dynamic programming; a piece cut from the rest the vertex
+ * kind), if that and sweeping the
  * m adjoints through what remains costs less than sweeping them through
  * the part; the fma are counted as executed (report). @return ADE_OK,
  * ADE_EINVAL, ADE_ENOMEM (also: a part or J beyond the tape's memory

@@ -89,6 +89,7 @@ typedef struct sstate {
   double *slot;
   size_t slotcap;
   ade__clock clk;
+  int block;           /* the part read is a block of the period (its class repeats) */
   ade_stream_report r;
 } sstate;
 
@@ -207,15 +208,19 @@ static int part_graph(sstate *w, size_t s, size_t n, sclass *k, ade_cgraph **hp)
   return st;
 }
 
-/* Whether eliminating h by the best heuristic sequence (of the vertex
- * and edge kinds: an edge plan where it costs less) and sweeping the
+/* Whether eliminating h by the best heuristic sequence and sweeping the
  * adjoints through what is left costs less than sweeping them through h;
- * if so, h eliminated by it, the arithmetic recorded in k->prog. */
+ * if so, h eliminated by it, the arithmetic recorded in k->prog. A block
+ * of the period (its class repeats) gets the heuristics of the vertex and
+ * edge kinds (an edge plan where it costs less; dynamic programming
+ * among them, whose time the repeats pay back), a piece cut from the rest
+ * the vertex ones (die, 50 pieces of 1024 records: 1.3 s with the edge
+ * heuristics, 0.07 s without, the same fma). */
 static int eliminate(sstate *w, ade_cgraph *h, sclass *k) {
   ade_elim_seq *s = NULL;
   ade_cgraph *c = NULL;
   uint64_t cost = 0;
-  int st = ade__opt_heuristic(h, ADE_SEQ_EDGE, &w->clk, 1, &s);
+  int st = ade__opt_heuristic(h, w->block ? ADE_SEQ_EDGE : ADE_SEQ_VERTEX, &w->clk, 1, &s);
   if (!st) st = ade_cgraph_copy(&c, h);
   for (size_t i = 0; !st && i < s->len; i++) st = ade__seq_apply_step(c, s->kind, &s->step[i], &cost);
   if (!st) k->elim = c->fma + w->q * c->nedges < w->q * h->nedges;
@@ -393,6 +398,7 @@ static int sweep(sstate *w, const layout *lay) {
       }
       w->p.nop[k] = (uint8_t)o;
       if (rid == s) {
+        w->block = s >= lay->a && s < lay->a + lay->nb * lay->L;
         if ((st = do_part(w, s, n))) return st;
         end = s, n = 0;
       }
