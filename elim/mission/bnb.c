@@ -219,8 +219,7 @@ static int keep(ade__mrun *r, ade__mseq *s, ade__mseq *best, uint64_t *cost) {
  * Sparse tangent mode always completes (there must be one); the others
  * stop at the time limit, not started or cut short (the search then stops
  * at once and says so): their face scans grow with the faces at each
- * step (cavity's 464 parts: greedy-min-fill 50 s, sparse adjoint 12 s,
- * past a 2 s limit). */
+ * step (cavity's 464 parts: most of a minute past a 2 s limit). */
 static int incumbent(ade__mrun *r, const ade__mseq *start, ade__mseq *seq, uint64_t *cost) {
   int rc = ADE_OK, small = r->c->d->ne <= 64;
   *cost = UINT64_MAX;
